@@ -1,0 +1,50 @@
+# flakeid — PGXS build.  `make && make install`; tests: see README.md.
+
+EXTENSION = flakeid
+EXTVERSION = 0.1
+
+# name:width of every fixed-width type; each is instantiated from
+# sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql
+FIXED_TYPES = sno:10
+TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
+
+FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(TYPE_NAMES))
+MODULE_big = flakeid
+OBJS = src/flakeid.o src/generator.o $(patsubst %,src/%.o,$(TYPE_NAMES)) $(FORMAT_OBJS)
+
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+
+# pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
+REGRESS = setup sno_io sno_functions sno_indexes opclasses
+REGRESS_OPTS = --inputdir=.
+
+# WERROR= to build without -Werror (CI and the test script keep it)
+WERROR ?= -Werror
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers $(WERROR)
+
+EXTRA_CLEAN = test/unit/test_sno
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(EXTENSION)--$(EXTVERSION).sql: sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES)) Makefile
+	{ cat sql/ext_head.sql; \
+	  for spec in $(FIXED_TYPES); do \
+	    name=$${spec%%:*}; width=$${spec##*:}; \
+	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/ext_fixed_type.sql.in; \
+	    cat sql/ext_$$name.sql; \
+	  done; } > $@
+
+# --- tests that need no server ----------------------------------------------
+UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc
+UNIT_SRCS = $(FORMAT_OBJS:.o=.c)
+
+test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(UNIT_SRCS) $(wildcard src/format/*.h)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
+
+unittest: $(patsubst %,test/unit/test_%,$(TYPE_NAMES))
+	prove -v $(patsubst %,test/unit/test_%,$(TYPE_NAMES)) :: test/vectors
+
+.PHONY: unittest

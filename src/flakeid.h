@@ -1,0 +1,46 @@
+/*
+ * flakeid.h — shared declarations of the PostgreSQL glue
+ */
+#ifndef FLAKEID_H
+#define FLAKEID_H
+
+#include "postgres.h"
+
+#include "datatype/timestamp.h"
+
+#define FLAKEID_PRELOAD_HINT "Add flakeid to shared_preload_libraries and restart the server."
+
+/* settings (flakeid.c) */
+extern int	flakeid_sno_partition_setting;
+extern int	flakeid_sno_sequence_min;
+extern int	flakeid_sno_sequence_max;
+
+/* time (flakeid.c) */
+#define FLAKEID_PG_EPOCH_UNIX_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+extern int64 flakeid_clock_unix_us(void);
+extern int64 flakeid_unix_us_from_timestamptz(TimestampTz ts, const char *type_name);
+
+static inline TimestampTz
+flakeid_timestamptz_from_unix_us(int64 unix_us)
+{
+	return (TimestampTz) (unix_us - FLAKEID_PG_EPOCH_UNIX_US);
+}
+
+extern void flakeid_check_field(int64 value, int64 max, const char *field, const char *type_name);
+extern void flakeid_time_out_of_range(const char *type_name, const char *range) pg_attribute_noreturn();
+
+/* generators (generator.c) */
+extern void flakeid_shmem_request(void);
+extern void flakeid_shmem_startup(void);
+extern bool flakeid_shared_ready(void);
+extern void flakeid_log_identities(void);
+
+/* sno generator: the issued counter word (unit | tick-tock | sequence) */
+extern uint64 flakeid_sno_next_word(void);
+/* the n-th back-fill sequence draw */
+extern unsigned flakeid_sno_next_static_sequence(void);
+extern unsigned flakeid_sno_partition(void);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * sno.c — the sno format (spec/sno.md)
+ */
+#include "sno.h"
+
+static FlakeAlphabet sno_alphabet = {
+	.symbols = "23456789abcdefghijklmnopqrstuvwx",
+	.bits_per_symbol = 5,
+};
+
+const FlakeTextLayout sno_text = {
+	.alphabet = &sno_alphabet,
+	.nbytes = SNO_SIZE,
+	.nchars = SNO_TEXT_LEN,
+	.spare_bits_first = false,
+};
+
+/* spec §1: units (39) | tick-tock (1) | meta (8) | partition (16) | sequence (16) */
+void
+sno_pack(const SnoFields *fields, uint8_t *out)
+{
+	uint64_t	block = (fields->units << 1) | (fields->ticktock & 1);
+
+	out[0] = (uint8_t) (block >> 32);
+	out[1] = (uint8_t) (block >> 24);
+	out[2] = (uint8_t) (block >> 16);
+	out[3] = (uint8_t) (block >> 8);
+	out[4] = (uint8_t) block;
+	out[5] = (uint8_t) fields->meta;
+	out[6] = (uint8_t) (fields->partition >> 8);
+	out[7] = (uint8_t) fields->partition;
+	out[8] = (uint8_t) (fields->sequence >> 8);
+	out[9] = (uint8_t) fields->sequence;
+}
+
+void
+sno_unpack(const uint8_t *in, SnoFields *fields)
+{
+	uint64_t	block = ((uint64_t) in[0] << 32) | ((uint64_t) in[1] << 24) |
+		((uint64_t) in[2] << 16) | ((uint64_t) in[3] << 8) | in[4];
+
+	fields->units = block >> 1;
+	fields->ticktock = (unsigned) (block & 1);
+	fields->meta = in[5];
+	fields->partition = ((unsigned) in[6] << 8) | in[7];
+	fields->sequence = ((unsigned) in[8] << 8) | in[9];
+}
+
+bool
+sno_units_from_unix_us(int64_t unix_us, uint64_t *units)
+{
+	int64_t		offset;
+
+	if (unix_us < SNO_EPOCH_UNIX_US)
+		return false;
+	offset = unix_us - SNO_EPOCH_UNIX_US;	/* non-negative: / floors */
+	if ((uint64_t) (offset / SNO_UNIT_US) >= SNO_UNIT_LIMIT)
+		return false;
+	*units = (uint64_t) (offset / SNO_UNIT_US);
+	return true;
+}
+
+int64_t
+sno_unix_us_from_units(uint64_t units)
+{
+	return SNO_EPOCH_UNIX_US + (int64_t) units * SNO_UNIT_US;
+}
+
+bool
+sno_pool_is_valid(int seq_min, int seq_max)
+{
+	return seq_min >= 0 && seq_max <= SNO_MAX_SEQUENCE &&
+		seq_min <= seq_max && seq_max - seq_min + 1 >= SNO_MIN_POOL;
+}
+
+CounterOutcome
+sno_decide(uint64_t word, uint64_t now, const CounterPool *pool,
+		   const SnoTimeline *timeline, SnoDecision *decision)
+{
+	CounterOutcome outcome;
+	uint64_t	unit = counter_unit(word);
+
+	outcome = counter_advance(word, now, pool, &decision->next_word, &decision->wait_past);
+	if (outcome != COUNTER_BEHIND || timeline == NULL)
+		return outcome;
+
+	/*
+	 * Clock regression (spec §5.1 step 4).  Taking up the other tick-tock
+	 * value is safe only strictly after every unit that value was used in,
+	 * which is wall_safe; otherwise wait until the clock passes it.
+	 */
+	if (now <= timeline->wall_safe)
+	{
+		decision->wait_past = timeline->wall_safe;
+		return COUNTER_WAIT;
+	}
+	decision->next_timeline.wall_safe = unit;
+	decision->next_timeline.drifts = timeline->drifts + 1;
+	decision->next_word = counter_word(now, (decision->next_timeline.drifts & 1) != 0,
+									   pool->seq_min);
+	return COUNTER_ISSUE;
+}

@@ -1,0 +1,146 @@
+/*
+ * sno.c — the sno type (spec/sno.md): 10 bytes, 16 characters of base32
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/timestamp.h"
+
+#include "fixed_type.h"
+#include "flakeid.h"
+#include "format/sno.h"
+
+#define SNO_RANGE "2010-01-01 00:00:00+00, 2079-09-07 15:47:35.552+00"
+
+static const FixedTypeInfo sno_info = {"sno", SNO_SIZE, &sno_text};
+
+FLAKEID_FIXED_TYPE(sno, &sno_info)
+
+static uint64
+sno_units_from_timestamptz(TimestampTz ts)
+{
+	uint64		units;
+
+	if (!sno_units_from_unix_us(flakeid_unix_us_from_timestamptz(ts, "sno"), &units))
+		flakeid_time_out_of_range("sno", SNO_RANGE);
+	return units;
+}
+
+static Datum
+sno_datum(uint64 units, unsigned ticktock, unsigned meta, unsigned partition, unsigned sequence)
+{
+	SnoFields	fields = {units, ticktock, meta, partition, sequence};
+	uint8		bytes[SNO_SIZE];
+
+	sno_pack(&fields, bytes);
+	return fixed_datum(&sno_info, bytes);
+}
+
+static unsigned
+sno_meta_arg(FunctionCallInfo fcinfo, int argno)
+{
+	int32		meta = PG_GETARG_INT32(argno);
+
+	flakeid_check_field(meta, SNO_MAX_META, "meta", "sno");
+	return (unsigned) meta;
+}
+
+PG_FUNCTION_INFO_V1(sno_new);
+Datum
+sno_new(PG_FUNCTION_ARGS)
+{
+	unsigned	meta = sno_meta_arg(fcinfo, 0);
+	uint64		word = flakeid_sno_next_word();
+
+	return sno_datum(counter_unit(word), counter_flag(word), meta,
+					 flakeid_sno_partition(), counter_seq(word));
+}
+
+/* Back-fill (spec §5.2): tick-tock 0 and the shared static sequence. */
+PG_FUNCTION_INFO_V1(sno_new_at);
+Datum
+sno_new_at(PG_FUNCTION_ARGS)
+{
+	uint64		units = sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
+	unsigned	meta = sno_meta_arg(fcinfo, 1);
+	unsigned	sequence = flakeid_sno_next_static_sequence();
+
+	return sno_datum(units, 0, meta, flakeid_sno_partition(), sequence);
+}
+
+PG_FUNCTION_INFO_V1(sno_from_parts);
+Datum
+sno_from_parts(PG_FUNCTION_ARGS)
+{
+	uint64		units = sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
+	unsigned	meta = sno_meta_arg(fcinfo, 1);
+	int32		partition = PG_GETARG_INT32(2);
+	int32		sequence = PG_GETARG_INT32(3);
+	int32		ticktock = PG_GETARG_INT32(4);
+
+	flakeid_check_field(partition, SNO_MAX_PARTITION, "partition", "sno");
+	flakeid_check_field(sequence, SNO_MAX_SEQUENCE, "sequence", "sno");
+	flakeid_check_field(ticktock, 1, "tick-tock", "sno");
+	return sno_datum(units, (unsigned) ticktock, meta, (unsigned) partition, (unsigned) sequence);
+}
+
+static SnoFields
+sno_arg_fields(FunctionCallInfo fcinfo)
+{
+	SnoFields	fields;
+
+	sno_unpack((const uint8 *) PG_GETARG_POINTER(0), &fields);
+	return fields;
+}
+
+PG_FUNCTION_INFO_V1(sno_time);
+Datum
+sno_time(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(
+		sno_unix_us_from_units(sno_arg_fields(fcinfo).units)));
+}
+
+PG_FUNCTION_INFO_V1(sno_meta);
+Datum
+sno_meta(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).meta);
+}
+
+PG_FUNCTION_INFO_V1(sno_partition);
+Datum
+sno_partition(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).partition);
+}
+
+PG_FUNCTION_INFO_V1(sno_sequence);
+Datum
+sno_sequence(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).sequence);
+}
+
+PG_FUNCTION_INFO_V1(sno_ticktock);
+Datum
+sno_ticktock(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).ticktock);
+}
+
+/* Smallest and largest IDs of the unit containing ts: bounds for range scans. */
+PG_FUNCTION_INFO_V1(sno_lower_bound);
+Datum
+sno_lower_bound(PG_FUNCTION_ARGS)
+{
+	return sno_datum(sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0, 0, 0, 0);
+}
+
+PG_FUNCTION_INFO_V1(sno_upper_bound);
+Datum
+sno_upper_bound(PG_FUNCTION_ARGS)
+{
+	return sno_datum(sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 1,
+					 SNO_MAX_META, SNO_MAX_PARTITION, SNO_MAX_SEQUENCE);
+}
