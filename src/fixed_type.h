@@ -244,7 +244,8 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 	FIXED_CMP_FN(prefix, info, gt, > 0) \
 	FIXED_CMP_FN(prefix, info, ge, >= 0) \
 	FIXED_FN(prefix, cmp, \
-			 PG_RETURN_INT32(fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)))) \
+			 int			c = fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)); \
+			 PG_RETURN_INT32((c > 0) - (c < 0))) \
 	FIXED_FN(prefix, smaller, \
 			 return fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) <= 0 \
 				 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1)) \
