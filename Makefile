@@ -29,6 +29,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS does not track headers: every object depends on all of ours
+$(OBJS): $(wildcard src/*.h src/format/*.h)
+
 $(EXTENSION)--$(EXTVERSION).sql: sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES)) Makefile
 	{ cat sql/ext_head.sql; \
 	  for spec in $(FIXED_TYPES); do \
