@@ -75,14 +75,17 @@ define_settings(void)
 void
 _PG_init(void)
 {
-	define_settings();
-
 	/*
 	 * Without preloading there is no shared state: the types and pure
 	 * functions work, the stateful generators refuse (see generator.c).
+	 * PostgreSQL also forbids defining PGC_POSTMASTER settings after startup
+	 * (it is FATAL), so the identity and pool settings exist only when
+	 * preloaded; otherwise they keep their defaults and are never read.
 	 */
 	if (!process_shared_preload_libraries_in_progress)
 		return;
+
+	define_settings();
 
 #if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Server settings that need a cluster of their own: the sequence pool, an
+# explicit partition, and a server without flakeid preloaded.  Each case
+# starts a throwaway cluster with pg_virtualenv.
+set -u
+cd "$(dirname "$0")/../.."
+. test/scripts/tap.sh
+
+in_cluster() {   # in_cluster "-o setting=value ..." SCRIPT: runs SCRIPT (bash) inside a new cluster
+	local opts=$1 script=$2
+	# shellcheck disable=SC2086
+	# the script's output goes to fd 3, away from pg_virtualenv's own messages
+	pg_virtualenv $opts bash -c "exec 1>&3; . test/scripts/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $script" 3>&1 >/dev/null 2>&1
+}
+
+# an invalid pool: generation fails with 22023 naming both settings
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=10 -o flakeid.sno_sequence_max=12" \
+	'sqlstate "SELECT sno_new()"; sqlstate "SELECT sno_new_at(now())"; message_of "SELECT sno_new()"')
+is "$(echo "$out" | sed -n 1p)" "22023" "pool 10..12 (3 values): sno_new() is ERROR 22023"
+is "$(echo "$out" | sed -n 2p)" "22023" "pool 10..12: sno_new_at() is ERROR 22023"
+echo "$out" | grep -q 'flakeid.sno_sequence_min (10) and flakeid.sno_sequence_max (12)'
+ok $? "the error names both settings and their values"
+
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=200 -o flakeid.sno_sequence_max=100" \
+	'sqlstate "SELECT sno_new()"')
+is "$out" "22023" "min > max: sno_new() is ERROR 22023"
+
+# the smallest pool (4 values) works and is shared: 2 backends x 1000 IDs
+# need at least 500 units (2 s) and must wait rather than wrap
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=100 -o flakeid.sno_sequence_max=103 -o flakeid.sno_partition=4660" '
+	sql "CREATE UNLOGGED TABLE t (b int, n int, id sno)"
+	sql "INSERT INTO t SELECT 1, n, sno_new() FROM generate_series(1, 1000) n" &
+	sql "INSERT INTO t SELECT 2, n, sno_new() FROM generate_series(1, 1000) n" &
+	wait
+	sql "SELECT count(*), count(DISTINCT id), min(sno_sequence(id)), max(sno_sequence(id)), count(DISTINCT sno_time(id)) >= 500 FROM t"
+	sql "SELECT count(*) FROM (SELECT id <= lag(id) OVER (PARTITION BY b ORDER BY n) AS back FROM t) s WHERE back"
+	sql "SELECT DISTINCT sno_partition(id) FROM t"
+	sql "SELECT sno_partition(sno_new_at(now())), sno_sequence(sno_new_at(now())) BETWEEN 100 AND 103"')
+is "$(echo "$out" | sed -n 1p)" "2000|2000|100|103|t" "pool 100..103: 2000 distinct IDs, sequences within the pool, waits for new units"
+is "$(echo "$out" | sed -n 2p)" "0" "pool 100..103: increasing within each backend"
+is "$(echo "$out" | sed -n 3p)" "4660" "flakeid.sno_partition=4660 is written into sno_new() IDs"
+is "$(echo "$out" | sed -n 4p)" "4660|t" "sno_new_at uses the partition and the pool"
+
+# without preloading: the type works, the generators refuse with the hint
+out=$(in_cluster "" '
+	sql "SELECT sno_time('"'"'brpk4q72xwf2m63l'"'"')"
+	sqlstate "SELECT sno_new()"
+	sqlstate "SELECT sno_new_at(now())"
+	message_of "SELECT sno_new()"')
+is "$(echo "$out" | sed -n 1p)" "2031-05-08 23:03:34.976+00" "not preloaded: the type and extractors work"
+is "$(echo "$out" | sed -n 2p)" "55000" "not preloaded: sno_new() is ERROR 55000"
+is "$(echo "$out" | sed -n 3p)" "55000" "not preloaded: sno_new_at() is ERROR 55000"
+echo "$out" | grep -qx 'HINT:  Add flakeid to shared_preload_libraries and restart the server.'
+ok $? "not preloaded: the hint says how to fix it"
+done_testing

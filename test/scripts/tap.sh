@@ -1,0 +1,27 @@
+# Shell helpers for TAP test scripts: source it, call ok/is, end with done_testing.
+TAP_N=0
+TAP_FAILED=0
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+
+ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $TAP_N - $2"; else echo "not ok $TAP_N - $2"; TAP_FAILED=$((TAP_FAILED + 1)); fi
+}
+
+is() {   # is GOT EXPECTED DESCRIPTION
+	if [ "$1" == "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got:      '$1'"; echo "#   expected: '$2'"; fi
+}
+
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}
+
+sql() { "${PSQL[@]}" -c "$1"; }
+
+# The SQLSTATE a statement fails with ('ok' if it succeeds), and its message lines.
+sqlstate() {
+	local out
+	if out=$("${PSQL[@]}" -v VERBOSITY=sqlstate -c "$1" 2>&1); then echo ok; else echo "$out" | sed -n 's/^.*ERROR:  *\([0-9A-Z]\{5\}\).*$/\1/p' | head -1; fi
+}
+message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
