@@ -10,7 +10,7 @@ BACKENDS=${BACKENDS:-4}
 PER_BACKEND=${PER_BACKEND:-50000}
 
 sql "CREATE EXTENSION IF NOT EXISTS flakeid" >/dev/null
-sql "DROP TABLE IF EXISTS concurrency_ids; CREATE UNLOGGED TABLE concurrency_ids (backend int, n int, id sno)"
+sql "SET client_min_messages = warning; DROP TABLE IF EXISTS concurrency_ids; CREATE UNLOGGED TABLE concurrency_ids (backend int, n int, id sno)"
 for b in $(seq 1 "$BACKENDS"); do
 	sql "INSERT INTO concurrency_ids SELECT $b, n, sno_new(0) FROM generate_series(1, $PER_BACKEND) n" &
 done
