@@ -224,14 +224,23 @@ flakeid_sno_next_word(void)
 		{
 			bool		issued = false;
 
+			/*
+			 * `now` was read before the word, so another backend may simply
+			 * have moved the word to a later unit in between.  Only a clock
+			 * read after the word proves a regression: read both again, in
+			 * that order, under the lock (the clock read cannot throw).
+			 */
 			SpinLockAcquire(&shared->sno_timeline_lock);
 			word = pg_atomic_read_u64(&shared->sno_word.word);
-			outcome = sno_decide(word, now, &pool, &shared->sno_timeline, &d);
-			if (outcome == COUNTER_ISSUE &&
-				pg_atomic_compare_exchange_u64(&shared->sno_word.word, &word, d.next_word))
+			if (sno_units_from_unix_us(flakeid_clock_unix_us(), &now))
 			{
-				shared->sno_timeline = d.next_timeline;
-				issued = true;
+				outcome = sno_decide(word, now, &pool, &shared->sno_timeline, &d);
+				if (outcome == COUNTER_ISSUE &&
+					pg_atomic_compare_exchange_u64(&shared->sno_word.word, &word, d.next_word))
+				{
+					shared->sno_timeline = d.next_timeline;
+					issued = true;
+				}
 			}
 			SpinLockRelease(&shared->sno_timeline_lock);
 			if (issued)

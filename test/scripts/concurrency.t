@@ -28,6 +28,10 @@ is "$(sql "SELECT count(*) FROM concurrency_ids WHERE abs(extract(epoch FROM sno
 is "$(sql "SELECT count(*) FROM (SELECT sno_time(id), sno_ticktock(id), min(sno_sequence(id)) AS first FROM concurrency_ids GROUP BY 1, 2) u WHERE first <> 0")" \
 	"0" "the first ID of every unit has the pool minimum"
 
+# the clock did not step back, so racing backends must not look like a regression
+is "$(sql "SELECT count(*) FROM concurrency_ids WHERE sno_ticktock(id) <> 0")" "0" \
+	"no tick-tock toggles while the clock only moves forward"
+
 # meta out of range is 22003, before anything is issued
 is "$(sqlstate "SELECT sno_new(256)")" "22003" "sno_new(256) is ERROR 22003"
 is "$(sqlstate "SELECT sno_new(-1)")" "22003" "sno_new(-1) is ERROR 22003"
