@@ -34,7 +34,6 @@ extern void flakeid_time_out_of_range(const char *type_name, const char *range) 
 /* generators (generator.c) */
 extern void flakeid_shmem_request(void);
 extern void flakeid_shmem_startup(void);
-extern bool flakeid_shared_ready(void);
 extern void flakeid_log_identities(void);
 
 /* sno generator: the issued counter word (unit | tick-tock | sequence) */

@@ -68,12 +68,6 @@ flakeid_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
-bool
-flakeid_shared_ready(void)
-{
-	return shared != NULL;
-}
-
 static void
 require_shared(const char *function)
 {

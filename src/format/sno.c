@@ -3,6 +3,10 @@
  */
 #include "sno.h"
 
+/* sno's generator state must fit the counter word (counter.h) */
+_Static_assert(SNO_UNIT_LIMIT - 1 <= COUNTER_MAX_UNIT, "sno units exceed the counter word");
+_Static_assert(SNO_MAX_SEQUENCE <= COUNTER_SEQ_MASK, "sno sequences exceed the counter word");
+
 static FlakeAlphabet sno_alphabet = {
 	.symbols = "23456789abcdefghijklmnopqrstuvwx",
 	.bits_per_symbol = 5,

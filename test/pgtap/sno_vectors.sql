@@ -11,13 +11,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS flakeid;
 SET LOCAL timezone = 'UTC';
 
-CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE statement;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
+\ir ../helpers.sql
 -- the bytes as text, or NULL when PostgreSQL text cannot hold them (NUL, invalid UTF-8)
 CREATE FUNCTION pg_temp.as_text(b bytea) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -80,7 +74,7 @@ SELECT is_empty($$
     'time: bounds of every in-range instant''s unit');
 SELECT is_empty($$
     SELECT label FROM instants
-    WHERE in_range = 'no' AND pg_temp.sqlstate_of(format('SELECT sno_from_parts(%L, 0, 0, 0)', ts)) IS DISTINCT FROM '22008' $$,
+    WHERE in_range = 'no' AND sqlstate_of(format('SELECT sno_from_parts(%L, 0, 0, 0)', ts)) IS DISTINCT FROM '22008' $$,
     'time: out-of-range instants are ERROR 22008, not a wrapped ID');
 
 -- sno_invalid.tsv: the strict verdicts PostgreSQL text can carry; binary ones through bytea
@@ -89,13 +83,13 @@ SELECT ok((SELECT count(*) FROM invalid WHERE api LIKE 'FromEncoded%' AND pg_tem
 SELECT is_empty($$
     SELECT label FROM invalid, LATERAL (SELECT pg_temp.as_text(decode(input_hex, 'hex')) AS input) s
     WHERE api LIKE 'FromEncoded%' AND input IS NOT NULL
-      AND pg_temp.sqlstate_of(format('SELECT %L::sno', input))
+      AND sqlstate_of(format('SELECT %L::sno', input))
           IS DISTINCT FROM CASE WHEN strict_reimplementation LIKE 'accept%' THEN 'ok' ELSE '22P02' END $$,
     'invalid: text inputs accepted or rejected (22P02) per the strict verdict');
 SELECT is_empty($$
     SELECT label FROM invalid
     WHERE api = 'FromBinaryBytes'
-      AND pg_temp.sqlstate_of(format('SELECT %L::bytea::sno', decode(input_hex, 'hex')))
+      AND sqlstate_of(format('SELECT %L::bytea::sno', decode(input_hex, 'hex')))
           IS DISTINCT FROM CASE WHEN strict_reimplementation LIKE 'accept%' THEN 'ok' ELSE '22P03' END $$,
     'invalid: binary inputs accepted or rejected (22P03) through the bytea cast');
 SELECT ok((SELECT count(*) FROM invalid WHERE api = 'FromBinaryBytes') > 0, 'binary rows present');
