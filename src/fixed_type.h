@@ -186,7 +186,7 @@ fixed_abbrev_abort(int memtupcount, SortSupport ssup)
 
 #if PG_VERSION_NUM < 150000
 static inline int
-fixed_abbrev_cmp(Datum a, Datum b, SortSupport ssup)
+fixed_abbrev_cmp(Datum a, Datum b, SortSupport ssup pg_attribute_unused())
 {
 	return a < b ? -1 : (a > b ? 1 : 0);
 }
