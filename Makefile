@@ -5,17 +5,17 @@ EXTVERSION = 0.1
 
 # name:width of every fixed-width type; each is instantiated from
 # sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql
-FIXED_TYPES = sno:10
+FIXED_TYPES = sno:10 flax:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(TYPE_NAMES))
 MODULE_big = flakeid
-OBJS = src/flakeid.o src/generator.o $(patsubst %,src/%.o,$(TYPE_NAMES)) $(FORMAT_OBJS)
+OBJS = src/flakeid.o src/generator.o src/random.o $(patsubst %,src/%.o,$(TYPE_NAMES)) $(FORMAT_OBJS)
 
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 
 # pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
-REGRESS = setup sno_io sno_functions sno_indexes opclasses
+REGRESS = setup sno_io sno_functions sno_indexes flax opclasses
 REGRESS_OPTS = --inputdir=.
 
 # WERROR= to build without -Werror (CI and the test script keep it).  The
@@ -25,8 +25,10 @@ WERROR ?= -Werror
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CFLAGS = -Wall -Wextra $(WERROR)
+# OpenSSL for secure random bytes (flax) and SHA-256 (siq), as API.md asks
+SHLIB_LINK = -lcrypto
 
-EXTRA_CLEAN = test/unit/test_sno
+EXTRA_CLEAN = $(patsubst %,test/unit/test_%,$(TYPE_NAMES))
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

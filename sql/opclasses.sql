@@ -12,12 +12,16 @@ SELECT o.oprname, o.oprleft::regtype, o.oprcom::regoperator AS commutator,
 FROM pg_operator o JOIN pg_proc p ON p.oid = o.oprcode
 JOIN pg_depend d ON d.objid = o.oid AND d.classid = 'pg_operator'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
-ORDER BY 2::text, 1;
+ORDER BY o.oprleft::regtype::text, o.oprname;
 
 -- the type itself: fixed width, by reference, char alignment, plain storage
 SELECT typname, typlen, typbyval, typalign, typstorage
-FROM pg_type WHERE typname IN ('sno') ORDER BY 1;
+FROM pg_type t JOIN pg_depend d ON d.objid = t.oid AND d.classid = 'pg_type'::regclass AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
+ORDER BY 1;
 
 -- casts to and from bytea are explicit
 SELECT castsource::regtype, casttarget::regtype, castcontext
-FROM pg_cast WHERE castsource = 'sno'::regtype OR casttarget = 'sno'::regtype ORDER BY 1::text, 2::text;
+FROM pg_cast c JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_cast'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
+ORDER BY castsource::regtype::text, casttarget::regtype::text;

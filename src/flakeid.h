@@ -31,6 +31,9 @@ flakeid_timestamptz_from_unix_us(int64 unix_us)
 extern void flakeid_check_field(int64 value, int64 max, const char *field, const char *type_name);
 extern void flakeid_time_out_of_range(const char *type_name, const char *range) pg_attribute_noreturn();
 
+/* secure random bytes from a per-backend buffer (random.c) */
+extern void flakeid_random_bytes(void *out, size_t n);
+
 /* generators (generator.c) */
 extern void flakeid_shmem_request(void);
 extern void flakeid_shmem_startup(void);

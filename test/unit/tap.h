@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/format/codec.h"
+
 static int	tap_count;
 static int	tap_failed;
 
@@ -212,6 +214,50 @@ rfc3339_to_unix_us(const char *s)
 	}
 	return ((days_from_civil(y, (unsigned) mo, (unsigned) d) * 86400 + h * 3600 + mi * 60 + sec)
 			* INT64_C(1000000)) + us;
+}
+
+/* Both directions of a text layout: bytes encode to text, text decodes to bytes. */
+static inline bool
+codec_round_trip(const FlakeTextLayout *layout, const uint8_t *bytes, const char *text)
+{
+	char		encoded[64] = {0};
+	uint8_t		decoded[32];
+
+	flake_encode(layout, bytes, encoded);
+	if (strcmp(encoded, text) != 0)
+	{
+		tap_diag("encoded %s, expected %s", encoded, text);
+		return false;
+	}
+	return flake_decode(layout, text, strlen(text), decoded) &&
+		memcmp(decoded, bytes, (size_t) layout->nbytes) == 0;
+}
+
+/* Python-style escapes in vector text (\xNN, \n, \t, \\) to bytes; returns the length. */
+static inline size_t
+unescape(const char *in, char *out)
+{
+	size_t		n = 0;
+
+	while (*in)
+	{
+		unsigned	byte;
+
+		if (in[0] == '\\' && in[1] == 'x' && sscanf(in + 2, "%2x", &byte) == 1)
+		{
+			out[n++] = (char) byte;
+			in += 4;
+		}
+		else if (in[0] == '\\' && (in[1] == 'n' || in[1] == 't' || in[1] == '\\'))
+		{
+			out[n++] = in[1] == 'n' ? '\n' : in[1] == 't' ? '\t' : '\\';
+			in += 2;
+		}
+		else
+			out[n++] = *in++;
+	}
+	out[n] = '\0';
+	return n;
 }
 
 #endif

@@ -17,9 +17,7 @@ test_codec(void)
 	{
 		const char *label = tsv_get(t, "label");
 		const char *encoded = tsv_get(t, "encoded");
-		uint8_t		bytes[SNO_SIZE],
-					decoded[SNO_SIZE];
-		char		text[SNO_TEXT_LEN + 1] = {0};
+		uint8_t		bytes[SNO_SIZE];
 		SnoFields	f;
 		bool		pass;
 
@@ -28,11 +26,8 @@ test_codec(void)
 			tap_ok(false, "codec %s: bad hex in vector", label);
 			continue;
 		}
-		flake_encode(&sno_text, bytes, text);
 		sno_unpack(bytes, &f);
-		pass = strcmp(text, encoded) == 0 &&
-			flake_decode(&sno_text, encoded, strlen(encoded), decoded) &&
-			memcmp(decoded, bytes, SNO_SIZE) == 0 &&
+		pass = codec_round_trip(&sno_text, bytes, encoded) &&
 			f.units == strtoull(tsv_get(t, "units39"), NULL, 10) &&
 			f.ticktock == strtoul(tsv_get(t, "ticktock"), NULL, 10) &&
 			f.meta == strtoul(tsv_get(t, "meta"), NULL, 10) &&
@@ -46,8 +41,7 @@ test_codec(void)
 			sno_pack(&f, repacked);
 			pass = memcmp(repacked, bytes, SNO_SIZE) == 0;
 		}
-		if (!tap_ok(pass, "codec %s (line %d)", label, t->lineno))
-			tap_diag("encoded %s, expected %s", text, encoded);
+		tap_ok(pass, "codec %s (line %d)", label, t->lineno);
 	}
 	tsv_close(t);
 }

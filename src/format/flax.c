@@ -1,0 +1,54 @@
+/*
+ * flax.c — the flax format (spec/flax.md)
+ */
+#include "flax.h"
+
+static FlakeAlphabet flax_alphabet = {
+	.symbols = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz",
+	.bits_per_symbol = 6,
+};
+
+const FlakeTextLayout flax_text = {
+	.alphabet = &flax_alphabet,
+	.nbytes = FLAX_SIZE,
+	.nchars = FLAX_TEXT_LEN,
+	.spare_bits_first = false,
+};
+
+/* spec §1: the 96-bit value (ms << 56) | random, big-endian */
+void
+flax_pack(uint64_t ms, uint64_t random, uint8_t *out)
+{
+	for (int i = 0; i < 5; i++)
+		out[i] = (uint8_t) (ms >> (32 - 8 * i));
+	for (int i = 0; i < 7; i++)
+		out[5 + i] = (uint8_t) (random >> (48 - 8 * i));
+}
+
+void
+flax_unpack(const uint8_t *in, uint64_t *ms, uint64_t *random)
+{
+	*ms = 0;
+	*random = 0;
+	for (int i = 0; i < 5; i++)
+		*ms = (*ms << 8) | in[i];
+	for (int i = 5; i < FLAX_SIZE; i++)
+		*random = (*random << 8) | in[i];
+}
+
+bool
+flax_ms_from_unix_us(int64_t unix_us, uint64_t *ms)
+{
+	const int64_t epoch_us = FLAX_EPOCH_UNIX_MS * 1000;
+
+	if (unix_us < epoch_us || (uint64_t) ((unix_us - epoch_us) / 1000) >= FLAX_MS_LIMIT)
+		return false;
+	*ms = (uint64_t) ((unix_us - epoch_us) / 1000);	/* non-negative: / floors */
+	return true;
+}
+
+int64_t
+flax_unix_us_from_ms(uint64_t ms)
+{
+	return (FLAX_EPOCH_UNIX_MS + (int64_t) ms) * 1000;
+}
