@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
 # Quick side-by-side generation cost: ns per ID over an empty generate_series
-# scan, sno_new(0) against nextval(), median of interleaved rounds, in one
-# throwaway preloaded cluster.  (The full suite is issue 6's bench/.)
+# scan, median of interleaved rounds, in one throwaway preloaded cluster.
+# (The full suite is issue 6's bench/.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROWS=${ROWS:-1000000}
-ROUNDS=${ROUNDS:-5}
-pg_virtualenv -o shared_preload_libraries=flakeid bash -c '
-rows='"$ROWS"'; rounds='"$ROUNDS"'
-psql -X -q -c "CREATE EXTENSION flakeid; CREATE SEQUENCE bench_seq CACHE 1;"
-time_ms() {   # server-side milliseconds of one statement
-	psql -X -q -At -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); n bigint;
-		BEGIN EXECUTE \$q\$ $1 \$q\$ INTO n; RAISE NOTICE '"'"'%'"'"', extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$" 2>&1 | sed -n "s/.*NOTICE:  //p"
+export ROWS=${ROWS:-1000000} ROUNDS=${ROUNDS:-5}
+pg_virtualenv -o shared_preload_libraries=flakeid bash <<'INNER' 2>&1 | grep -vE "^(Creating|Dropping)"
+set -euo pipefail
+psql -X -q -c "CREATE EXTENSION flakeid; CREATE SEQUENCE bench_seq;"
+cases=(empty "n" nextval "nextval('bench_seq')" sno_new "sno_new(0)"
+       gen_random_uuid "gen_random_uuid()" flax_new "flax_new()")
+time_ms() {   # server-side milliseconds of one count over the scan
+	psql -X -q -At -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); result bigint;
+		BEGIN SELECT count($1) INTO result FROM generate_series(1, $ROWS) g(n);
+		RAISE NOTICE '%', extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$" 2>&1 | sed -n 's/.*NOTICE:  //p'
 }
-declare -A results
-for r in $(seq 1 $rounds); do
-	results[empty]+="$(time_ms "SELECT count(n) FROM generate_series(1, $rows) n") "
-	results[nextval]+="$(time_ms "SELECT count(nextval('"'"'bench_seq'"'"')) FROM generate_series(1, $rows) n") "
-	results[sno_new]+="$(time_ms "SELECT count(sno_new(0)) FROM generate_series(1, $rows) n") "
+declare -A samples
+for r in $(seq 1 "$ROUNDS"); do
+	for ((i = 0; i < ${#cases[@]}; i += 2)); do
+		samples[${cases[i]}]+="$(time_ms "${cases[i+1]}") "
+	done
 done
-median() { printf "%s\n" $1 | sort -g | awk "{a[NR]=\$1} END {print a[int((NR+1)/2)]}"; }
-empty=$(median "${results[empty]}")
-echo "rows per statement: $rows, rounds: $rounds, PostgreSQL $(psql -X -At -c "SHOW server_version")"
-for k in nextval sno_new; do
-	m=$(median "${results[$k]}")
-	awk -v k=$k -v m=$m -v e=$empty -v n=$rows "BEGIN { printf \"%-8s median %.1f ms, %.1f ns per ID over the empty scan (empty scan %.1f ms)\n\", k, m, (m - e) * 1e6 / n, e }"
-done' 2>&1 | grep -vE "^(Creating|Dropping)"
+median() { printf "%s\n" $1 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+empty=$(median "${samples[empty]}")
+echo "rows per statement: $ROWS, rounds: $ROUNDS, $(psql -X -At -c 'SELECT version()' | cut -d' ' -f1-2)"
+echo "empty scan median: $empty ms"
+for ((i = 2; i < ${#cases[@]}; i += 2)); do
+	m=$(median "${samples[${cases[i]}]}")
+	awk -v k="${cases[i+1]}" -v m="$m" -v e="$empty" -v n="$ROWS" \
+		'BEGIN { printf "%-22s median %7.1f ms  %6.1f ns per ID over the scan\n", k, m, (m - e) * 1e6 / n }'
+done
+INNER
