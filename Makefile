@@ -5,7 +5,7 @@ EXTVERSION = 0.1
 
 # name:width of every fixed-width type; each is instantiated from
 # sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql
-FIXED_TYPES = sno:10 flax:12
+FIXED_TYPES = sno:10 flax:12 siq:14
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(TYPE_NAMES))
@@ -15,7 +15,7 @@ OBJS = src/flakeid.o src/generator.o src/random.o $(patsubst %,src/%.o,$(TYPE_NA
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 
 # pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
-REGRESS = setup sno_io sno_functions sno_indexes flax opclasses
+REGRESS = setup sno_io sno_functions sno_indexes flax siq opclasses
 REGRESS_OPTS = --inputdir=.
 
 # WERROR= to build without -Werror (CI and the test script keep it).  The
@@ -25,8 +25,9 @@ WERROR ?= -Werror
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CFLAGS = -Wall -Wextra $(WERROR)
-# OpenSSL for secure random bytes (flax) and SHA-256 (siq), as API.md asks
-SHLIB_LINK = -lcrypto
+# OpenSSL for secure random bytes (flax) and SHA-256 (siq), zlib for CRC-32
+# (siq), as API.md asks
+SHLIB_LINK = -lcrypto -lz
 
 EXTRA_CLEAN = $(patsubst %,test/unit/test_%,$(TYPE_NAMES))
 
@@ -49,7 +50,7 @@ UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc
 UNIT_SRCS = $(FORMAT_OBJS:.o=.c)
 
 test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(UNIT_SRCS) $(wildcard src/format/*.h)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz
 
 unittest: $(patsubst %,test/unit/test_%,$(TYPE_NAMES))
 	prove -v $(patsubst %,test/unit/test_%,$(TYPE_NAMES)) :: test/vectors

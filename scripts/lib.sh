@@ -7,7 +7,7 @@ SUDO=""
 # Debian packages the build and the tests need; installed only when missing.
 ensure_deps() {
 	local pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
-		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl postgresql-common libssl-dev)
+		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl postgresql-common libssl-dev zlib1g-dev)
 	local missing=()
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

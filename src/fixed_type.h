@@ -30,7 +30,8 @@ typedef struct FixedTypeInfo
 {
 	const char *name;			/* SQL type name, for messages */
 	int			width;			/* bytes */
-	const FlakeTextLayout *text;
+	const FlakeTextLayout *text;	/* canonical output (and input, unless parse is set) */
+	bool		(*parse) (const char *in, size_t len, uint8_t *out);	/* wider input */
 } FixedTypeInfo;
 
 /* Makes a palloc'd copy of an ID; the result is a by-reference Datum. */
@@ -55,7 +56,8 @@ fixed_in(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 	const char *text = PG_GETARG_CSTRING(0);
 	uint8	   *result = palloc(info->width);
 
-	if (!flake_decode(info->text, text, strlen(text), result))
+	if (!(info->parse ? info->parse(text, strlen(text), result)
+		  : flake_decode(info->text, text, strlen(text), result)))
 #if PG_VERSION_NUM >= 160000
 		ereturn(fcinfo->context, (Datum) 0,
 #else

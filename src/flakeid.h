@@ -14,6 +14,8 @@
 extern int	flakeid_sno_partition_setting;
 extern int	flakeid_sno_sequence_min;
 extern int	flakeid_sno_sequence_max;
+extern int	flakeid_siq_shard_setting;
+extern char *flakeid_siq_domain_setting;
 
 /* time (flakeid.c) */
 #define FLAKEID_PG_EPOCH_UNIX_US \
@@ -44,5 +46,10 @@ extern uint64 flakeid_sno_next_word(void);
 /* the n-th back-fill sequence draw */
 extern unsigned flakeid_sno_next_static_sequence(void);
 extern unsigned flakeid_sno_partition(void);
+
+/* siq generator: returns the tick, sets the serial; kind indexes siq_kinds */
+extern uint64 flakeid_siq_next(int kind, unsigned *serial);
+extern unsigned flakeid_siq_next_static_serial(int kind);
+extern unsigned flakeid_siq_shard(void);
 
 #endif

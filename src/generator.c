@@ -19,6 +19,7 @@
 #include "storage/spin.h"
 
 #include "flakeid.h"
+#include "format/siq.h"
 #include "format/sno.h"
 
 /* keep hot words written by many backends on cache lines of their own */
@@ -28,19 +29,46 @@ typedef union PaddedCounter
 	char		pad[PG_CACHE_LINE_SIZE];
 } PaddedCounter;
 
+typedef enum IdentityKind
+{
+	IDENTITY_SNO_PARTITION,
+	IDENTITY_SIQ_SHARD,
+	IDENTITY_COUNT
+} IdentityKind;
+
 typedef struct FlakeidShared
 {
 	PaddedCounter sno_word;
 	PaddedCounter sno_static_calls;
 	slock_t		sno_timeline_lock;	/* taken only when the clock is behind */
 	SnoTimeline sno_timeline;
-	pg_atomic_uint32 sno_derived_partition; /* partition + 1; 0 = not derived yet */
+	PaddedCounter siq_words[SIQ_NAMED_KINDS];	/* one counter per kind */
+	PaddedCounter siq_static_calls[SIQ_NAMED_KINDS];
+	pg_atomic_uint32 derived_identity[IDENTITY_COUNT];	/* value + 1; 0 = not derived yet */
 } FlakeidShared;
 
 static FlakeidShared *shared = NULL;
 
-/* per-backend cache of the resolved partition; -1 = not resolved */
-static int	sno_partition_cached = -1;
+/*
+ * An identity setting: -1 derives the value from the cluster fingerprint
+ * (its bits from `shift`, `mask` wide), anything else is used as is.
+ */
+typedef struct IdentityDef
+{
+	const char *setting;		/* for messages */
+	const char *type_name;
+	int		   *value;			/* the setting's variable */
+	int			shift;
+	uint32		mask;
+} IdentityDef;
+
+static const IdentityDef identities[IDENTITY_COUNT] = {
+	[IDENTITY_SNO_PARTITION] = {"flakeid.sno_partition", "sno", &flakeid_sno_partition_setting, 0, 0xFFFF},
+	[IDENTITY_SIQ_SHARD] = {"flakeid.siq_shard", "siq", &flakeid_siq_shard_setting, 16, 0xFF},
+};
+
+/* per-backend cache of resolved identities; -1 = not resolved */
+static int	identity_cached[IDENTITY_COUNT] = {-1, -1};
 
 void
 flakeid_shmem_request(void)
@@ -63,7 +91,13 @@ flakeid_shmem_startup(void)
 		pg_atomic_init_u64(&shared->sno_static_calls.word, 0);
 		SpinLockInit(&shared->sno_timeline_lock);
 		memset(&shared->sno_timeline, 0, sizeof(shared->sno_timeline));
-		pg_atomic_init_u32(&shared->sno_derived_partition, 0);
+		for (int i = 0; i < SIQ_NAMED_KINDS; i++)
+		{
+			pg_atomic_init_u64(&shared->siq_words[i].word, 0);
+			pg_atomic_init_u64(&shared->siq_static_calls[i].word, 0);
+		}
+		for (int i = 0; i < IDENTITY_COUNT; i++)
+			pg_atomic_init_u32(&shared->derived_identity[i], 0);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -82,14 +116,18 @@ require_shared(const char *function)
 void
 flakeid_log_identities(void)
 {
-	if (flakeid_sno_partition_setting < 0)
-		ereport(LOG,
-				(errmsg("flakeid: flakeid.sno_partition is derived from the system identifier and timeline"),
-				 errdetail("Servers that mint sno IDs into the same data must each set a distinct flakeid.sno_partition.")));
-	else
-		ereport(LOG,
-				(errmsg("flakeid: sno partition %d (set by flakeid.sno_partition)",
-						flakeid_sno_partition_setting)));
+	for (int i = 0; i < IDENTITY_COUNT; i++)
+	{
+		const IdentityDef *id = &identities[i];
+
+		if (*id->value < 0)
+			ereport(LOG,
+					(errmsg("flakeid: %s is derived from the system identifier and timeline", id->setting),
+					 errdetail("Servers that mint %s IDs into the same data must each set a distinct %s.",
+							   id->type_name, id->setting)));
+		else
+			ereport(LOG, (errmsg("flakeid: %s = %d", id->setting, *id->value)));
+	}
 	if (!sno_pool_is_valid(flakeid_sno_sequence_min, flakeid_sno_sequence_max))
 		ereport(WARNING,
 				(errmsg("flakeid: flakeid.sno_sequence_min (%d) and flakeid.sno_sequence_max (%d) do not form a valid pool; sno generation will fail",
@@ -120,37 +158,52 @@ derived_identity_seed(void)
 	return x ^ (x >> 31);
 }
 
-unsigned
-flakeid_sno_partition(void)
+static unsigned
+identity_resolve(IdentityKind kind)
 {
+	const IdentityDef *id = &identities[kind];
 	uint32		derived;
 
-	if (likely(sno_partition_cached >= 0))
-		return (unsigned) sno_partition_cached;
-	if (flakeid_sno_partition_setting >= 0)
-		return (unsigned) (sno_partition_cached = flakeid_sno_partition_setting);
+	if (likely(identity_cached[kind] >= 0))
+		return (unsigned) identity_cached[kind];
+	if (*id->value >= 0)
+		return (unsigned) (identity_cached[kind] = *id->value);
 
-	require_shared("sno generation");
-	derived = pg_atomic_read_u32(&shared->sno_derived_partition);
+	require_shared(psprintf("%s generation", id->type_name));
+	derived = pg_atomic_read_u32(&shared->derived_identity[kind]);
 	if (derived == 0)
 	{
 		/*
 		 * A standby shares the primary's system identifier and timeline, so a
-		 * derived partition there would collide with the primary's.
+		 * derived identity there would collide with the primary's.
 		 */
 		if (RecoveryInProgress())
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("cannot generate sno IDs with a derived partition during recovery"),
-					 errhint("Set flakeid.sno_partition to a partition no other server uses, or generate IDs on the primary.")));
-		derived = (uint32) (derived_identity_seed() & 0xFFFF) + 1;
-		if (pg_atomic_exchange_u32(&shared->sno_derived_partition, derived) == 0)
+					 errmsg("cannot generate %s IDs with a derived %s during recovery",
+							id->type_name, id->setting),
+					 errhint("Set %s to a value no other server uses, or generate IDs on the primary.",
+							 id->setting)));
+		derived = (uint32) ((derived_identity_seed() >> id->shift) & id->mask) + 1;
+		if (pg_atomic_exchange_u32(&shared->derived_identity[kind], derived) == 0)
 			ereport(LOG,
-					(errmsg("flakeid: derived sno partition %u from system identifier " UINT64_FORMAT " and the current timeline",
-							derived - 1, GetSystemIdentifier())));
+					(errmsg("flakeid: derived %s = %u from system identifier " UINT64_FORMAT " and the current timeline",
+							id->setting, derived - 1, GetSystemIdentifier())));
 	}
-	sno_partition_cached = (int) derived - 1;
-	return (unsigned) sno_partition_cached;
+	identity_cached[kind] = (int) derived - 1;
+	return (unsigned) identity_cached[kind];
+}
+
+unsigned
+flakeid_sno_partition(void)
+{
+	return identity_resolve(IDENTITY_SNO_PARTITION);
+}
+
+unsigned
+flakeid_siq_shard(void)
+{
+	return identity_resolve(IDENTITY_SIQ_SHARD);
 }
 
 static CounterPool
@@ -180,16 +233,41 @@ sno_clock_units(void)
 	return units;
 }
 
-/* Sleeps until the clock may have passed `unit` (at most 10 ms at a time, interruptible). */
+/* Sleeps towards `target_unix_us` (at most 10 ms at a time, interruptible); the caller re-reads the clock. */
 static void
-wait_past_unit(uint64 unit, int64 epoch_unix_us, int64 unit_us)
+wait_until(int64 target_unix_us)
 {
-	int64		target = epoch_unix_us + (int64) (unit + 1) * unit_us;
-	int64		remaining = target - flakeid_clock_unix_us();
+	int64		remaining = target_unix_us - flakeid_clock_unix_us();
 
 	if (remaining > 0)
 		pg_usleep(Min(remaining, 10000));
 	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * The lock-free loop of every generator but sno: read the clock, decide with
+ * counter_advance_monotonic, publish with compare-and-swap; wait only when a
+ * unit's pool is used up while the clock is in that unit.
+ */
+static uint64
+counter_next(pg_atomic_uint64 *counter, const CounterPool *pool,
+			 uint64 (*clock_units) (void), int64 (*unit_end_unix_us) (uint64 unit))
+{
+	for (;;)
+	{
+		uint64		now = clock_units();
+		uint64		word = pg_atomic_read_u64(counter);
+		uint64		next_word = 0,
+					wait_past = 0;
+
+		if (counter_advance_monotonic(word, now, pool, &next_word, &wait_past) == COUNTER_ISSUE)
+		{
+			if (pg_atomic_compare_exchange_u64(counter, &word, next_word))
+				return next_word;
+			continue;
+		}
+		wait_until(unit_end_unix_us(wait_past));
+	}
 }
 
 uint64
@@ -242,7 +320,7 @@ flakeid_sno_next_word(void)
 			if (outcome != COUNTER_WAIT)
 				continue;
 		}
-		wait_past_unit(d.wait_past, SNO_EPOCH_UNIX_US, SNO_UNIT_US);
+		wait_until(sno_unix_us_from_units(d.wait_past + 1));
 	}
 }
 
@@ -254,4 +332,52 @@ flakeid_sno_next_static_sequence(void)
 	require_shared("sno_new_at()");
 	pool = sno_pool();
 	return sno_static_sequence(pg_atomic_fetch_add_u64(&shared->sno_static_calls.word, 1), &pool);
+}
+
+/* --- siq ------------------------------------------------------------------
+ * Counter units are ticks (1/65536 s) since 2020-01-01, so that they fit the
+ * counter word's 47 bits until 2088.
+ */
+#define SIQ_COUNTER_BASE_T56	(UINT64CONST(1577836800) << 16)
+
+static uint64
+siq_clock_units(void)
+{
+	uint64		t56;
+
+	if (!siq_t56_from_unix_us(flakeid_clock_unix_us(), &t56) || t56 < SIQ_COUNTER_BASE_T56 ||
+		t56 - SIQ_COUNTER_BASE_T56 > COUNTER_MAX_UNIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the system clock is outside the time range of the siq generator")));
+	return t56 - SIQ_COUNTER_BASE_T56;
+}
+
+static int64
+siq_unit_end_unix_us(uint64 unit)
+{
+	return siq_unix_us_ceil_from_t56(SIQ_COUNTER_BASE_T56 + unit + 1);
+}
+
+uint64
+flakeid_siq_next(int kind, unsigned *serial)
+{
+	CounterPool pool = {0, siq_kind_serial_max(siq_kinds[kind].value)};
+	uint64		word;
+
+	require_shared("siq_new()");
+	(void) flakeid_siq_shard(); /* refuses on a standby before anything is issued */
+	word = counter_next(&shared->siq_words[kind].word, &pool, siq_clock_units, siq_unit_end_unix_us);
+	*serial = counter_seq(word);
+	return SIQ_COUNTER_BASE_T56 + counter_unit(word);
+}
+
+unsigned
+flakeid_siq_next_static_serial(int kind)
+{
+	uint64		n;
+
+	require_shared("siq_new_at()");
+	n = pg_atomic_fetch_add_u64(&shared->siq_static_calls[kind].word, 1);
+	return (unsigned) (n % ((uint64) siq_kind_serial_max(siq_kinds[kind].value) + 1));
 }

@@ -12,7 +12,7 @@
 
 #define SNO_RANGE "2010-01-01 00:00:00+00, 2079-09-07 15:47:35.552+00"
 
-static const FixedTypeInfo sno_info = {"sno", SNO_SIZE, &sno_text};
+static const FixedTypeInfo sno_info = {.name = "sno", .width = SNO_SIZE, .text = &sno_text};
 
 FLAKEID_FIXED_TYPE(sno, &sno_info)
 

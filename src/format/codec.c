@@ -12,6 +12,8 @@ alphabet_build(FlakeAlphabet *alphabet)
 		alphabet->values[c] = -1;
 	for (int v = 0; v < count; v++)
 		alphabet->values[(unsigned char) alphabet->symbols[v]] = (int8_t) v;
+	for (const char *a = alphabet->aliases; a && a[0] && a[1]; a += 2)
+		alphabet->values[(unsigned char) a[0]] = alphabet->values[(unsigned char) a[1]];
 	alphabet->ready = true;
 }
 

@@ -25,6 +25,7 @@ typedef struct FlakeAlphabet
 {
 	const char *symbols;		/* 2^bits_per_symbol ASCII symbols, value = index */
 	int			bits_per_symbol;	/* 5 or 6 */
+	const char *aliases;		/* optional pairs "xy": input x reads as symbol y */
 	int8_t		values[256];	/* symbol -> value, -1 if not a symbol; built lazily */
 	bool		ready;
 } FlakeAlphabet;

@@ -4,7 +4,7 @@
  * Every stateful generator keeps its hot state in one 64-bit word so that a
  * backend can advance it with a single compare-and-swap:
  *
- *     unit (43 bits) | flag (1 bit) | sequence (20 bits)
+ *     unit (47 bits) | flag (1 bit) | sequence (16 bits)
  *
  * `unit` is the last time unit an ID was issued in (the format's own unit:
  * 4 ms for sno, 1 ms for snowflake, ...), `sequence` the last sequence value
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define COUNTER_SEQ_BITS	20
+#define COUNTER_SEQ_BITS	16
 #define COUNTER_SEQ_MASK	((UINT64_C(1) << COUNTER_SEQ_BITS) - 1)
 #define COUNTER_FLAG_BIT	(UINT64_C(1) << COUNTER_SEQ_BITS)
 #define COUNTER_UNIT_SHIFT	(COUNTER_SEQ_BITS + 1)
@@ -86,6 +86,28 @@ counter_advance(uint64_t word, uint64_t now, const CounterPool *pool,
 		return COUNTER_WAIT;
 	}
 	*next_word = word + 1;
+	return COUNTER_ISSUE;
+}
+
+/*
+ * The rule of every generator but sno (API.md "Generators"): a clock behind
+ * the last used unit counts on from that unit, and when its pool is used up
+ * moves to the following unit rather than waiting for the clock to come
+ * back, so a step back never stalls generation.  IDs stay unique and keep
+ * their order; their time runs ahead of the clock until it catches up.
+ */
+static inline CounterOutcome
+counter_advance_monotonic(uint64_t word, uint64_t now, const CounterPool *pool,
+						  uint64_t *next_word, uint64_t *wait_past)
+{
+	uint64_t	unit = counter_unit(word);
+
+	if (now >= unit)
+		return counter_advance(word, now, pool, next_word, wait_past);
+	if (counter_seq(word) < pool->seq_max)
+		*next_word = word + 1;
+	else
+		*next_word = counter_word(unit + 1, counter_flag(word), pool->seq_min);
 	return COUNTER_ISSUE;
 }
 

@@ -1,0 +1,46 @@
+
+-- siq: generators, constructors and extractors (spec/siq-and-snowflake.md Part A, API.md "siq")
+
+CREATE FUNCTION siq_new(kind text) RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_new(text) IS
+    'new siq: now, flakeid.siq_shard, the hash of flakeid.siq_domain, and the next serial of the kind';
+CREATE FUNCTION siq_new_at(ts timestamptz, kind text) RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_new_at(timestamptz, text) IS
+    'back-fill: siq for the given time, serial from a shared counter per kind';
+CREATE FUNCTION siq_from_parts(ts timestamptz, shard int4, domain int8, kind text, serial int4) RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION siq_time(siq) RETURNS timestamptz
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_time(siq) IS
+    'the 1/65536 s tick rounded up to the microsecond, so that siq_new_at(siq_time(x), ...) lands in x''s tick';
+CREATE FUNCTION siq_shard(siq) RETURNS int4
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION siq_domain(siq) RETURNS int8
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION siq_kind(siq) RETURNS text
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_kind(siq) IS 'kind name, NULL for the three unassigned qualifiers';
+CREATE FUNCTION siq_serial(siq) RETURNS int4
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION siq_did(siq) RETURNS text
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_did(siq) IS 'the did:siq: form (CRC-32 checked on input)';
+
+CREATE FUNCTION siq_domain_hash(domain text) RETURNS int8
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_domain_hash(text) IS
+    'last 4 bytes of SHA-256 of the ASCII domain; '''' and ''0'' give 0';
+CREATE FUNCTION siq_domain_hash(domain text, local_id int4) RETURNS int8
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_domain_hash(text, int4) IS
+    'the domain hash with its top byte replaced by local_id (0..255); '''' and ''0'' still give 0';
+
+CREATE FUNCTION siq_lower_bound(ts timestamptz) RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_lower_bound(timestamptz) IS 'smallest siq whose tick contains ts';
+CREATE FUNCTION siq_upper_bound(ts timestamptz) RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_upper_bound(timestamptz) IS 'largest siq whose tick contains ts';

@@ -1,0 +1,226 @@
+/*
+ * siq.c — the siq type (spec/siq-and-snowflake.md Part A): 14 bytes, text as
+ * a 23-digit Crockford numeral; input also takes shorter numerals and the
+ * DID form.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "fixed_type.h"
+#include "flakeid.h"
+#include "format/siq.h"
+
+#define SIQ_RANGE "1970-01-01 00:00:00+00, 36812-02-20 00:36:16+00"
+
+static const FixedTypeInfo siq_info = {.name = "siq", .width = SIQ_SIZE, .text = &siq_text, .parse = siq_parse};
+
+FLAKEID_FIXED_TYPE(siq, &siq_info)
+
+static uint64
+siq_t56_from_timestamptz(TimestampTz ts)
+{
+	uint64		t56;
+
+	if (!siq_t56_from_unix_us(flakeid_unix_us_from_timestamptz(ts, "siq"), &t56))
+		flakeid_time_out_of_range("siq", SIQ_RANGE);
+	return t56;
+}
+
+static int
+siq_kind_arg(text *kind)
+{
+	int			index = siq_kind_lookup(VARDATA_ANY(kind), VARSIZE_ANY_EXHDR(kind));
+
+	if (index < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown siq kind \"%s\"", text_to_cstring(kind)),
+				 errhint("Kinds are ternary, multi, manytomany, content, thread, message, user, tag, group, event, channel, invite, application, collection and premium.")));
+	return index;
+}
+
+static uint32
+siq_domain_hash_of(const char *domain, size_t len)
+{
+	uint32		hash;
+
+	if (!siq_hash_domain(domain, len, &hash))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("siq domain \"%s\" is not ASCII", pnstrdup(domain, len)),
+				 errdetail("A siq domain is hashed as ASCII text.")));
+	return hash;
+}
+
+/* the configured domain's hash, computed once per backend */
+static uint32
+siq_server_domain_hash(void)
+{
+	static bool done = false;
+	static uint32 hash;
+
+	if (!done)
+	{
+		const char *domain = flakeid_siq_domain_setting ? flakeid_siq_domain_setting : "";
+
+		hash = siq_domain_hash_of(domain, strlen(domain));
+		done = true;
+	}
+	return hash;
+}
+
+static Datum
+siq_datum(uint64 t56, unsigned shard, uint32 domain, int kind, unsigned serial)
+{
+	SiqFields	fields = {t56, shard, domain, siq_low_word(siq_kinds[kind].value, serial)};
+	uint8		bytes[SIQ_SIZE];
+
+	siq_pack(&fields, bytes);
+	return fixed_datum(&siq_info, bytes);
+}
+
+PG_FUNCTION_INFO_V1(siq_new);
+Datum
+siq_new(PG_FUNCTION_ARGS)
+{
+	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(0));
+	unsigned	serial;
+	uint64		t56 = flakeid_siq_next(kind, &serial);
+
+	return siq_datum(t56, flakeid_siq_shard(), siq_server_domain_hash(), kind, serial);
+}
+
+PG_FUNCTION_INFO_V1(siq_new_at);
+Datum
+siq_new_at(PG_FUNCTION_ARGS)
+{
+	uint64		t56 = siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
+	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(1));
+	unsigned	serial = flakeid_siq_next_static_serial(kind);
+
+	return siq_datum(t56, flakeid_siq_shard(), siq_server_domain_hash(), kind, serial);
+}
+
+PG_FUNCTION_INFO_V1(siq_from_parts);
+Datum
+siq_from_parts(PG_FUNCTION_ARGS)
+{
+	uint64		t56 = siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
+	int32		shard = PG_GETARG_INT32(1);
+	int64		domain = PG_GETARG_INT64(2);
+	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(3));
+	int32		serial = PG_GETARG_INT32(4);
+
+	flakeid_check_field(shard, SIQ_MAX_SHARD, "shard", "siq");
+	flakeid_check_field(domain, PG_UINT32_MAX, "domain", "siq");
+	flakeid_check_field(serial, siq_kind_serial_max(siq_kinds[kind].value), "serial", "siq");
+	return siq_datum(t56, (unsigned) shard, (uint32) domain, kind, (unsigned) serial);
+}
+
+static SiqFields
+siq_arg_fields(FunctionCallInfo fcinfo)
+{
+	SiqFields	fields;
+
+	siq_unpack((const uint8 *) PG_GETARG_POINTER(0), &fields);
+	return fields;
+}
+
+/* Rounded up to the microsecond, so siq_new_at(siq_time(x), ...) lands in x's tick. */
+PG_FUNCTION_INFO_V1(siq_time);
+Datum
+siq_time(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(
+		siq_unix_us_ceil_from_t56(siq_arg_fields(fcinfo).t56)));
+}
+
+PG_FUNCTION_INFO_V1(siq_shard);
+Datum
+siq_shard(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) siq_arg_fields(fcinfo).shard);
+}
+
+PG_FUNCTION_INFO_V1(siq_domain);
+Datum
+siq_domain(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) siq_arg_fields(fcinfo).domain);
+}
+
+PG_FUNCTION_INFO_V1(siq_kind);
+Datum
+siq_kind(PG_FUNCTION_ARGS)
+{
+	unsigned	serial;
+	const char *name = siq_kind_name(siq_low_kind_value(siq_arg_fields(fcinfo).low, &serial));
+
+	if (name == NULL)
+		PG_RETURN_NULL();		/* one of the three unassigned qualifiers */
+	PG_RETURN_TEXT_P(cstring_to_text(name));
+}
+
+PG_FUNCTION_INFO_V1(siq_serial);
+Datum
+siq_serial(PG_FUNCTION_ARGS)
+{
+	unsigned	serial;
+
+	(void) siq_low_kind_value(siq_arg_fields(fcinfo).low, &serial);
+	PG_RETURN_INT32((int32) serial);
+}
+
+PG_FUNCTION_INFO_V1(siq_did);
+Datum
+siq_did(PG_FUNCTION_ARGS)
+{
+	char		did[SIQ_DID_LEN];
+
+	siq_format_did((const uint8 *) PG_GETARG_POINTER(0), did);
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(did, SIQ_DID_LEN));
+}
+
+PG_FUNCTION_INFO_V1(siq_domain_hash);
+Datum
+siq_domain_hash(PG_FUNCTION_ARGS)
+{
+	text	   *domain = PG_GETARG_TEXT_PP(0);
+	uint32		hash = siq_domain_hash_of(VARDATA_ANY(domain), VARSIZE_ANY_EXHDR(domain));
+
+	if (PG_NARGS() > 1 && hash != 0)
+	{
+		int32		local_id = PG_GETARG_INT32(1);
+
+		/* spec A4: a local id replaces the hash's top byte */
+		flakeid_check_field(local_id, 255, "local id", "siq");
+		hash = (hash & 0x00FFFFFF) | ((uint32) local_id << 24);
+	}
+	PG_RETURN_INT64((int64) hash);
+}
+
+PG_FUNCTION_INFO_V1(siq_lower_bound);
+Datum
+siq_lower_bound(PG_FUNCTION_ARGS)
+{
+	SiqFields	fields = {siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0, 0, 0};
+	uint8		bytes[SIQ_SIZE];
+
+	siq_pack(&fields, bytes);
+	return fixed_datum(&siq_info, bytes);
+}
+
+PG_FUNCTION_INFO_V1(siq_upper_bound);
+Datum
+siq_upper_bound(PG_FUNCTION_ARGS)
+{
+	SiqFields	fields = {siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), SIQ_MAX_SHARD, PG_UINT32_MAX, 0xFFFF};
+	uint8		bytes[SIQ_SIZE];
+
+	siq_pack(&fields, bytes);
+	return fixed_datum(&siq_info, bytes);
+}
