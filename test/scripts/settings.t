@@ -27,7 +27,7 @@ is "$out" "22023" "min > max: sno_new() is ERROR 22023"
 
 # the smallest pool (4 values) works and is shared: 2 backends x 1000 IDs
 # need at least 500 units (2 s) and must wait rather than wrap
-out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=100 -o flakeid.sno_sequence_max=103 -o flakeid.sno_partition=4660" '
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=100 -o flakeid.sno_sequence_max=103 -o flakeid.sno_partition=4660 -o flakeid.siq_shard=77 -o flakeid.siq_domain=example.com" '
 	sql "CREATE UNLOGGED TABLE t (b int, n int, id sno)"
 	sql "INSERT INTO t SELECT 1, n, sno_new() FROM generate_series(1, 1000) n" &
 	sql "INSERT INTO t SELECT 2, n, sno_new() FROM generate_series(1, 1000) n" &
@@ -35,21 +35,39 @@ out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_mi
 	sql "SELECT count(*), count(DISTINCT id), min(sno_sequence(id)), max(sno_sequence(id)), count(DISTINCT sno_time(id)) >= 500 FROM t"
 	sql "SELECT count(*) FROM (SELECT id <= lag(id) OVER (PARTITION BY b ORDER BY n) AS back FROM t) s WHERE back"
 	sql "SELECT DISTINCT sno_partition(id) FROM t"
-	sql "SELECT sno_partition(sno_new_at(now())), sno_sequence(sno_new_at(now())) BETWEEN 100 AND 103"')
+	sql "SELECT sno_partition(sno_new_at(now())), sno_sequence(sno_new_at(now())) BETWEEN 100 AND 103"
+	sql "SELECT siq_shard(x), siq_domain(x), siq_shard(y), siq_domain(y) FROM (SELECT siq_new('"'"'user'"'"') x, siq_new_at(now(), '"'"'tag'"'"') y) s"')
 is "$(echo "$out" | sed -n 1p)" "2000|2000|100|103|t" "pool 100..103: 2000 distinct IDs, sequences within the pool, waits for new units"
 is "$(echo "$out" | sed -n 2p)" "0" "pool 100..103: increasing within each backend"
 is "$(echo "$out" | sed -n 3p)" "4660" "flakeid.sno_partition=4660 is written into sno_new() IDs"
 is "$(echo "$out" | sed -n 4p)" "4660|t" "sno_new_at uses the partition and the pool"
+is "$(echo "$out" | sed -n 5p)" "77|2261653831|77|2261653831" "flakeid.siq_shard=77 and flakeid.siq_domain=example.com are written into siq IDs"
+
+# a siq domain is hashed as ASCII: the check hook refuses anything else
+# (ALTER SYSTEM runs it; so does the server reading postgresql.conf at start)
+out=$(in_cluster "-o shared_preload_libraries=flakeid" '
+	sqlstate "ALTER SYSTEM SET flakeid.siq_domain = '"'"'exämple.com'"'"'"
+	message_of "ALTER SYSTEM SET flakeid.siq_domain = '"'"'exämple.com'"'"'"
+	sqlstate "ALTER SYSTEM SET flakeid.siq_domain = '"'"'example.org'"'"'"')
+is "$(echo "$out" | sed -n 1p)" "22021" "a non-ASCII flakeid.siq_domain is refused (22021)"
+echo "$out" | grep -q 'invalid value for parameter "flakeid.siq_domain"'
+ok $? "the message names the setting"
+is "$(echo "$out" | tail -1)" "ok" "an ASCII domain is accepted"
 
 # without preloading: the type works, the generators refuse with the hint
 out=$(in_cluster "" '
 	sql "SELECT sno_time('"'"'brpk4q72xwf2m63l'"'"')"
 	sqlstate "SELECT sno_new()"
 	sqlstate "SELECT sno_new_at(now())"
-	message_of "SELECT sno_new()"')
+	message_of "SELECT sno_new()"
+	sqlstate "SELECT siq_new('"'"'user'"'"')"
+	sqlstate "SELECT siq_new_at(now(), '"'"'user'"'"')"
+	sql "SELECT count(DISTINCT flax_new()) FROM generate_series(1, 1000)"')
 is "$(echo "$out" | sed -n 1p)" "2031-05-08 23:03:34.976+00" "not preloaded: the type and extractors work"
 is "$(echo "$out" | sed -n 2p)" "55000" "not preloaded: sno_new() is ERROR 55000"
 is "$(echo "$out" | sed -n 3p)" "55000" "not preloaded: sno_new_at() is ERROR 55000"
 echo "$out" | grep -qx 'HINT:  Add flakeid to shared_preload_libraries and restart the server.'
 ok $? "not preloaded: the hint says how to fix it"
+is "$(echo "$out" | grep -x '55000' | wc -l)" "4" "not preloaded: siq_new() and siq_new_at() are ERROR 55000 too"
+is "$(echo "$out" | tail -1)" "1000" "not preloaded: flax_new() works (it needs no shared state)"
 done_testing
