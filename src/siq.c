@@ -203,24 +203,27 @@ siq_domain_hash(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) hash);
 }
 
-PG_FUNCTION_INFO_V1(siq_lower_bound);
-Datum
-siq_lower_bound(PG_FUNCTION_ARGS)
+/* The smallest or largest siq of the tick containing a time. */
+static Datum
+siq_bound(TimestampTz ts, unsigned shard, uint32 domain, unsigned low)
 {
-	SiqFields	fields = {siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0, 0, 0};
+	SiqFields	fields = {siq_t56_from_timestamptz(ts), shard, domain, low};
 	uint8		bytes[SIQ_SIZE];
 
 	siq_pack(&fields, bytes);
 	return fixed_datum(&siq_info, bytes);
 }
 
+PG_FUNCTION_INFO_V1(siq_lower_bound);
+Datum
+siq_lower_bound(PG_FUNCTION_ARGS)
+{
+	return siq_bound(PG_GETARG_TIMESTAMPTZ(0), 0, 0, 0);
+}
+
 PG_FUNCTION_INFO_V1(siq_upper_bound);
 Datum
 siq_upper_bound(PG_FUNCTION_ARGS)
 {
-	SiqFields	fields = {siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), SIQ_MAX_SHARD, PG_UINT32_MAX, 0xFFFF};
-	uint8		bytes[SIQ_SIZE];
-
-	siq_pack(&fields, bytes);
-	return fixed_datum(&siq_info, bytes);
+	return siq_bound(PG_GETARG_TIMESTAMPTZ(0), SIQ_MAX_SHARD, PG_UINT32_MAX, 0xFFFF);
 }

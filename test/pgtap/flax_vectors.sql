@@ -1,30 +1,6 @@
 -- Every row of the public flax vectors, through SQL (run from the project root).
-\set ON_ERROR_STOP 1
-\set QUIET 1
-\pset format unaligned
-\pset tuples_only true
-\pset pager off
-SET client_min_messages = warning;
-BEGIN;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS flakeid;
-SET LOCAL timezone = 'UTC';
-\ir ../helpers.sql
+\ir preamble.psql
 
--- the vectors write some inputs with Python escapes (\xNN, \n); NULL where
--- PostgreSQL text cannot hold the result (NUL)
-CREATE FUNCTION pg_temp.unescape(s text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    m text[];
-BEGIN
-    IF s ~ '\\x00' THEN RETURN NULL; END IF;
-    LOOP
-        m := regexp_match(s, '\\x([0-9a-fA-F]{2})');
-        EXIT WHEN m IS NULL;
-        s := replace(s, '\x' || m[1], chr(('x' || lpad(m[1], 8, '0'))::bit(32)::int));
-    END LOOP;
-    RETURN replace(replace(s, '\n', chr(10)), '\t', chr(9));
-END $$;
 
 CREATE TEMP TABLE vectors (bytes12_hex text, flax_id text, unix_ms text, flax_epoch_ms text,
     random56_hex text, note text);
@@ -51,10 +27,10 @@ SELECT is_empty($$
        OR flax_lower_bound(flax_time(x)) > x OR flax_upper_bound(flax_time(x)) < x $$,
     'flax_from_parts rebuilds every ID; the bounds of its millisecond enclose it');
 
-SELECT ok((SELECT count(*) FROM invalid WHERE kind = 'parse' AND pg_temp.unescape(input) IS NOT NULL) > 0,
+SELECT ok((SELECT count(*) FROM invalid WHERE kind = 'parse' AND unescape_vector(input) IS NOT NULL) > 0,
     'flax_invalid.tsv loaded');
 SELECT is_empty($$
-    SELECT input FROM invalid, LATERAL (SELECT pg_temp.unescape(input) AS text_input) s
+    SELECT input FROM invalid, LATERAL (SELECT unescape_vector(input) AS text_input) s
     WHERE kind = 'parse' AND text_input IS NOT NULL
       AND sqlstate_of(format('SELECT %L::flax', text_input))
           IS DISTINCT FROM CASE strict16 WHEN 'accept' THEN 'ok' ELSE '22P02' END $$,
@@ -67,7 +43,7 @@ SELECT is_empty($$
     'generate rows (before the epoch, 0, past 2049) are ERROR 22008');
 SELECT ok((SELECT count(*) FROM invalid WHERE kind = 'generate') > 0, 'generate rows present');
 SELECT diag(format('%s parse rows hold NUL: checked by the C tests only',
-    (SELECT count(*) FROM invalid WHERE kind = 'parse' AND pg_temp.unescape(input) IS NULL)));
+    (SELECT count(*) FROM invalid WHERE kind = 'parse' AND unescape_vector(input) IS NULL)));
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -1,30 +1,7 @@
 -- Every row of the public siq vectors, and our verdict for every siq_invalid.tsv
 -- input, through SQL (run from the project root).
-\set ON_ERROR_STOP 1
-\set QUIET 1
-\pset format unaligned
-\pset tuples_only true
-\pset pager off
-SET client_min_messages = warning;
-BEGIN;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS flakeid;
-SET LOCAL timezone = 'UTC';
-\ir ../helpers.sql
+\ir preamble.psql
 
-CREATE FUNCTION pg_temp.unescape(s text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    m text[];
-BEGIN
-    IF s ~ '\\x00' THEN RETURN NULL; END IF;
-    LOOP
-        m := regexp_match(s, '\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4}))');
-        EXIT WHEN m IS NULL;
-        s := replace(s, CASE WHEN m[1] IS NOT NULL THEN '\x' || m[1] ELSE '\u' || m[2] END,
-                     chr(('x' || lpad(coalesce(m[1], m[2]), 8, '0'))::bit(32)::int));
-    END LOOP;
-    RETURN replace(s, '\n', chr(10));
-END $$;
 
 CREATE TEMP TABLE vectors (bytes14_hex text, dec text, hex text, oct text, base64 text, cb32 text,
     cb32_0c text, b32l text, u text, did text, ts56 text, ts_seconds40 text, ts_frac16 text,
@@ -84,7 +61,7 @@ SELECT is_empty($$
     'a non-ASCII domain is ERROR 22021');
 
 SELECT is_empty($$
-    SELECT function, input FROM verdicts, LATERAL (SELECT pg_temp.unescape(input) AS text_input) s
+    SELECT function, input FROM verdicts, LATERAL (SELECT unescape_vector(input) AS text_input) s
     WHERE form = 'text' AND text_input IS NOT NULL
       AND (sqlstate_of(format('SELECT %L::siq', text_input))
                IS DISTINCT FROM CASE verdict WHEN 'accept' THEN 'ok' ELSE '22P02' END

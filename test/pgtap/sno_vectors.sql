@@ -1,17 +1,6 @@
 -- Every row of the public sno vectors, through SQL.  Run from the project
 -- root (the \copy paths are relative to it) with the extension installed.
-\set ON_ERROR_STOP 1
-\set QUIET 1
-\pset format unaligned
-\pset tuples_only true
-\pset pager off
-SET client_min_messages = warning;
-BEGIN;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS flakeid;
-SET LOCAL timezone = 'UTC';
-
-\ir ../helpers.sql
+\ir preamble.psql
 -- the bytes as text, or NULL when PostgreSQL text cannot hold them (NUL, invalid UTF-8)
 CREATE FUNCTION pg_temp.as_text(b bytea) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
