@@ -74,13 +74,18 @@ siq_server_domain_hash(void)
 }
 
 static Datum
-siq_datum(uint64 t56, unsigned shard, uint32 domain, int kind, unsigned serial)
+siq_fields_datum(SiqFields fields)
 {
-	SiqFields	fields = {t56, shard, domain, siq_low_word(siq_kinds[kind].value, serial)};
 	uint8		bytes[SIQ_SIZE];
 
 	siq_pack(&fields, bytes);
 	return fixed_datum(&siq_info, bytes);
+}
+
+static Datum
+siq_datum(uint64 t56, unsigned shard, uint32 domain, int kind, unsigned serial)
+{
+	return siq_fields_datum((SiqFields) {t56, shard, domain, siq_low_word(siq_kinds[kind].value, serial)});
 }
 
 PG_FUNCTION_INFO_V1(siq_new);
@@ -207,11 +212,7 @@ siq_domain_hash(PG_FUNCTION_ARGS)
 static Datum
 siq_bound(TimestampTz ts, unsigned shard, uint32 domain, unsigned low)
 {
-	SiqFields	fields = {siq_t56_from_timestamptz(ts), shard, domain, low};
-	uint8		bytes[SIQ_SIZE];
-
-	siq_pack(&fields, bytes);
-	return fixed_datum(&siq_info, bytes);
+	return siq_fields_datum((SiqFields) {siq_t56_from_timestamptz(ts), shard, domain, low});
 }
 
 PG_FUNCTION_INFO_V1(siq_lower_bound);
