@@ -5,17 +5,22 @@ EXTVERSION = 0.1
 
 # name:width of every fixed-width type; each is instantiated from
 # sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql
-FIXED_TYPES = sno:10 flax:12 siq:14
+FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
+# SQL for formats without a type of their own (snowflakes are bigint)
+PLAIN_SQL = snowflake
 
-FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(TYPE_NAMES))
+# one format per module: src/format/<m>.c (pure C, unit-tested by
+# test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
+FORMATS = sno flax siq kuid snowflake
+FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS))
 MODULE_big = flakeid
-OBJS = src/flakeid.o src/generator.o src/random.o $(patsubst %,src/%.o,$(TYPE_NAMES)) $(FORMAT_OBJS)
+OBJS = src/flakeid.o src/generator.o src/random.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 
 # pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
-REGRESS = setup sno_io sno_functions sno_indexes flax siq opclasses
+REGRESS = setup sno_io sno_functions sno_indexes flax siq kuid snowflake opclasses
 REGRESS_OPTS = --inputdir=.
 
 # WERROR= to build without -Werror (CI and the test script keep it).  The
@@ -29,7 +34,7 @@ PG_CFLAGS = -Wall -Wextra $(WERROR)
 # (siq), as API.md asks
 SHLIB_LINK = -lcrypto -lz
 
-EXTRA_CLEAN = $(patsubst %,test/unit/test_%,$(TYPE_NAMES))
+EXTRA_CLEAN = $(patsubst %,test/unit/test_%,$(FORMATS))
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -37,13 +42,14 @@ include $(PGXS)
 # PGXS does not track headers: every object depends on all of ours
 $(OBJS): $(wildcard src/*.h src/format/*.h)
 
-$(EXTENSION)--$(EXTVERSION).sql: sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES)) Makefile
+$(EXTENSION)--$(EXTVERSION).sql: sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES) $(PLAIN_SQL)) Makefile
 	{ cat sql/ext_head.sql; \
 	  for spec in $(FIXED_TYPES); do \
 	    name=$${spec%%:*}; width=$${spec##*:}; \
 	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/ext_fixed_type.sql.in; \
 	    cat sql/ext_$$name.sql; \
-	  done; } > $@
+	  done; \
+	  for name in $(PLAIN_SQL); do cat sql/ext_$$name.sql; done; } > $@
 
 # --- tests that need no server ----------------------------------------------
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc
@@ -52,7 +58,7 @@ UNIT_SRCS = $(FORMAT_OBJS:.o=.c)
 test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(UNIT_SRCS) $(wildcard src/format/*.h)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz
 
-unittest: $(patsubst %,test/unit/test_%,$(TYPE_NAMES))
-	prove -v $(patsubst %,test/unit/test_%,$(TYPE_NAMES)) :: test/vectors
+unittest: $(patsubst %,test/unit/test_%,$(FORMATS))
+	prove -v $(patsubst %,test/unit/test_%,$(FORMATS)) :: test/vectors
 
 .PHONY: unittest

@@ -20,7 +20,7 @@ FROM pg_type t JOIN pg_depend d ON d.objid = t.oid AND d.classid = 'pg_type'::re
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
 ORDER BY 1;
 
--- casts to and from bytea are explicit
+-- every cast is explicit (bytea, and kuid <-> kuid96)
 SELECT castsource::regtype, casttarget::regtype, castcontext
 FROM pg_cast c JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_cast'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'

@@ -61,4 +61,4 @@ SELECT sno_new(NULL) IS NULL AS new_null, sno_time(NULL) IS NULL AS time_null;
 SELECT p.oid::regprocedure AS function, provolatile, proisstrict, proparallel, proleakproof
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
-WHERE p.proname LIKE 'sno%' ORDER BY p.oid::regprocedure::text;
+WHERE p.proname LIKE 'sno\_%' ORDER BY p.oid::regprocedure::text;

@@ -16,6 +16,11 @@ extern int	flakeid_sno_sequence_min;
 extern int	flakeid_sno_sequence_max;
 extern int	flakeid_siq_shard_setting;
 extern char *flakeid_siq_domain_setting;
+extern char *flakeid_kuid_node_setting;
+extern int	flakeid_kuid_node_fingerprint;	/* of flakeid.kuid_node; -1 = derived */
+extern int	flakeid_snowflake_worker_setting;
+extern int	flakeid_snowflake_process_setting;
+extern int64 flakeid_snowflake_epoch_ms;
 
 /* time (flakeid.c) */
 #define FLAKEID_PG_EPOCH_UNIX_US \
@@ -51,5 +56,16 @@ extern unsigned flakeid_sno_partition(void);
 extern uint64 flakeid_siq_next(int kind, unsigned *serial);
 extern unsigned flakeid_siq_next_static_serial(int kind);
 extern unsigned flakeid_siq_shard(void);
+
+/* kuid generator, shared by kuid and kuid96: returns the linear tick unit, sets the sequence */
+extern uint64 flakeid_kuid_next(unsigned *seq);
+extern unsigned flakeid_kuid_next_static_seq(void);
+extern uint32 flakeid_kuid_node(void);
+
+/* snowflake generator: returns the ms since the configured epoch, sets the sequence */
+extern uint64 flakeid_snowflake_next(unsigned *sequence);
+extern unsigned flakeid_snowflake_next_static_sequence(void);
+extern unsigned flakeid_snowflake_worker(void);
+extern unsigned flakeid_snowflake_process(void);
 
 #endif

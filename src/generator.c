@@ -19,7 +19,9 @@
 #include "storage/spin.h"
 
 #include "flakeid.h"
+#include "format/kuid.h"
 #include "format/siq.h"
+#include "format/snowflake.h"
 #include "format/sno.h"
 
 /* keep hot words written by many backends on cache lines of their own */
@@ -33,6 +35,9 @@ typedef enum IdentityKind
 {
 	IDENTITY_SNO_PARTITION,
 	IDENTITY_SIQ_SHARD,
+	IDENTITY_KUID_NODE,
+	IDENTITY_SNOWFLAKE_WORKER,
+	IDENTITY_SNOWFLAKE_PROCESS,
 	IDENTITY_COUNT
 } IdentityKind;
 
@@ -44,31 +49,42 @@ typedef struct FlakeidShared
 	SnoTimeline sno_timeline;
 	PaddedCounter siq_words[SIQ_NAMED_KINDS];	/* one counter per kind */
 	PaddedCounter siq_static_calls[SIQ_NAMED_KINDS];
-	pg_atomic_uint32 derived_identity[IDENTITY_COUNT];	/* value + 1; 0 = not derived yet */
+	PaddedCounter kuid_word;	/* shared by kuid and kuid96 */
+	PaddedCounter kuid_static_calls;
+	PaddedCounter snowflake_word;	/* units are Unix milliseconds */
+	PaddedCounter snowflake_static_calls;
+	pg_atomic_uint64 derived_identity[IDENTITY_COUNT];	/* value + 1; 0 = not derived yet */
 } FlakeidShared;
 
 static FlakeidShared *shared = NULL;
 
 /*
  * An identity setting: -1 derives the value from the cluster fingerprint
- * (its bits from `shift`, `mask` wide), anything else is used as is.
+ * (its bits from `shift`, `mask` wide), anything else is used as is.  A
+ * named identity (kuid's Erlang node name) is configured as text and used
+ * through its fingerprint.
  */
 typedef struct IdentityDef
 {
 	const char *setting;		/* for messages */
 	const char *type_name;
-	int		   *value;			/* the setting's variable */
+	int		   *value;			/* the setting's value, or the name's fingerprint */
+	char	  **name;			/* the setting, when it is a name */
 	int			shift;
 	uint32		mask;
 } IdentityDef;
 
+/* each identity takes its own bits of the 64-bit cluster fingerprint */
 static const IdentityDef identities[IDENTITY_COUNT] = {
-	[IDENTITY_SNO_PARTITION] = {"flakeid.sno_partition", "sno", &flakeid_sno_partition_setting, 0, 0xFFFF},
-	[IDENTITY_SIQ_SHARD] = {"flakeid.siq_shard", "siq", &flakeid_siq_shard_setting, 16, 0xFF},
+	[IDENTITY_SNO_PARTITION] = {"flakeid.sno_partition", "sno", &flakeid_sno_partition_setting, NULL, 0, 0xFFFF},
+	[IDENTITY_SIQ_SHARD] = {"flakeid.siq_shard", "siq", &flakeid_siq_shard_setting, NULL, 16, 0xFF},
+	[IDENTITY_SNOWFLAKE_WORKER] = {"flakeid.snowflake_worker", "snowflake", &flakeid_snowflake_worker_setting, NULL, 24, 0x1F},
+	[IDENTITY_SNOWFLAKE_PROCESS] = {"flakeid.snowflake_process", "snowflake", &flakeid_snowflake_process_setting, NULL, 29, 0x1F},
+	[IDENTITY_KUID_NODE] = {"flakeid.kuid_node", "kuid96", &flakeid_kuid_node_fingerprint, &flakeid_kuid_node_setting, 32, 0xFFFFFFFF},
 };
 
 /* per-backend cache of resolved identities; -1 = not resolved */
-static int	identity_cached[IDENTITY_COUNT] = {-1, -1};
+static int64 identity_cached[IDENTITY_COUNT] = {-1, -1, -1, -1, -1};
 
 void
 flakeid_shmem_request(void)
@@ -96,8 +112,12 @@ flakeid_shmem_startup(void)
 			pg_atomic_init_u64(&shared->siq_words[i].word, 0);
 			pg_atomic_init_u64(&shared->siq_static_calls[i].word, 0);
 		}
+		pg_atomic_init_u64(&shared->kuid_word.word, 0);
+		pg_atomic_init_u64(&shared->kuid_static_calls.word, 0);
+		pg_atomic_init_u64(&shared->snowflake_word.word, 0);
+		pg_atomic_init_u64(&shared->snowflake_static_calls.word, 0);
 		for (int i = 0; i < IDENTITY_COUNT; i++)
-			pg_atomic_init_u32(&shared->derived_identity[i], 0);
+			pg_atomic_init_u64(&shared->derived_identity[i], 0);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -125,6 +145,8 @@ flakeid_log_identities(void)
 					(errmsg("flakeid: %s is derived from the system identifier and timeline", id->setting),
 					 errdetail("Servers that mint %s IDs into the same data must each set a distinct %s.",
 							   id->type_name, id->setting)));
+		else if (id->name)
+			ereport(LOG, (errmsg("flakeid: %s = '%s' (fingerprint %d)", id->setting, *id->name, *id->value)));
 		else
 			ereport(LOG, (errmsg("flakeid: %s = %d", id->setting, *id->value)));
 	}
@@ -158,19 +180,19 @@ derived_identity_seed(void)
 	return x ^ (x >> 31);
 }
 
-static unsigned
+static uint32
 identity_resolve(IdentityKind kind)
 {
 	const IdentityDef *id = &identities[kind];
-	uint32		derived;
+	uint64		derived;
 
 	if (likely(identity_cached[kind] >= 0))
-		return (unsigned) identity_cached[kind];
+		return (uint32) identity_cached[kind];
 	if (*id->value >= 0)
-		return (unsigned) (identity_cached[kind] = *id->value);
+		return (uint32) (identity_cached[kind] = *id->value);
 
 	require_shared(psprintf("%s generation", id->type_name));
-	derived = pg_atomic_read_u32(&shared->derived_identity[kind]);
+	derived = pg_atomic_read_u64(&shared->derived_identity[kind]);
 	if (derived == 0)
 	{
 		/*
@@ -184,14 +206,14 @@ identity_resolve(IdentityKind kind)
 							id->type_name, id->setting),
 					 errhint("Set %s to a value no other server uses, or generate IDs on the primary.",
 							 id->setting)));
-		derived = (uint32) ((derived_identity_seed() >> id->shift) & id->mask) + 1;
-		if (pg_atomic_exchange_u32(&shared->derived_identity[kind], derived) == 0)
+		derived = ((derived_identity_seed() >> id->shift) & id->mask) + 1;
+		if (pg_atomic_exchange_u64(&shared->derived_identity[kind], derived) == 0)
 			ereport(LOG,
-					(errmsg("flakeid: derived %s = %u from system identifier " UINT64_FORMAT " and the current timeline",
+					(errmsg("flakeid: derived %s = " UINT64_FORMAT " from system identifier " UINT64_FORMAT " and the current timeline",
 							id->setting, derived - 1, GetSystemIdentifier())));
 	}
-	identity_cached[kind] = (int) derived - 1;
-	return (unsigned) identity_cached[kind];
+	identity_cached[kind] = (int64) derived - 1;
+	return (uint32) identity_cached[kind];
 }
 
 unsigned
@@ -204,6 +226,24 @@ unsigned
 flakeid_siq_shard(void)
 {
 	return identity_resolve(IDENTITY_SIQ_SHARD);
+}
+
+uint32
+flakeid_kuid_node(void)
+{
+	return identity_resolve(IDENTITY_KUID_NODE);
+}
+
+unsigned
+flakeid_snowflake_worker(void)
+{
+	return identity_resolve(IDENTITY_SNOWFLAKE_WORKER);
+}
+
+unsigned
+flakeid_snowflake_process(void)
+{
+	return identity_resolve(IDENTITY_SNOWFLAKE_PROCESS);
 }
 
 static CounterPool
@@ -268,6 +308,13 @@ counter_next(pg_atomic_uint64 *counter, const CounterPool *pool,
 		}
 		wait_until(unit_end_unix_us(wait_past));
 	}
+}
+
+/* The n-th back-fill draw of a shared counter, reduced to a pool of `modulus` values. */
+static unsigned
+static_draw(PaddedCounter *calls, uint64 modulus)
+{
+	return (unsigned) (pg_atomic_fetch_add_u64(&calls->word, 1) % modulus);
 }
 
 uint64
@@ -375,9 +422,102 @@ flakeid_siq_next(int kind, unsigned *serial)
 unsigned
 flakeid_siq_next_static_serial(int kind)
 {
-	uint64		n;
-
 	require_shared("siq_new_at()");
-	n = pg_atomic_fetch_add_u64(&shared->siq_static_calls[kind].word, 1);
-	return (unsigned) (n % ((uint64) siq_kind_serial_max(siq_kinds[kind].value) + 1));
+	return static_draw(&shared->siq_static_calls[kind], siq_kind_serial_max(siq_kinds[kind].value) + 1);
+}
+
+/* --- kuid and kuid96 --------------------------------------------------------
+ * One counter for both types, so that kuid96(kuid_new()) never equals a
+ * kuid96_new().  Units count ticks linearly (format/kuid.h).
+ */
+static uint64
+kuid_clock_units(void)
+{
+	KuidFields	fields;
+
+	if (!kuid_fields_from_unix_us(flakeid_clock_unix_us(), &fields) ||
+		kuid_unit_from_fields(&fields) > COUNTER_MAX_UNIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the system clock is outside the time range of the kuid generator")));
+	return kuid_unit_from_fields(&fields);
+}
+
+static int64
+kuid_unit_end_unix_us(uint64 unit)
+{
+	KuidFields	fields;
+
+	kuid_fields_from_unit(unit + 1, &fields);
+	return kuid_unix_us_from_fields(&fields);
+}
+
+uint64
+flakeid_kuid_next(unsigned *seq)
+{
+	CounterPool pool = {0, KUID_SEQ_MAX};
+	uint64		word;
+
+	require_shared("kuid_new()");
+	word = counter_next(&shared->kuid_word.word, &pool, kuid_clock_units, kuid_unit_end_unix_us);
+	*seq = counter_seq(word);
+	return counter_unit(word);
+}
+
+unsigned
+flakeid_kuid_next_static_seq(void)
+{
+	require_shared("kuid_new_at()");
+	return static_draw(&shared->kuid_static_calls, KUID_SEQ_MAX + 1);
+}
+
+/* --- snowflake ----------------------------------------------------------------
+ * Units are Unix milliseconds, independent of the epoch setting; the epoch
+ * is applied to what is issued.
+ */
+static uint64
+snowflake_clock_units(void)
+{
+	return (uint64) (flakeid_clock_unix_us() / 1000);
+}
+
+static int64
+snowflake_unit_end_unix_us(uint64 unit)
+{
+	return (int64) (unit + 1) * 1000;
+}
+
+uint64
+flakeid_snowflake_next(unsigned *sequence)
+{
+	CounterPool pool = {0, SNOWFLAKE_MAX_SEQUENCE};
+	int64		epoch_ms = flakeid_snowflake_epoch_ms;
+	uint64		word,
+				unit;
+
+	require_shared("snowflake_new()");
+	/* refuse on a standby, and before the epoch or past its range, before anything is issued */
+	(void) flakeid_snowflake_worker();
+	(void) flakeid_snowflake_process();
+	unit = snowflake_clock_units();
+	if ((int64) unit < epoch_ms || unit - epoch_ms >= SNOWFLAKE_MS_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the system clock is outside the time range of snowflakes with epoch " INT64_FORMAT " ms", epoch_ms)));
+	word = counter_next(&shared->snowflake_word.word, &pool, snowflake_clock_units, snowflake_unit_end_unix_us);
+	unit = counter_unit(word);
+	/* a clock behind the last used millisecond counts on from it, which may pass the limit */
+	if (unit - epoch_ms >= SNOWFLAKE_MS_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("snowflake generation reached the end of the time range of epoch " INT64_FORMAT " ms", epoch_ms)));
+	*sequence = counter_seq(word);
+	return unit - epoch_ms;
+}
+
+unsigned
+flakeid_snowflake_next_static_sequence(void)
+{
+	require_shared("snowflake_new_at()");
+	return static_draw(&shared->snowflake_static_calls, SNOWFLAKE_MAX_SEQUENCE + 1);
 }

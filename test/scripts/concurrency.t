@@ -54,6 +54,30 @@ sql "DROP TABLE concurrency_kinds"
 
 generate flax "flax_new()"
 
+generate kuid "kuid_new()"
+increasing "kuid_new()"
+is "$(sql "SELECT count(*) FROM (SELECT kuid_time(id), min(kuid_seq(id)) AS first FROM concurrency_ids GROUP BY 1) t WHERE first <> 0")" \
+	"0" "kuid: the sequence of every tick starts at 0 (one counter for the server)"
+generate kuid96 "kuid96_new()"
+increasing "kuid96_new()"
+is "$(sql "SELECT count(DISTINCT kuid96_node(id)) FROM concurrency_ids")" "1" "kuid96: one node for the whole server"
+# kuid and kuid96 share their counter: local IDs given this server's node never equal global ones
+sql "SET client_min_messages = warning; DROP TABLE IF EXISTS concurrency_kuids; CREATE UNLOGGED TABLE concurrency_kuids (id kuid96)"
+for expr in "kuid96_new()" "kuid96(kuid_new())" "kuid96_new()" "kuid96(kuid_new())"; do
+	sql "INSERT INTO concurrency_kuids SELECT $expr FROM generate_series(1, $PER_BACKEND)" &
+done
+wait
+is "$(sql "SELECT count(*), count(*) - count(DISTINCT id) FROM concurrency_kuids")" "$((4 * PER_BACKEND))|0" \
+	"kuid96_new() and kuid96(kuid_new()) from 4 backends: no duplicates"
+sql "DROP TABLE concurrency_kuids"
+
+generate bigint "snowflake_new()"
+increasing "snowflake_new()"
+is "$(sql "SELECT count(*) FROM (SELECT snowflake_time(id), count(*) AS n, min(snowflake_sequence(id)) AS first FROM concurrency_ids GROUP BY 1) t WHERE first <> 0 OR n > 4096")" \
+	"0" "snowflake: every millisecond starts at sequence 0 and holds at most 4096 IDs"
+is "$(sql "SELECT count(DISTINCT (snowflake_worker(id), snowflake_process(id))) FROM concurrency_ids")" "1" \
+	"snowflake: one worker and process for the whole server"
+
 # meta out of range is 22003, before anything is issued
 is "$(sqlstate "SELECT sno_new(256)")" "22003" "sno_new(256) is ERROR 22003"
 is "$(sqlstate "SELECT sno_new(-1)")" "22003" "sno_new(-1) is ERROR 22003"

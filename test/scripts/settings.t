@@ -43,6 +43,33 @@ is "$(echo "$out" | sed -n 3p)" "4660" "flakeid.sno_partition=4660 is written in
 is "$(echo "$out" | sed -n 4p)" "4660|t" "sno_new_at uses the partition and the pool"
 is "$(echo "$out" | sed -n 5p)" "77|2261653831|77|2261653831" "flakeid.siq_shard=77 and flakeid.siq_domain=example.com are written into siq IDs"
 
+# kuid96 carries the fingerprint of flakeid.kuid_node; snowflakes the worker,
+# process and epoch settings (the epoch: suou's JAN_1_2020, a CET midnight)
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.kuid_node=pg@db1 -o flakeid.snowflake_worker=17 -o flakeid.snowflake_process=9 -o flakeid.snowflake_epoch_ms=1577833200000" '
+	sql "SELECT kuid96_node(kuid96_new()) = kuid_node_hash('"'"'pg@db1'"'"'), kuid96_node(kuid96_new_at(now())), kuid96_node(kuid96(kuid_new()))"
+	sql "SELECT snowflake_worker(x), snowflake_process(x), snowflake_worker(y), snowflake_process(y) FROM (SELECT snowflake_new() x, snowflake_new_at(now()) y) s"
+	sql "SHOW flakeid.snowflake_epoch_ms"
+	sql "SELECT snowflake_time(0), snowflake_from_parts('"'"'2020-01-01 00:00:00.001+00'"'"', 0, 0, 0), snowflake_lower_bound('"'"'2019-12-31 23:00:00+00'"'"')"
+	sql "SELECT abs(extract(epoch FROM snowflake_time(snowflake_new()) - now())) < 60, abs((snowflake_new() >> 22) - (extract(epoch FROM now()) * 1000 - 1577833200000)) < 60000"
+	sqlstate "SELECT snowflake_from_parts('"'"'2019-12-31 22:59:59.999+00'"'"', 0, 0, 0)"')
+# 124480081 is the spec §5 hash of "pg@db1", worked out by hand from the algorithm
+is "$(echo "$out" | sed -n 1p)" "t|124480081|124480081" \
+	"flakeid.kuid_node=pg@db1: kuid96_new, kuid96_new_at and kuid96(kuid) carry its fingerprint"
+is "$(echo "$out" | sed -n 2p)" "17|9|17|9" "flakeid.snowflake_worker=17 and _process=9 are written into snowflakes"
+is "$(echo "$out" | sed -n 3p)" "1577833200000" "SHOW flakeid.snowflake_epoch_ms gives the whole number"
+is "$(echo "$out" | sed -n 4p)" "2019-12-31 23:00:00+00|15099498594304|0" \
+	"the epoch setting is what snowflake_time, snowflake_from_parts and the bounds use"
+is "$(echo "$out" | sed -n 5p)" "t|t" "snowflake_new() counts from the configured epoch"
+is "$(echo "$out" | sed -n 6p)" "22008" "a time before the configured epoch is ERROR 22008"
+
+# a malformed epoch is refused by the check hook
+out=$(in_cluster "-o shared_preload_libraries=flakeid" '
+	for v in 1.5e12 -1 abc 253402300800000 "" 253402300799999; do
+		sqlstate "ALTER SYSTEM SET flakeid.snowflake_epoch_ms = '"'"'$v'"'"'"
+	done')
+is "$(echo "$out" | tr '\n' ' ')" "22023 22023 22023 22023 22023 ok " \
+	"flakeid.snowflake_epoch_ms takes whole milliseconds from 0 to the end of year 9999 only"
+
 # a siq domain is hashed as ASCII: the check hook refuses anything else
 # (ALTER SYSTEM runs it; so does the server reading postgresql.conf at start)
 out=$(in_cluster "-o shared_preload_libraries=flakeid" '
@@ -62,12 +89,20 @@ out=$(in_cluster "" '
 	message_of "SELECT sno_new()"
 	sqlstate "SELECT siq_new('"'"'user'"'"')"
 	sqlstate "SELECT siq_new_at(now(), '"'"'user'"'"')"
-	sql "SELECT count(DISTINCT flax_new()) FROM generate_series(1, 1000)"')
+	sql "SELECT count(DISTINCT flax_new()) FROM generate_series(1, 1000)"
+	for call in "kuid_new()" "kuid96_new()" "kuid_new_at(now())" "kuid96(kuid_new_at(now()))" "snowflake_new()" "snowflake_new_at(now())"; do
+		sqlstate "SELECT $call"
+	done
+	sql "SELECT snowflake_time(175928847299117063), kuid96('"'"'.5.tXbhdV.3'"'"'::kuid, 65742641)"')
 is "$(echo "$out" | sed -n 1p)" "2031-05-08 23:03:34.976+00" "not preloaded: the type and extractors work"
 is "$(echo "$out" | sed -n 2p)" "55000" "not preloaded: sno_new() is ERROR 55000"
 is "$(echo "$out" | sed -n 3p)" "55000" "not preloaded: sno_new_at() is ERROR 55000"
 echo "$out" | grep -qx 'HINT:  Add flakeid to shared_preload_libraries and restart the server.'
 ok $? "not preloaded: the hint says how to fix it"
-is "$(echo "$out" | grep -x '55000' | wc -l)" "4" "not preloaded: siq_new() and siq_new_at() are ERROR 55000 too"
-is "$(echo "$out" | tail -1)" "1000" "not preloaded: flax_new() works (it needs no shared state)"
+is "$(echo "$out" | grep -x '55000' | wc -l)" "10" "not preloaded: siq_new() and siq_new_at() are ERROR 55000 too"
+is "$(echo "$out" | tail -8 | head -1)" "1000" "not preloaded: flax_new() works (it needs no shared state)"
+is "$(echo "$out" | tail -7 | head -6 | tr '\n' ' ')" "55000 55000 55000 55000 55000 55000 " \
+	"not preloaded: the kuid, kuid96 and snowflake generators are ERROR 55000"
+is "$(echo "$out" | tail -1)" "2016-04-30 11:18:25.796+00|.5.tXVEf8n4vPN.0" \
+	"not preloaded: snowflake extractors use Discord's epoch; kuid96 with an explicit node works"
 done_testing

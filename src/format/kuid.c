@@ -1,0 +1,171 @@
+/*
+ * kuid.c — the Erlang uid library's k-ordered ids (see kuid.h)
+ */
+#include "kuid.h"
+
+#include "counter.h"
+
+#define US_PER_SEC		INT64_C(1000000)
+#define SECS_PER_MEGA	INT64_C(1000000)
+
+_Static_assert(KUID_SEQ_MAX <= COUNTER_SEQ_MASK, "kuid sequences exceed the counter word");
+
+/* spec §6: '.' 0-9 A-Z '_' a-z, increasing in ASCII, so text order is byte order */
+static FlakeAlphabet kuid_alphabet = {
+	.symbols = ".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz",
+	.bits_per_symbol = 6,
+};
+
+const FlakeTextLayout kuid_text = {
+	.alphabet = &kuid_alphabet,
+	.nbytes = KUID_SIZE,
+	.nchars = KUID_TEXT_LEN,
+	.spare_bits_first = false,
+};
+
+const FlakeTextLayout kuid96_text = {
+	.alphabet = &kuid_alphabet,
+	.nbytes = KUID96_SIZE,
+	.nchars = KUID96_TEXT_LEN,
+	.spare_bits_first = false,
+};
+
+static void
+put_be(uint8_t *out, int nbytes, uint64_t value)
+{
+	for (int i = nbytes - 1; i >= 0; i--, value >>= 8)
+		out[i] = (uint8_t) value;
+}
+
+static uint64_t
+get_be(const uint8_t *in, int nbytes)
+{
+	uint64_t	value = 0;
+
+	for (int i = 0; i < nbytes; i++)
+		value = (value << 8) | in[i];
+	return value;
+}
+
+/* the low 24 bits shared by both layouts: Tick 10 | Seq 14 */
+static uint32_t
+tick_seq(const KuidFields *f)
+{
+	return ((uint32_t) (f->tick & 0x3FF) << 14) | (f->seq & 0x3FFF);
+}
+
+static void
+split_tick_seq(uint32_t bits, KuidFields *f)
+{
+	f->tick = (bits >> 14) & 0x3FF;
+	f->seq = bits & 0x3FFF;
+}
+
+/* spec §2 */
+void
+kuid_pack(const KuidFields *f, uint8_t *out)
+{
+	put_be(out, 8, ((uint64_t) (f->mega & KUID_FIELD_MAX) << 44) |
+		   ((uint64_t) (f->sec & KUID_FIELD_MAX) << 24) | tick_seq(f));
+}
+
+void
+kuid_unpack(const uint8_t *in, KuidFields *f)
+{
+	uint64_t	v = get_be(in, 8);
+
+	f->mega = (uint32_t) (v >> 44);
+	f->sec = (uint32_t) (v >> 24) & KUID_FIELD_MAX;
+	split_tick_seq((uint32_t) v & 0xFFFFFF, f);
+}
+
+/* spec §3 with I = 8: bytes 0-3 Mega|SecHi, 4-7 Node, 8 SecLo, 9-11 Tick|Seq */
+void
+kuid96_pack(const KuidFields *f, uint32_t node, uint8_t *out)
+{
+	uint32_t	sec = f->sec & KUID_FIELD_MAX;
+
+	put_be(out, 4, ((uint64_t) (f->mega & KUID_FIELD_MAX) << 12) | (sec >> KUID_INTERVAL));
+	put_be(out + 4, 4, node);
+	put_be(out + 8, 4, ((uint64_t) (sec & 0xFF) << 24) | tick_seq(f));
+}
+
+void
+kuid96_unpack(const uint8_t *in, KuidFields *f, uint32_t *node)
+{
+	uint64_t	high = get_be(in, 4);
+	uint64_t	low = get_be(in + 8, 4);
+
+	f->mega = (uint32_t) (high >> 12);
+	f->sec = (uint32_t) (((high & 0xFFF) << KUID_INTERVAL) | (low >> 24));
+	split_tick_seq((uint32_t) low & 0xFFFFFF, f);
+	*node = (uint32_t) get_be(in + 4, 4);
+}
+
+bool
+kuid_fields_from_unix_us(int64_t unix_us, KuidFields *f)
+{
+	int64_t		seconds;
+
+	if (unix_us < 0 || unix_us / US_PER_SEC / SECS_PER_MEGA >= KUID_MEGA_LIMIT)
+		return false;
+	seconds = unix_us / US_PER_SEC;
+	f->mega = (uint32_t) (seconds / SECS_PER_MEGA);
+	f->sec = (uint32_t) (seconds % SECS_PER_MEGA);
+	f->tick = (unsigned) ((unix_us % US_PER_SEC) / KUID_TICK_US);
+	f->seq = 0;
+	return true;
+}
+
+int64_t
+kuid_unix_us_from_fields(const KuidFields *f)
+{
+	/* at most (2^20·10^6 + 2^20)·10^6 + 1023·1024 < 2^60: no overflow */
+	return ((int64_t) f->mega * SECS_PER_MEGA + f->sec) * US_PER_SEC + (int64_t) f->tick * KUID_TICK_US;
+}
+
+uint64_t
+kuid_unit_from_fields(const KuidFields *f)
+{
+	return ((uint64_t) f->mega * SECS_PER_MEGA + f->sec) * KUID_TICKS_PER_SEC + f->tick;
+}
+
+void
+kuid_fields_from_unit(uint64_t unit, KuidFields *f)
+{
+	uint64_t	seconds = unit / KUID_TICKS_PER_SEC;
+
+	f->mega = (uint32_t) (seconds / SECS_PER_MEGA);
+	f->sec = (uint32_t) (seconds % SECS_PER_MEGA);
+	f->tick = (unsigned) (unit % KUID_TICKS_PER_SEC);
+	f->seq = 0;
+}
+
+/*
+ * spec §5: the PJW/ELF hash of the atom's text, where a UTF-8 sequence for
+ * U+0080..U+00FF counts as its single Latin-1 byte (atoms keep Latin-1
+ * text in that form).
+ */
+uint32_t
+kuid_node_fingerprint(const char *name, size_t len)
+{
+	const uint8_t *p = (const uint8_t *) name;
+	uint32_t	h = 0;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		uint32_t	v = p[i];
+		uint32_t	g;
+
+		if ((v == 0xC2 || v == 0xC3) && i + 1 < len && (p[i + 1] & 0xC0) == 0x80)
+			v = ((v << 6) | (p[++i] & 0x3F)) & 0xFF;
+		h = (h << 4) + v;
+		g = h & 0xF0000000u;
+		if (g != 0)
+		{
+			h ^= g >> 24;
+			h ^= g;
+		}
+	}
+	return h;
+}

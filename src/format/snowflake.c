@@ -1,0 +1,49 @@
+/*
+ * snowflake.c — Discord-style snowflakes (see snowflake.h)
+ */
+#include "snowflake.h"
+
+#include "counter.h"
+
+_Static_assert(SNOWFLAKE_MS_LIMIT - 1 <= COUNTER_MAX_UNIT, "snowflake ms exceed the counter word");
+_Static_assert(SNOWFLAKE_MAX_SEQUENCE <= COUNTER_SEQ_MASK, "snowflake sequences exceed the counter word");
+
+/* spec B1, without the library's unmasked timestamp: fields are reduced to their widths */
+uint64_t
+snowflake_pack(const SnowflakeFields *f)
+{
+	return ((f->ms & ((UINT64_C(1) << 42) - 1)) << 22) |
+		((uint64_t) (f->worker & 31) << 17) |
+		((uint64_t) (f->process & 31) << 12) |
+		(f->sequence & 4095);
+}
+
+void
+snowflake_unpack(uint64_t value, SnowflakeFields *f)
+{
+	f->ms = value >> 22;
+	f->worker = (unsigned) (value >> 17) & 31;
+	f->process = (unsigned) (value >> 12) & 31;
+	f->sequence = (unsigned) value & 4095;
+}
+
+bool
+snowflake_ms_from_unix_us(int64_t unix_us, int64_t epoch_unix_us, uint64_t *ms)
+{
+	uint64_t	since;
+
+	if (unix_us < epoch_unix_us)
+		return false;
+	/* the true difference is below 2^64 even where int64 would overflow */
+	since = ((uint64_t) unix_us - (uint64_t) epoch_unix_us) / 1000;
+	if (since >= SNOWFLAKE_MS_LIMIT)
+		return false;
+	*ms = since;
+	return true;
+}
+
+int64_t
+snowflake_unix_us_from_ms(uint64_t ms, int64_t epoch_unix_us)
+{
+	return epoch_unix_us + (int64_t) ms * 1000;
+}

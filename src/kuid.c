@@ -1,0 +1,255 @@
+/*
+ * kuid.c — the kuid and kuid96 types (spec/kuid.md): the Erlang uid
+ * library's 64-bit local and 96-bit global ids, interval I = 8
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "fixed_type.h"
+#include "flakeid.h"
+#include "format/kuid.h"
+
+#define KUID_RANGE "1970-01-01 00:00:00+00, 35198-01-19 07:06:40+00"
+
+static const FixedTypeInfo kuid_info = {.name = "kuid", .width = KUID_SIZE, .text = &kuid_text};
+static const FixedTypeInfo kuid96_info = {.name = "kuid96", .width = KUID96_SIZE, .text = &kuid96_text};
+
+FLAKEID_FIXED_TYPE(kuid, &kuid_info)
+FLAKEID_FIXED_TYPE(kuid96, &kuid96_info)
+
+static KuidFields
+kuid_fields_from_timestamptz(TimestampTz ts, const char *type_name)
+{
+	KuidFields	fields;
+
+	if (!kuid_fields_from_unix_us(flakeid_unix_us_from_timestamptz(ts, type_name), &fields))
+		flakeid_time_out_of_range(type_name, KUID_RANGE);
+	return fields;
+}
+
+static Datum
+kuid_datum(KuidFields fields)
+{
+	uint8		bytes[KUID_SIZE];
+
+	kuid_pack(&fields, bytes);
+	return fixed_datum(&kuid_info, bytes);
+}
+
+static Datum
+kuid96_datum(KuidFields fields, uint32 node)
+{
+	uint8		bytes[KUID96_SIZE];
+
+	kuid96_pack(&fields, node, bytes);
+	return fixed_datum(&kuid96_info, bytes);
+}
+
+static KuidFields
+kuid_arg(FunctionCallInfo fcinfo)
+{
+	KuidFields	fields;
+
+	kuid_unpack((const uint8 *) PG_GETARG_POINTER(0), &fields);
+	return fields;
+}
+
+static KuidFields
+kuid96_arg(FunctionCallInfo fcinfo, uint32 *node)
+{
+	KuidFields	fields;
+
+	kuid96_unpack((const uint8 *) PG_GETARG_POINTER(0), &fields, node);
+	return fields;
+}
+
+/* the next (tick, sequence) of the generator both types share */
+static KuidFields
+kuid_next_fields(void)
+{
+	KuidFields	fields;
+	unsigned	seq;
+
+	kuid_fields_from_unit(flakeid_kuid_next(&seq), &fields);
+	fields.seq = seq;
+	return fields;
+}
+
+static KuidFields
+kuid_backfill_fields(TimestampTz ts, const char *type_name)
+{
+	KuidFields	fields = kuid_fields_from_timestamptz(ts, type_name);
+
+	fields.seq = flakeid_kuid_next_static_seq();
+	return fields;
+}
+
+PG_FUNCTION_INFO_V1(kuid_new);
+Datum
+kuid_new(PG_FUNCTION_ARGS)
+{
+	return kuid_datum(kuid_next_fields());
+}
+
+PG_FUNCTION_INFO_V1(kuid96_new);
+Datum
+kuid96_new(PG_FUNCTION_ARGS)
+{
+	uint32		node = flakeid_kuid_node();	/* refuses on a standby before anything is issued */
+
+	return kuid96_datum(kuid_next_fields(), node);
+}
+
+PG_FUNCTION_INFO_V1(kuid_new_at);
+Datum
+kuid_new_at(PG_FUNCTION_ARGS)
+{
+	return kuid_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), "kuid"));
+}
+
+PG_FUNCTION_INFO_V1(kuid96_new_at);
+Datum
+kuid96_new_at(PG_FUNCTION_ARGS)
+{
+	uint32		node = flakeid_kuid_node();
+
+	return kuid96_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), "kuid96"), node);
+}
+
+static Datum
+kuid_time_datum(KuidFields fields)
+{
+	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(kuid_unix_us_from_fields(&fields)));
+}
+
+PG_FUNCTION_INFO_V1(kuid_time);
+Datum
+kuid_time(PG_FUNCTION_ARGS)
+{
+	return kuid_time_datum(kuid_arg(fcinfo));
+}
+
+PG_FUNCTION_INFO_V1(kuid96_time);
+Datum
+kuid96_time(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+
+	return kuid_time_datum(kuid96_arg(fcinfo, &node));
+}
+
+PG_FUNCTION_INFO_V1(kuid_seq);
+Datum
+kuid_seq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32((int32) kuid_arg(fcinfo).seq);
+}
+
+PG_FUNCTION_INFO_V1(kuid96_seq);
+Datum
+kuid96_seq(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+
+	PG_RETURN_INT32((int32) kuid96_arg(fcinfo, &node).seq);
+}
+
+PG_FUNCTION_INFO_V1(kuid96_node);
+Datum
+kuid96_node(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+
+	(void) kuid96_arg(fcinfo, &node);
+	PG_RETURN_INT64((int64) node);
+}
+
+/* kuid96(kuid): this server's node (STABLE); kuid96(kuid, node): the given one */
+PG_FUNCTION_INFO_V1(kuid96_from_kuid);
+Datum
+kuid96_from_kuid(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+
+	if (PG_NARGS() > 1)
+	{
+		int64		given = PG_GETARG_INT64(1);
+
+		flakeid_check_field(given, PG_UINT32_MAX, "node", "kuid96");
+		node = (uint32) given;
+	}
+	else
+		node = flakeid_kuid_node();
+	return kuid96_datum(kuid_arg(fcinfo), node);
+}
+
+/* the library's gtol: drop the node, keep time and sequence */
+PG_FUNCTION_INFO_V1(kuid_from_kuid96);
+Datum
+kuid_from_kuid96(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+
+	return kuid_datum(kuid96_arg(fcinfo, &node));
+}
+
+PG_FUNCTION_INFO_V1(kuid_node_hash);
+Datum
+kuid_node_hash(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+
+	PG_RETURN_INT64((int64) kuid_node_fingerprint(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name)));
+}
+
+/* The smallest or largest kuid of the tick containing a time. */
+PG_FUNCTION_INFO_V1(kuid_lower_bound);
+Datum
+kuid_lower_bound(PG_FUNCTION_ARGS)
+{
+	return kuid_datum(kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), "kuid"));
+}
+
+PG_FUNCTION_INFO_V1(kuid_upper_bound);
+Datum
+kuid_upper_bound(PG_FUNCTION_ARGS)
+{
+	KuidFields	fields = kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), "kuid");
+
+	fields.seq = KUID_SEQ_MAX;
+	return kuid_datum(fields);
+}
+
+/*
+ * kuid96 sorts by (Mega, Sec >> 8) before the node (spec §4), so its bounds
+ * are those of the whole 256-second window: every field after the window
+ * index is all zeros or all ones.
+ */
+static Datum
+kuid96_window_bound(TimestampTz ts, bool upper)
+{
+	KuidFields	fields = kuid_fields_from_timestamptz(ts, "kuid96");
+	uint32		low_sec_mask = (1u << KUID_INTERVAL) - 1;
+
+	fields.sec = upper ? fields.sec | low_sec_mask : fields.sec & ~low_sec_mask;
+	fields.tick = upper ? KUID_TICK_MAX : 0;
+	fields.seq = upper ? KUID_SEQ_MAX : 0;
+	return kuid96_datum(fields, upper ? PG_UINT32_MAX : 0);
+}
+
+PG_FUNCTION_INFO_V1(kuid96_lower_bound);
+Datum
+kuid96_lower_bound(PG_FUNCTION_ARGS)
+{
+	return kuid96_window_bound(PG_GETARG_TIMESTAMPTZ(0), false);
+}
+
+PG_FUNCTION_INFO_V1(kuid96_upper_bound);
+Datum
+kuid96_upper_bound(PG_FUNCTION_ARGS)
+{
+	return kuid96_window_bound(PG_GETARG_TIMESTAMPTZ(0), true);
+}

@@ -1,0 +1,251 @@
+/*
+ * test_kuid.c — the kuid/kuid96 format layer against the Erlang library's
+ * vectors (uid.tsv at interval 8, uid_node_hash.tsv), our input verdicts,
+ * and the linear tick count the generator advances.
+ *
+ * Usage: test_kuid VECTOR_DIR.  Prints TAP.
+ */
+#include "tap.h"
+#include "../../src/format/counter.h"
+#include "../../src/format/kuid.h"
+
+static const char *vectors;
+
+static unsigned long long
+column(Tsv *t, const char *name)
+{
+	return strtoull(tsv_get(t, name), NULL, 10);
+}
+
+static bool
+same_fields(const KuidFields *a, const KuidFields *b)
+{
+	return a->mega == b->mega && a->sec == b->sec && a->tick == b->tick && a->seq == b->seq;
+}
+
+/*
+ * Every local row and every interval-8 global row: text both ways, the
+ * fields and node of the decoded term, repacking, the time formula, and —
+ * for times a clock can give — the fields from the time.
+ */
+static void
+test_vectors(void)
+{
+	Tsv		   *t = tsv_open(vectors, "uid.tsv");
+	int			rows = 0;
+
+	while (tsv_next(t))
+	{
+		bool		local = strcmp(tsv_get(t, "kind"), "local") == 0;
+		const char *hex = tsv_get(t, "hex");
+		const FlakeTextLayout *layout = local ? &kuid_text : &kuid96_text;
+		int			width = local ? KUID_SIZE : KUID96_SIZE;
+		uint8_t		bytes[KUID96_SIZE],
+					again[KUID96_SIZE];
+		KuidFields	f,
+					expected,
+					from_time;
+		uint32_t	node = 0;
+		int64_t		time_us = strtoll(tsv_get(t, "time_us"), NULL, 10);
+		bool		pass;
+
+		if (!local && strcmp(tsv_get(t, "drift"), "8") != 0)
+			continue;			/* another interval: not our format */
+		rows++;
+		if (hex_to_bytes(hex, bytes, width) != width)
+		{
+			tap_ok(false, "uid %s: bad hex in vector (line %d)", hex, t->lineno);
+			continue;
+		}
+		expected = (KuidFields) {
+			.mega = (uint32_t) column(t, "mega"),
+			.sec = (uint32_t) column(t, "sec"),
+			.tick = (unsigned) (column(t, "micro") >> 10),
+			.seq = (unsigned) column(t, "seq"),
+		};
+		if (local)
+		{
+			kuid_unpack(bytes, &f);
+			kuid_pack(&f, again);
+		}
+		else
+		{
+			kuid96_unpack(bytes, &f, &node);
+			kuid96_pack(&f, node, again);
+		}
+		pass = codec_round_trip(layout, bytes, tsv_get(t, "b64")) &&
+			same_fields(&f, &expected) &&
+			column(t, "micro") % KUID_TICK_US == 0 &&
+			(local || node == strtoul(tsv_get(t, "node_hex"), NULL, 16)) &&
+			memcmp(again, bytes, width) == 0 &&
+			kuid_unix_us_from_fields(&f) == time_us;
+		if (pass && f.sec < 1000000 && f.tick < KUID_TICKS_PER_SEC)
+		{
+			/* a time the clock can give floors back to exactly these fields */
+			pass = kuid_fields_from_unix_us(time_us, &from_time) &&
+				(from_time.seq = f.seq, same_fields(&from_time, &f)) &&
+				kuid_fields_from_unix_us(time_us + KUID_TICK_US - 1 - (f.tick == 976 ? 448 : 0), &from_time) &&
+				from_time.tick == f.tick && from_time.sec == f.sec;
+		}
+		tap_ok(pass, "uid %s %s (line %d)", tsv_get(t, "kind"), hex, t->lineno);
+	}
+	tap_ok(rows > 0, "uid.tsv: %d local and interval-8 rows checked", rows);
+	tsv_close(t);
+}
+
+static void
+test_node_hash(void)
+{
+	Tsv		   *t = tsv_open(vectors, "uid_node_hash.tsv");
+
+	while (tsv_next(t))
+	{
+		uint8_t		name[1024];
+		int			len = hex_to_bytes(tsv_get(t, "atom_utf8_hex"), name, sizeof(name));
+		uint32_t	hash = kuid_node_fingerprint((const char *) name, (size_t) len);
+
+		tap_ok(len >= 0 && hash == strtoul(tsv_get(t, "phash2_u32"), NULL, 10) &&
+			   hash == strtoul(tsv_get(t, "node_hex"), NULL, 16),
+			   "phash2 of atom %s = %s (line %d)", tsv_get(t, "atom_utf8_hex"), tsv_get(t, "phash2_u32"), t->lineno);
+	}
+	tsv_close(t);
+}
+
+static void
+test_input_verdicts(void)
+{
+	Tsv		   *t = tsv_open(vectors, "uid_invalid_verdicts.tsv");
+
+	while (tsv_next(t))
+	{
+		bool		local = strcmp(tsv_get(t, "type"), "kuid") == 0;
+		bool		accept = strcmp(tsv_get(t, "verdict"), "accept") == 0;
+		const char *input = tsv_get(t, "input");
+		int			width = local ? KUID_SIZE : KUID96_SIZE;
+		uint8_t		expected[KUID96_SIZE] = {0},
+					out[KUID96_SIZE];
+		bool		got;
+
+		if (accept && hex_to_bytes(tsv_get(t, "value_hex"), expected, width) != width)
+		{
+			tap_ok(false, "verdict %s: bad value in verdict file", tsv_get(t, "id"));
+			continue;
+		}
+		if (strcmp(tsv_get(t, "form"), "binary") == 0)
+		{
+			uint8_t		raw[64];
+			int			n = hex_to_bytes(input, raw, sizeof(raw));
+
+			got = n == width;
+			if (got)
+				memcpy(out, raw, width);
+		}
+		else
+		{
+			char		raw[256];
+			size_t		len = unescape(input, raw);
+
+			got = flake_decode(local ? &kuid_text : &kuid96_text, raw, len, out);
+		}
+		tap_ok(got == accept && (!accept || memcmp(out, expected, width) == 0),
+			   "%s \"%s\" as %s: %s", tsv_get(t, "function"), input, tsv_get(t, "type"),
+			   accept ? "accepted, right value" : "rejected");
+	}
+	tsv_close(t);
+}
+
+/* The generator's linear tick count: dense, ordered like the IDs, and reversible. */
+static void
+test_units(void)
+{
+	KuidFields	f = {.mega = 1700, .sec = 999999, .tick = 976},
+				g;
+	uint64_t	unit = kuid_unit_from_fields(&f);
+	bool		ok = true;
+	uint8_t		prev[KUID_SIZE] = {0},
+				cur[KUID_SIZE];
+
+	kuid_fields_from_unit(unit + 1, &g);
+	tap_ok(g.mega == 1701 && g.sec == 0 && g.tick == 0,
+		   "the unit after tick 976 of the last second of a megasecond is tick 0 of the next megasecond");
+	/* a walk over 3 seconds of units: each maps back, packs in increasing order */
+	for (uint64_t u = unit - 2000; u < unit + 1000; u++)
+	{
+		kuid_fields_from_unit(u, &g);
+		kuid_pack(&g, cur);
+		ok &= kuid_unit_from_fields(&g) == u && g.tick < KUID_TICKS_PER_SEC && memcmp(prev, cur, KUID_SIZE) < 0;
+		memcpy(prev, cur, KUID_SIZE);
+	}
+	tap_ok(ok, "3000 consecutive units map back and pack in strictly increasing order");
+
+	/* the last microsecond of a second is in tick 976; the range ends at 2^20 megaseconds */
+	tap_ok(kuid_fields_from_unix_us(INT64_C(1700000000999999), &g) && g.tick == 976 && g.sec == 0 && g.mega == 1700,
+		   "999999 us into a second is tick 976");
+	tap_ok(!kuid_fields_from_unix_us(-1, &g), "times before 1970 are outside the range");
+	tap_ok(kuid_fields_from_unix_us(INT64_C(1048575999999999999), &g) && g.mega == 1048575 &&
+		   !kuid_fields_from_unix_us(INT64_C(1048576000000000000), &g),
+		   "the range ends at 2^20 megaseconds");
+}
+
+/*
+ * The shared generator state with kuid's pool (0..16383 per tick): with a
+ * scripted clock, sequences reset per tick, an exhausted tick waits, and
+ * a clock behind counts on; every ID packs into a strictly larger kuid.
+ */
+static void
+test_generator(void)
+{
+	CounterPool pool = {0, KUID_SEQ_MAX};
+	KuidFields	f = {.mega = 1700, .sec = 999999, .tick = 975};
+	uint64_t	base = kuid_unit_from_fields(&f);
+	uint64_t	word = 0,
+				next = 0,
+				wait = 0;
+	uint8_t		prev[KUID_SIZE] = {0},
+				cur[KUID_SIZE];
+	int			issued = 0,
+				waits = 0;
+	bool		increasing = true,
+				resets = true;
+
+	/*
+	 * The clock sits in tick 975 for 24000 calls (1.5 pools), in tick 976 for
+	 * 26000 more, then a second behind for one more pool.
+	 */
+	for (int i = 0; i < 50000 + KUID_SEQ_MAX + 1; i++)
+	{
+		uint64_t	now = i < 24000 ? base : i < 50000 ? base + 1 : base - KUID_TICKS_PER_SEC;
+
+		if (counter_advance_monotonic(word, now, &pool, &next, &wait) != COUNTER_ISSUE)
+		{
+			waits++;
+			continue;
+		}
+		resets &= counter_unit(next) == counter_unit(word) || counter_seq(next) == 0;
+		word = next;
+		kuid_fields_from_unit(counter_unit(word), &f);
+		f.seq = counter_seq(word);
+		kuid_pack(&f, cur);
+		increasing &= memcmp(prev, cur, KUID_SIZE) < 0;
+		memcpy(prev, cur, KUID_SIZE);
+		issued++;
+	}
+	tap_ok(waits == (24000 - (KUID_SEQ_MAX + 1)) + (26000 - (KUID_SEQ_MAX + 1)),
+		   "an exhausted tick waits (%d waits) instead of wrapping", waits);
+	tap_ok(increasing && resets, "%d IDs strictly increasing; the sequence restarts at 0 in every new tick", issued);
+	kuid_fields_from_unit(counter_unit(word), &f);
+	tap_ok(f.mega == 1701 && f.sec == 0 && f.tick == 0 && counter_seq(word) == KUID_SEQ_MAX,
+		   "a clock a second behind moves on past tick 976 into the next second, not back");
+}
+
+int
+main(int argc, char **argv)
+{
+	vectors = argc > 1 ? argv[1] : "test/vectors";
+	test_vectors();
+	test_node_hash();
+	test_input_verdicts();
+	test_units();
+	test_generator();
+	return tap_done();
+}
