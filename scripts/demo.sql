@@ -22,3 +22,8 @@ SELECT count(*) FROM events
 WHERE id >= sno_lower_bound(now() - interval '1 hour') AND id < sno_lower_bound(now());
 SELECT count(*) AS last_hour FROM events
 WHERE id >= sno_lower_bound(now() - interval '1 hour') AND id < sno_lower_bound(now());
+
+-- the other formats: one new ID of each, with its time
+SELECT flax_new() AS flax, siq_new('user') AS siq, kuid_new() AS kuid, kuid96_new() AS kuid96,
+       snowflake_new() AS snowflake;
+SELECT kuid_time('.5.tXbhdV.3') AS erlang_uid_readme, snowflake_time(175928847299117063) AS discord_example;
