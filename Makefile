@@ -61,4 +61,27 @@ test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(UNIT_SRCS) $(wildcard src
 unittest: $(patsubst %,test/unit/test_%,$(FORMATS))
 	prove -v $(patsubst %,test/unit/test_%,$(FORMATS)) :: test/vectors
 
-.PHONY: unittest
+# the same tests under valgrind (memory errors and leaks fail the run)
+valgrind-unittest: $(patsubst %,test/unit/test_%,$(FORMATS))
+	prove -v --exec 'valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite' \
+	  $(patsubst %,test/unit/test_%,$(FORMATS)) :: test/vectors
+
+# --- fuzzing (libFuzzer, clang, ASan + UBSan) ------------------------------
+# one harness per text format: test/fuzz/harness.c built with its name
+FUZZ_FORMATS = sno flax siq kuid kuid96
+FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc
+
+test/fuzz/fuzz_%: test/fuzz/harness.c $(UNIT_SRCS) $(wildcard src/format/*.h)
+	clang $(FUZZ_CFLAGS) -DFUZZ_FORMAT='"$*"' -o $@ $< $(UNIT_SRCS) -lcrypto -lz
+
+# TAP: one line per harness with its execution count; FUZZ_SECONDS each
+fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS))
+	@bash test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_FORMATS)
+
+fuzz-long:
+	$(MAKE) fuzz FUZZ_SECONDS=600
+
+EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus
+
+.PHONY: unittest valgrind-unittest fuzz fuzz-long

@@ -5,9 +5,9 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
 # Debian packages the build and the tests need; installed only when missing.
-ensure_deps() {
+ensure_deps() {   # ensure_deps [EXTRA-PACKAGE...]
 	local pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
-		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl postgresql-common libssl-dev zlib1g-dev)
+		"postgresql-$PG_MAJOR-pgtap" libtap-parser-sourcehandler-pgtap-perl postgresql-common libssl-dev zlib1g-dev "$@")
 	local missing=()
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

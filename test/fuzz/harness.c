@@ -1,0 +1,191 @@
+/*
+ * harness.c — libFuzzer harness for the pure-C format layer
+ *
+ * Built once per format with -DFUZZ_FORMAT='"name"' (see the
+ * Makefile's fuzz targets), under AddressSanitizer and
+ * UndefinedBehaviorSanitizer.  The first input byte picks the path:
+ *
+ *   even: text input.  Whatever the parser accepts must encode to a string
+ *         that parses back to the same bytes (and, for the strict codecs,
+ *         is the input itself: one spelling per value).
+ *   odd:  binary input, as a receiver sees it.  A value of the right width
+ *         must survive unpack -> pack and encode -> decode unchanged.
+ *
+ * Any mismatch aborts, which libFuzzer reports as a crash.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/format/codec.h"
+#include "../../src/format/flax.h"
+#include "../../src/format/kuid.h"
+#include "../../src/format/siq.h"
+#include "../../src/format/sno.h"
+
+#define MAX_WIDTH 16
+
+static bool
+strict_parse_sno(const char *in, size_t len, uint8_t *out)
+{
+	return flake_decode(&sno_text, in, len, out);
+}
+
+static bool
+strict_parse_flax(const char *in, size_t len, uint8_t *out)
+{
+	return flake_decode(&flax_text, in, len, out);
+}
+
+static bool
+strict_parse_kuid(const char *in, size_t len, uint8_t *out)
+{
+	return flake_decode(&kuid_text, in, len, out);
+}
+
+static bool
+strict_parse_kuid96(const char *in, size_t len, uint8_t *out)
+{
+	return flake_decode(&kuid96_text, in, len, out);
+}
+
+/* unpack then pack: every bit pattern of the width is a value */
+static void
+repack_sno(const uint8_t *in, uint8_t *out)
+{
+	SnoFields	f;
+
+	sno_unpack(in, &f);
+	sno_pack(&f, out);
+}
+
+static void
+repack_flax(const uint8_t *in, uint8_t *out)
+{
+	uint64_t	ms,
+				random;
+
+	flax_unpack(in, &ms, &random);
+	flax_pack(ms, random, out);
+}
+
+static void
+repack_siq(const uint8_t *in, uint8_t *out)
+{
+	SiqFields	f;
+
+	siq_unpack(in, &f);
+	siq_pack(&f, out);
+}
+
+static void
+repack_kuid(const uint8_t *in, uint8_t *out)
+{
+	KuidFields	f;
+
+	kuid_unpack(in, &f);
+	kuid_pack(&f, out);
+}
+
+static void
+repack_kuid96(const uint8_t *in, uint8_t *out)
+{
+	KuidFields	f;
+	uint32_t	node;
+
+	kuid96_unpack(in, &f, &node);
+	kuid96_pack(&f, node, out);
+}
+
+typedef struct FuzzFormat
+{
+	const char *name;
+	const FlakeTextLayout *text;
+	bool		(*parse) (const char *in, size_t len, uint8_t *out);
+	bool		canonical_only;	/* the parser accepts exactly the encoder's output */
+	void		(*repack) (const uint8_t *in, uint8_t *out);
+} FuzzFormat;
+
+static const FuzzFormat formats[] = {
+	{"sno", &sno_text, strict_parse_sno, true, repack_sno},
+	{"flax", &flax_text, strict_parse_flax, true, repack_flax},
+	{"siq", &siq_text, siq_parse, false, repack_siq},	/* numerals of any length, any case, DIDs */
+	{"kuid", &kuid_text, strict_parse_kuid, true, repack_kuid},
+	{"kuid96", &kuid96_text, strict_parse_kuid96, true, repack_kuid96},
+};
+
+static const FuzzFormat *format;
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void) argc;
+	(void) argv;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(formats[i].name, FUZZ_FORMAT) == 0)
+			format = &formats[i];
+	if (format == NULL)
+	{
+		fprintf(stderr, "no fuzz format named %s\n", FUZZ_FORMAT);
+		abort();
+	}
+	return 0;
+}
+
+static void
+fail(const char *what, const uint8_t *data, size_t size)
+{
+	fprintf(stderr, "%s: %s (input of %zu bytes)\n", format->name, what, size);
+	(void) data;
+	abort();
+}
+
+static void
+check_text(const uint8_t *data, size_t size)
+{
+	uint8_t		bytes[MAX_WIDTH],
+				again[MAX_WIDTH];
+	char		text[64];
+	int			width = format->text->nbytes;
+
+	if (!format->parse((const char *) data, size, bytes))
+		return;
+	flake_encode(format->text, bytes, text);
+	if (format->canonical_only && (size != (size_t) format->text->nchars || memcmp(text, data, size) != 0))
+		fail("accepted a string that is not the canonical spelling of its value", data, size);
+	if (!format->parse(text, (size_t) format->text->nchars, again) || memcmp(bytes, again, width) != 0)
+		fail("the encoding of an accepted value does not parse back to it", data, size);
+}
+
+static void
+check_binary(const uint8_t *data, size_t size)
+{
+	uint8_t		again[MAX_WIDTH];
+	char		text[64];
+	int			width = format->text->nbytes;
+
+	if (size != (size_t) width)
+		return;					/* a receiver refuses any other length (22P03) */
+	format->repack(data, again);
+	if (memcmp(data, again, width) != 0)
+		fail("unpack then pack changed the value", data, size);
+	flake_encode(format->text, data, text);
+	if (!format->parse(text, (size_t) format->text->nchars, again) || memcmp(data, again, width) != 0)
+		fail("the text of a binary value does not parse back to it", data, size);
+}
+
+extern int	LLVMFuzzerInitialize(int *argc, char ***argv);
+extern int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	if (data[0] & 1)
+		check_binary(data + 1, size - 1);
+	else
+		check_text(data + 1, size - 1);
+	return 0;
+}
