@@ -8,14 +8,14 @@ EXTVERSION = 0.1
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
-PLAIN_SQL = snowflake
+PLAIN_SQL = snowflake generators
 
 # one format per module: src/format/<m>.c (pure C, unit-tested by
 # test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
 FORMATS = sno flax siq kuid snowflake
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS))
 MODULE_big = flakeid
-OBJS = src/flakeid.o src/generator.o src/random.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
+OBJS = src/flakeid.o src/generator.o src/state.o src/random.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 

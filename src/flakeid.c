@@ -32,6 +32,7 @@ int			flakeid_kuid_node_fingerprint = -1;
 int			flakeid_snowflake_worker_setting = -1;
 int			flakeid_snowflake_process_setting = -1;
 int64		flakeid_snowflake_epoch_ms = SNOWFLAKE_DISCORD_EPOCH_MS;
+int			flakeid_debug_clock_offset_ms = 0;
 static char *snowflake_epoch_ms_setting = NULL;
 
 /* the epoch may lie anywhere from 1970 to the end of year 9999 */
@@ -176,6 +177,12 @@ define_settings(void)
 							&flakeid_snowflake_process_setting,
 							-1, -1, SNOWFLAKE_MAX_PROCESS,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("flakeid.debug_clock_offset_ms",
+							"Shifts the generators' clock, for testing clock faults.",
+							"Superuser only; never set it in production.",
+							&flakeid_debug_clock_offset_ms,
+							0, -7 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("flakeid");
 #else
@@ -216,7 +223,8 @@ flakeid_clock_unix_us(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64) ts.tv_sec * USECS_PER_SEC + ts.tv_nsec / 1000;
+	return (int64) ts.tv_sec * USECS_PER_SEC + ts.tv_nsec / 1000 +
+		(int64) flakeid_debug_clock_offset_ms * 1000;
 }
 
 void

@@ -21,6 +21,7 @@ extern int	flakeid_kuid_node_fingerprint;	/* of flakeid.kuid_node; -1 = derived 
 extern int	flakeid_snowflake_worker_setting;
 extern int	flakeid_snowflake_process_setting;
 extern int64 flakeid_snowflake_epoch_ms;
+extern int	flakeid_debug_clock_offset_ms;
 
 /* time (flakeid.c) */
 #define FLAKEID_PG_EPOCH_UNIX_US \
@@ -40,6 +41,18 @@ extern void flakeid_time_out_of_range(const char *type_name, const char *range) 
 
 /* secure random bytes from a per-backend buffer (random.c) */
 extern void flakeid_random_bytes(void *out, size_t n);
+
+/* persisted generator state (state.c) */
+typedef struct FlakeidPersisted
+{
+	int64		mark_unix_us;	/* every ID issued so far lies before this instant */
+	int64		sno_other_bound_unix_us;	/* sno IDs with the other tick-tock lie before this */
+	uint32		sno_ticktock;	/* the tick-tock in use */
+	uint32		padding;
+} FlakeidPersisted;
+
+extern bool flakeid_state_load(FlakeidPersisted *state);
+extern void flakeid_state_save(const FlakeidPersisted *state);
 
 /* generators (generator.c) */
 extern void flakeid_shmem_request(void);
