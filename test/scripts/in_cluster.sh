@@ -13,5 +13,5 @@ make -s installcheck 2>&1 | awk '
 	END { print "1.." n }' || status=1
 [ -f regression.diffs ] && { sed 's/^/# /' regression.diffs | head -200; status=1; }
 pg_prove -v test/pgtap/*.sql || status=1
-prove -v test/scripts/concurrency.t test/scripts/clock.t test/scripts/restart.t || status=1
+prove -v test/scripts/concurrency.t test/scripts/clock.t test/scripts/load.t test/scripts/standby.t test/scripts/restart.t || status=1
 exit $status
