@@ -9,7 +9,8 @@ pg_virtualenv -o shared_preload_libraries=flakeid bash <<'INNER' 2>&1 | grep -vE
 set -euo pipefail
 psql -X -q -c "CREATE EXTENSION flakeid; CREATE SEQUENCE bench_seq;"
 cases=(empty "n" nextval "nextval('bench_seq')" sno_new "sno_new(0)"
-       gen_random_uuid "gen_random_uuid()" flax_new "flax_new()")
+       gen_random_uuid "gen_random_uuid()" flax_new "flax_new()"
+       siq_new "siq_new('user')" kuid_new "kuid_new()" snowflake_new "snowflake_new()")
 time_ms() {   # server-side milliseconds of one count over the scan
 	psql -X -q -At -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); result bigint;
 		BEGIN SELECT count($1) INTO result FROM generate_series(1, $ROWS) g(n);
