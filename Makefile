@@ -82,6 +82,6 @@ fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS))
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=600
 
-EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus
+EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus test/fuzz/crashes
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long

@@ -8,6 +8,7 @@ ms() {   # ms SQL: server-side milliseconds of one statement
 		BEGIN EXECUTE \$q\$ $1 \$q\$; RAISE NOTICE 'ms=%', extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$" 2>&1 |
 		sed -n 's/.*NOTICE:  ms=//p'
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 median() { printf "%s\n" $1 | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
 declare -A S   # samples per case key
 report=()
@@ -16,129 +17,152 @@ add() { report+=("$*"); }
 q -c "CREATE EXTENSION flakeid; CREATE EXTENSION pgstattuple; CREATE SEQUENCE bench_seq;"
 
 # --- 1. generation: ns per ID over an empty scan --------------------------------
-gen_cases=(empty "n" nextval "nextval('bench_seq')" gen_random_uuid "gen_random_uuid()"
-	sno_new "sno_new(0)" flax_new "flax_new()" siq_new "siq_new('user')" kuid_new "kuid_new()"
-	kuid96_new "kuid96_new()" snowflake_new "snowflake_new()")
-for r in $(seq 1 "$ROUNDS"); do
-	for ((i = 0; i < ${#gen_cases[@]}; i += 2)); do
-		S[gen_${gen_cases[i]}]+="$(ms "SELECT count(${gen_cases[i+1]}) FROM generate_series(1, $ROWS) g(n)") "
-	done
-done
-empty=$(median "${S[gen_empty]}")
-ns() { awk -v m="$(median "${S[gen_$1]}")" -v e="$empty" -v n="$ROWS" 'BEGIN {printf "%.1f", (m - e) * 1e6 / n}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
-add "## 1. Generation (ns per ID over an empty generate_series scan of $ROWS rows; the scan: $empty ms)"
-add ""
-add "| expression | ns per ID | ratio | baseline | target |"
-add "|---|---|---|---|---|"
-nextval_ns=$(ns nextval); uuid_ns=$(ns gen_random_uuid)
-add "| \`nextval('bench_seq')\` | $nextval_ns | 1 | | |"
-add "| \`gen_random_uuid()\` | $uuid_ns | $(ratio "$uuid_ns" "$nextval_ns") | nextval | |"
-for c in sno_new flax_new siq_new kuid_new kuid96_new snowflake_new; do
-	v=$(ns $c)
-	case $c in
-		sno_new) add "| \`sno_new(0)\` | $v | $(ratio "$v" "$nextval_ns") | nextval | ≤ 0.25 |" ;;
-		flax_new) add "| \`flax_new()\` | $v | $(ratio "$v" "$uuid_ns") | gen_random_uuid | ≤ 0.10 |" ;;
-		*) add "| \`$c()\` | $v | $(ratio "$v" "$nextval_ns") | nextval | |" ;;
-	esac
-done
-
-# --- 2. insert with a DEFAULT generator ----------------------------------------------
-q -c "CREATE TABLE ins_identity (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int);
-      CREATE TABLE ins_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
-      CREATE TABLE ins_sno (id sno PRIMARY KEY DEFAULT sno_new(0), n int);
-      CREATE TABLE ins_kuid (id kuid PRIMARY KEY DEFAULT kuid_new(), n int);
-      CREATE TABLE ins_snowflake (id bigint PRIMARY KEY DEFAULT snowflake_new(), n int);"
-ins_cases=(identity uuid sno kuid snowflake)
-for r in $(seq 1 "$ROUNDS"); do
-	for c in "${ins_cases[@]}"; do
-		q -c "TRUNCATE ins_$c; CHECKPOINT"
-		S[ins_$c]+="$(ms "INSERT INTO ins_$c (n) SELECT g FROM generate_series(1, $ROWS) g") "
-	done
-done
-add ""
-add "## 2. Insert $ROWS rows into a table whose primary key has a DEFAULT generator"
-add ""
-add "| key | ms | ratio to identity | index size | leaf density | target |"
-add "|---|---|---|---|---|---|"
-base=$(median "${S[ins_identity]}")
-for c in "${ins_cases[@]}"; do
-	m=$(median "${S[ins_$c]}")
-	stats=$(q -c "SELECT pg_size_pretty(pg_relation_size('ins_${c}_pkey')) || '|' || round(avg_leaf_density::numeric, 1) || ' %' FROM pgstatindex('ins_${c}_pkey')")
-	target=""; [ "$c" = sno ] && target="≤ 1.05, density ≥ 89 %"; [ "$c" = kuid ] || [ "$c" = snowflake ] && target="density ≥ 89 %"
-	add "| $c | $m | $(ratio "$m" "$base") | ${stats%%|*} | ${stats#*|} | $target |"
-done
-
-# --- 3. sort 1M shuffled IDs: ORDER BY in memory, and CREATE INDEX --------------------
-sort_types=(uuid sno flax siq kuid kuid96)
-q -c "CREATE TABLE sort_uuid AS SELECT gen_random_uuid() AS id FROM generate_series(1, $ROWS);
-      CREATE TABLE sort_sno AS SELECT id FROM (SELECT sno_new(0) AS id FROM generate_series(1, $ROWS)) s ORDER BY random();
-      CREATE TABLE sort_flax AS SELECT id FROM (SELECT flax_new() AS id FROM generate_series(1, $ROWS)) s ORDER BY random();
-      CREATE TABLE sort_siq AS SELECT id FROM (SELECT siq_new('user') AS id FROM generate_series(1, $ROWS)) s ORDER BY random();
-      CREATE TABLE sort_kuid AS SELECT id FROM (SELECT kuid_new() AS id FROM generate_series(1, $ROWS)) s ORDER BY random();
-      CREATE TABLE sort_kuid96 AS SELECT id FROM (SELECT kuid96_new() AS id FROM generate_series(1, $ROWS)) s ORDER BY random();"
-q -c "VACUUM ANALYZE"
-for r in $(seq 1 "$ROUNDS"); do
-	for t in "${sort_types[@]}"; do
-		S[sort_$t]+="$(ms "SELECT id FROM sort_$t ORDER BY id OFFSET $ROWS") "
-		S[index_$t]+="$(ms "CREATE INDEX sort_${t}_idx ON sort_$t (id)") "
-		q -c "DROP INDEX sort_${t}_idx"
-	done
-done
-add ""
-add "## 3. Sort $ROWS shuffled IDs (work_mem and maintenance_work_mem 1GB)"
-add ""
-add "| type | ORDER BY ms | ratio to uuid | CREATE INDEX ms | ratio to uuid | target |"
-add "|---|---|---|---|---|---|"
-sbase=$(median "${S[sort_uuid]}"); ibase=$(median "${S[index_uuid]}")
-for t in "${sort_types[@]}"; do
-	s=$(median "${S[sort_$t]}"); i=$(median "${S[index_$t]}")
-	add "| $t | $s | $(ratio "$s" "$sbase") | $i | $(ratio "$i" "$ibase") | $([ "$t" = uuid ] || echo "≤ 1.0") |"
-done
-
-# --- 4. text I/O: COPY TO and COPY FROM -------------------------------------------------
-dir=$(q -c "SHOW data_directory")
-for r in $(seq 1 "$ROUNDS"); do
-	for t in "${sort_types[@]}"; do
-		S[copyto_$t]+="$(ms "COPY sort_$t TO '$dir/bench_$t.copy'") "
-		q -c "CREATE TABLE IF NOT EXISTS copy_$t (id $t); TRUNCATE copy_$t"
-		S[copyfrom_$t]+="$(ms "COPY copy_$t FROM '$dir/bench_$t.copy'") "
-	done
-done
-add ""
-add "## 4. Text I/O: COPY of $ROWS rows (rows per second)"
-add ""
-add "| type | COPY TO rows/s | ratio to uuid | COPY FROM rows/s | ratio to uuid | target |"
-add "|---|---|---|---|---|---|"
-rps() { awk -v m="$(median "${S[$1]}")" -v n="$ROWS" 'BEGIN {printf "%.0f", n / (m / 1000)}'; }
-tbase=$(rps copyto_uuid); fbase=$(rps copyfrom_uuid)
-for t in "${sort_types[@]}"; do
-	to=$(rps copyto_$t); from=$(rps copyfrom_$t)
-	add "| $t | $to | $(ratio "$to" "$tbase") | $from | $(ratio "$from" "$fbase") | $([ "$t" = uuid ] || echo "≥ 1.0") |"
-done
-
-# --- 5. concurrency: pgbench INSERT ... DEFAULT VALUES ------------------------------------
-q -c "CREATE TABLE pgb_identity (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY);
-      CREATE TABLE pgb_sno (id sno PRIMARY KEY DEFAULT sno_new(0));"
-for c in identity sno; do echo "INSERT INTO pgb_$c DEFAULT VALUES;" > "/tmp/flakeid_bench_$c.sql"; done
-for r in $(seq 1 "$ROUNDS"); do
-	for clients in 1 2 4 8; do
-		for c in identity sno; do
-			tps=$(pgbench -n -c "$clients" -j "$clients" -T "$PGBENCH_SECONDS" -f "/tmp/flakeid_bench_$c.sql" 2>/dev/null |
-				sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-			S[pgb_${c}_$clients]+="$tps "
+case_generation() {
+	gen_cases=(empty "n" nextval "nextval('bench_seq')" gen_random_uuid "gen_random_uuid()"
+		sno_new "sno_new(0)" flax_new "flax_new()" siq_new "siq_new('user')" kuid_new "kuid_new()"
+		kuid96_new "kuid96_new()" snowflake_new "snowflake_new()")
+	for r in $(seq 1 "$ROUNDS"); do
+		for ((i = 0; i < ${#gen_cases[@]}; i += 2)); do
+			S[gen_${gen_cases[i]}]+="$(ms "SELECT count(${gen_cases[i+1]}) FROM generate_series(1, $ROWS) g(n)") "
 		done
 	done
-done
-add ""
-add "## 5. Concurrency: pgbench, INSERT … DEFAULT VALUES, ${PGBENCH_SECONDS} s per run"
-add ""
-add "| clients | identity tps | sno tps | ratio | target |"
-add "|---|---|---|---|---|"
-for clients in 1 2 4 8; do
-	a=$(median "${S[pgb_identity_$clients]}"); b=$(median "${S[pgb_sno_$clients]}")
-	add "| $clients | $a | $b | $(ratio "$b" "$a") | ≥ 0.95 |"
-done
+	empty=$(median "${S[gen_empty]}")
+	ns() { awk -v m="$(median "${S[gen_$1]}")" -v e="$empty" -v n="$ROWS" 'BEGIN {printf "%.1f", (m - e) * 1e6 / n}'; }
+	add "## 1. Generation (ns per ID over an empty generate_series scan of $ROWS rows; the scan: $empty ms)"
+	add ""
+	add "| expression | ns per ID | ratio | baseline | target |"
+	add "|---|---|---|---|---|"
+	nextval_ns=$(ns nextval); uuid_ns=$(ns gen_random_uuid)
+	add "| \`nextval('bench_seq')\` | $nextval_ns | 1 | | |"
+	add "| \`gen_random_uuid()\` | $uuid_ns | $(ratio "$uuid_ns" "$nextval_ns") | nextval | |"
+	for c in sno_new flax_new siq_new kuid_new kuid96_new snowflake_new; do
+		v=$(ns $c)
+		case $c in
+			sno_new) add "| \`sno_new(0)\` | $v | $(ratio "$v" "$nextval_ns") | nextval | ≤ 0.25 |" ;;
+			flax_new) add "| \`flax_new()\` | $v | $(ratio "$v" "$uuid_ns") | gen_random_uuid | ≤ 0.10 |" ;;
+			*) add "| \`$c()\` | $v | $(ratio "$v" "$nextval_ns") | nextval | |" ;;
+		esac
+	done
+}
+
+# --- 2. insert with a DEFAULT generator ----------------------------------------------
+case_insert() {
+	q -c "CREATE TABLE ins_identity (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int);
+	      CREATE TABLE ins_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);
+	      CREATE TABLE ins_sno (id sno PRIMARY KEY DEFAULT sno_new(0), n int);
+	      CREATE TABLE ins_kuid (id kuid PRIMARY KEY DEFAULT kuid_new(), n int);
+	      CREATE TABLE ins_snowflake (id bigint PRIMARY KEY DEFAULT snowflake_new(), n int);"
+	ins_cases=(identity uuid sno kuid snowflake)
+	for r in $(seq 1 "$ROUNDS"); do
+		for c in "${ins_cases[@]}"; do
+			q -c "TRUNCATE ins_$c; CHECKPOINT"
+			S[ins_$c]+="$(ms "INSERT INTO ins_$c (n) SELECT g FROM generate_series(1, $ROWS) g") "
+		done
+	done
+	add ""
+	add "## 2. Insert $ROWS rows into a table whose primary key has a DEFAULT generator"
+	add ""
+	add "| key | ms | ratio to identity | index size | leaf density | target |"
+	add "|---|---|---|---|---|---|"
+	base=$(median "${S[ins_identity]}")
+	for c in "${ins_cases[@]}"; do
+		m=$(median "${S[ins_$c]}")
+		stats=$(q -c "SELECT pg_size_pretty(pg_relation_size('ins_${c}_pkey')) || '|' || round(avg_leaf_density::numeric, 1) || ' %' FROM pgstatindex('ins_${c}_pkey')")
+		target=""; [ "$c" = sno ] && target="≤ 1.05, density ≥ 89 %"; [ "$c" = kuid ] || [ "$c" = snowflake ] && target="density ≥ 89 %"
+		add "| $c | $m | $(ratio "$m" "$base") | ${stats%%|*} | ${stats#*|} | $target |"
+	done
+}
+
+# the tables of cases 3 and 4: ROWS IDs of each type, in random order
+sort_types=(uuid sno flax siq kuid kuid96)
+shuffled_tables() {
+	local t expr
+	[ -n "${SHUFFLED:-}" ] && return
+	for t in "${sort_types[@]}"; do
+		case $t in
+			uuid) expr="gen_random_uuid()" ;; sno) expr="sno_new(0)" ;; siq) expr="siq_new('user')" ;;
+			*) expr="${t}_new()" ;;
+		esac
+		q -c "CREATE TABLE sort_$t AS SELECT id FROM (SELECT $expr AS id FROM generate_series(1, $ROWS)) s ORDER BY random()"
+	done
+	q -c "VACUUM ANALYZE"
+	SHUFFLED=1
+}
+
+# --- 3. sort 1M shuffled IDs: ORDER BY in memory, and CREATE INDEX --------------------
+case_sort() {
+	shuffled_tables
+	for r in $(seq 1 "$ROUNDS"); do
+		for t in "${sort_types[@]}"; do
+			S[sort_$t]+="$(ms "SELECT id FROM sort_$t ORDER BY id OFFSET $ROWS") "
+			S[index_$t]+="$(ms "CREATE INDEX sort_${t}_idx ON sort_$t (id)") "
+			q -c "DROP INDEX sort_${t}_idx"
+		done
+	done
+	add ""
+	add "## 3. Sort $ROWS shuffled IDs (work_mem and maintenance_work_mem 1GB)"
+	add ""
+	add "| type | ORDER BY ms | ratio to uuid | CREATE INDEX ms | ratio to uuid | target |"
+	add "|---|---|---|---|---|---|"
+	sbase=$(median "${S[sort_uuid]}"); ibase=$(median "${S[index_uuid]}")
+	for t in "${sort_types[@]}"; do
+		s=$(median "${S[sort_$t]}"); i=$(median "${S[index_$t]}")
+		add "| $t | $s | $(ratio "$s" "$sbase") | $i | $(ratio "$i" "$ibase") | $([ "$t" = uuid ] || echo "≤ 1.0") |"
+	done
+}
+
+# --- 4. text I/O: COPY TO and COPY FROM -------------------------------------------------
+case_copy() {
+	shuffled_tables
+	dir=$(q -c "SHOW data_directory")
+	for r in $(seq 1 "$ROUNDS"); do
+		for t in "${sort_types[@]}"; do
+			S[copyto_$t]+="$(ms "COPY sort_$t TO '$dir/bench_$t.copy'") "
+			q -c "CREATE TABLE IF NOT EXISTS copy_$t (id $t); TRUNCATE copy_$t"
+			S[copyfrom_$t]+="$(ms "COPY copy_$t FROM '$dir/bench_$t.copy'") "
+		done
+	done
+	add ""
+	add "## 4. Text I/O: COPY of $ROWS rows (rows per second)"
+	add ""
+	add "| type | COPY TO rows/s | ratio to uuid | COPY FROM rows/s | ratio to uuid | target |"
+	add "|---|---|---|---|---|---|"
+	rps() { awk -v m="$(median "${S[$1]}")" -v n="$ROWS" 'BEGIN {printf "%.0f", n / (m / 1000)}'; }
+	tbase=$(rps copyto_uuid); fbase=$(rps copyfrom_uuid)
+	for t in "${sort_types[@]}"; do
+		to=$(rps copyto_$t); from=$(rps copyfrom_$t)
+		add "| $t | $to | $(ratio "$to" "$tbase") | $from | $(ratio "$from" "$fbase") | $([ "$t" = uuid ] || echo "≥ 1.0") |"
+	done
+	rm -f "$dir"/bench_*.copy
+}
+
+# --- 5. concurrency: pgbench INSERT ... DEFAULT VALUES ------------------------------------
+case_pgbench() {
+	q -c "CREATE TABLE pgb_identity (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY);
+	      CREATE TABLE pgb_sno (id sno PRIMARY KEY DEFAULT sno_new(0));"
+	for c in identity sno; do echo "INSERT INTO pgb_$c DEFAULT VALUES;" > "/tmp/flakeid_bench_$c.sql"; done
+	for r in $(seq 1 "$ROUNDS"); do
+		for clients in 1 2 4 8; do
+			for c in identity sno; do
+				tps=$(pgbench -n -c "$clients" -j "$clients" -T "$PGBENCH_SECONDS" -f "/tmp/flakeid_bench_$c.sql" 2>/dev/null |
+					sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+				S[pgb_${c}_$clients]+="$tps "
+			done
+		done
+	done
+	add ""
+	add "## 5. Concurrency: pgbench, INSERT … DEFAULT VALUES, ${PGBENCH_SECONDS} s per run"
+	add ""
+	add "| clients | identity tps | sno tps | ratio | target |"
+	add "|---|---|---|---|---|"
+	for clients in 1 2 4 8; do
+		a=$(median "${S[pgb_identity_$clients]}"); b=$(median "${S[pgb_sno_$clients]}")
+		add "| $clients | $a | $b | $(ratio "$b" "$a") | ≥ 0.95 |"
+	done
+	rm -f /tmp/flakeid_bench_*.sql
+}
+
+for c in $CASES; do "case_$c"; done
 
 {
 	echo "# flakeid benchmark results"
@@ -152,4 +176,3 @@ done
 	echo
 	printf '%s\n' "${report[@]}"
 } > "$OUT"
-rm -f /tmp/flakeid_bench_*.sql "$dir"/bench_*.copy

@@ -259,18 +259,6 @@ flakeid_snowflake_process(void)
 #define SIQ_COUNTER_BASE_T56	(UINT64CONST(1577836800) << 16)
 
 static bool
-sno_units_at(int64 unix_us, uint64 *unit)
-{
-	return sno_units_from_unix_us(unix_us, unit);
-}
-
-static int64
-sno_unit_start(uint64 unit)
-{
-	return sno_unix_us_from_units(unit);
-}
-
-static bool
 siq_units_at(int64 unix_us, uint64 *unit)
 {
 	uint64		t56;
@@ -294,10 +282,10 @@ kuid_units_at(int64 unix_us, uint64 *unit)
 {
 	KuidFields	fields;
 
-	if (!kuid_fields_from_unix_us(unix_us, &fields) || kuid_unit_from_fields(&fields) > COUNTER_MAX_UNIT)
+	if (!kuid_fields_from_unix_us(unix_us, &fields))
 		return false;
 	*unit = kuid_unit_from_fields(&fields);
-	return true;
+	return *unit <= COUNTER_MAX_UNIT;
 }
 
 static int64
@@ -325,20 +313,33 @@ snowflake_unit_start(uint64 unit)
 	return (int64) unit * 1000;
 }
 
+/* the clock must lie in the configured epoch's range, so that nothing outside it is issued */
+static void
+snowflake_check_clock(uint64 unit)
+{
+	int64		epoch_ms = flakeid_snowflake_epoch_ms;
+
+	if ((int64) unit < epoch_ms || unit - epoch_ms >= SNOWFLAKE_MS_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the system clock is outside the time range of snowflakes with epoch " INT64_FORMAT " ms", epoch_ms)));
+}
+
 typedef struct GeneratorDef
 {
 	const char *type_name;		/* for messages */
 	bool		(*units_at) (int64 unix_us, uint64 *unit);
 	int64		(*unit_start) (uint64 unit);
+	void		(*check_clock) (uint64 unit);	/* optional: a narrower range for clock readings */
 } GeneratorDef;
 
 static const GeneratorDef *
 generator_def(GeneratorId gen)
 {
-	static const GeneratorDef sno = {"sno", sno_units_at, sno_unit_start};
-	static const GeneratorDef siq = {"siq", siq_units_at, siq_unit_start};
-	static const GeneratorDef kuid = {"kuid", kuid_units_at, kuid_unit_start};
-	static const GeneratorDef snowflake = {"snowflake", snowflake_units_at, snowflake_unit_start};
+	static const GeneratorDef sno = {"sno", sno_units_from_unix_us, sno_unix_us_from_units, NULL};
+	static const GeneratorDef siq = {"siq", siq_units_at, siq_unit_start, NULL};
+	static const GeneratorDef kuid = {"kuid", kuid_units_at, kuid_unit_start, NULL};
+	static const GeneratorDef snowflake = {"snowflake", snowflake_units_at, snowflake_unit_start, snowflake_check_clock};
 
 	if (gen == GEN_SNO)
 		return &sno;
@@ -359,6 +360,8 @@ clock_units(GeneratorId gen)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the system clock is outside the time range of the %s generator", def->type_name)));
+	if (def->check_clock)
+		def->check_clock(unit);
 	return unit;
 }
 
@@ -385,7 +388,7 @@ restore_state(const FlakeidPersisted *saved)
 	shared->sno_timeline.drifts = saved->sno_ticktock & 1;
 	shared->sno_timeline.wall_safe = 0;
 	if (saved->sno_other_bound_unix_us > 0)
-		(void) sno_units_at(saved->sno_other_bound_unix_us, &shared->sno_timeline.wall_safe);
+		(void) sno_units_from_unix_us(saved->sno_other_bound_unix_us, &shared->sno_timeline.wall_safe);
 	if (saved->mark_unix_us <= 0)
 		return;
 	for (int g = 0; g < GEN_COUNT; g++)
@@ -542,12 +545,19 @@ stats_issued(GeneratorId gen, bool clock_behind)
 
 /* --- the generation loops ------------------------------------------------------ */
 
-/* Sleeps towards `target_unix_us` (at most 10 ms at a time, interruptible); the caller re-reads the clock. */
+/*
+ * Sleeps towards the start of `unit` (at most 10 ms at a time,
+ * interruptible); the caller re-reads the clock.  The first wait of a call
+ * is counted for flakeid_generators.
+ */
 static void
-wait_until(int64 target_unix_us)
+wait_for_unit(GeneratorId gen, uint64 unit, bool *waited)
 {
-	int64		remaining = target_unix_us - flakeid_clock_unix_us();
+	int64		remaining = generator_def(gen)->unit_start(unit) - flakeid_clock_unix_us();
 
+	if (!*waited)
+		pg_atomic_fetch_add_u64(&shared->gen[gen].stats.exhausted_waits, 1);
+	*waited = true;
 	if (remaining > 0)
 		pg_usleep(Min(remaining, 10000));
 	CHECK_FOR_INTERRUPTS();
@@ -582,10 +592,7 @@ counter_next(GeneratorId gen, const CounterPool *pool)
 			}
 			continue;
 		}
-		if (!waited)
-			pg_atomic_fetch_add_u64(&shared->gen[gen].stats.exhausted_waits, 1);
-		waited = true;
-		wait_until(def->unit_start(wait_past + 1));
+		wait_for_unit(gen, wait_past + 1, &waited);
 	}
 }
 
@@ -631,7 +638,7 @@ sno_regression_locked(const CounterPool *pool, SnoDecision *d, CounterOutcome *o
 	*outcome = sno_decide(word, now, pool, &shared->sno_timeline, d);
 	if (*outcome != COUNTER_ISSUE)
 		return false;
-	renew_mark_locked(sno_unit_start(counter_unit(d->next_word)));
+	renew_mark_locked(sno_unix_us_from_units(counter_unit(d->next_word)));
 	if (counter_flag(d->next_word) != counter_flag(word))
 	{
 		shared->sno_other_bound_unix_us = (int64) pg_atomic_read_u64(&shared->mark_unix_us);
@@ -664,7 +671,7 @@ flakeid_sno_next_word(void)
 
 		if (likely(outcome == COUNTER_ISSUE))
 		{
-			ensure_mark(sno_unit_start(counter_unit(d.next_word)));
+			ensure_mark(sno_unix_us_from_units(counter_unit(d.next_word)));
 			if (pg_atomic_compare_exchange_u64(&shared->gen[GEN_SNO].word.word, &word, d.next_word))
 			{
 				stats_issued(GEN_SNO, false);
@@ -688,10 +695,7 @@ flakeid_sno_next_word(void)
 			if (outcome != COUNTER_WAIT)
 				continue;
 		}
-		if (!waited)
-			pg_atomic_fetch_add_u64(&shared->gen[GEN_SNO].stats.exhausted_waits, 1);
-		waited = true;
-		wait_until(sno_unix_us_from_units(d.wait_past + 1));
+		wait_for_unit(GEN_SNO, d.wait_past + 1, &waited);
 	}
 }
 
@@ -756,14 +760,9 @@ flakeid_snowflake_next(unsigned *sequence)
 				unit;
 
 	require_shared("snowflake_new()");
-	/* refuse on a standby, and before the epoch or past its range, before anything is issued */
+	/* refuse on a standby before anything is issued (the clock's range is checked by clock_units) */
 	(void) flakeid_snowflake_worker();
 	(void) flakeid_snowflake_process();
-	unit = clock_units(GEN_SNOWFLAKE);
-	if ((int64) unit < epoch_ms || unit - epoch_ms >= SNOWFLAKE_MS_LIMIT)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("the system clock is outside the time range of snowflakes with epoch " INT64_FORMAT " ms", epoch_ms)));
 	word = counter_next(GEN_SNOWFLAKE, &pool);
 	unit = counter_unit(word);
 	/* a clock behind the last used millisecond counts on from it, which may pass the limit */

@@ -13,11 +13,10 @@ dir=$(mktemp -d /tmp/flakeid-standby.XXXXXX)
 port=$((PGPORT + 71))
 chown postgres: "$dir"
 as_postgres() { runuser -u postgres -- "$@"; }
-standby() { psql -X -q -At -h "$dir" -p "$port" -U postgres -d postgres "$@"; }
-standby_sqlstate() {
-	local out
-	if out=$(standby -v VERBOSITY=sqlstate -c "$1" 2>&1); then echo ok; else echo "$out" | sed -n 's/^.*ERROR:  *\([0-9A-Z]\{5\}\).*$/\1/p' | head -1; fi
-}
+# tap.sh's helpers against the standby: they run "${PSQL[@]}"
+STANDBY_PSQL=("${PSQL[@]}" -h "$dir" -p "$port" -U postgres -d postgres)
+standby() { "${STANDBY_PSQL[@]}" "$@"; }
+standby_sqlstate() { local PSQL=("${STANDBY_PSQL[@]}"); sqlstate "$1"; }
 restart_standby() {   # restart_standby [SETTING=VALUE...]: the identity settings of this start
 	printf '%s\n' "$@" > "$dir/data/identity.conf"
 	chown postgres: "$dir/data/identity.conf"

@@ -260,4 +260,45 @@ unescape(const char *in, char *out)
 	return n;
 }
 
+/*
+ * One row of a verdict file (our accept/reject decision for a reference
+ * library's decoder input): a binary row (hex after `binary_prefix`) is
+ * accepted when exactly `width` bytes long, as a receiver does; a text row
+ * (Python escapes) goes to `parse`, or to the layout's strict decoder when
+ * `parse` is NULL.  True when the outcome is the verdict and an accepted
+ * value is the expected one (hex in `value_hex`).
+ */
+static inline bool
+verdict_holds(Tsv *t, const char *binary_prefix, int width, const FlakeTextLayout *layout,
+			  bool (*parse) (const char *in, size_t len, uint8_t *out))
+{
+	const char *input = tsv_get(t, "input");
+	bool		accept = strcmp(tsv_get(t, "verdict"), "accept") == 0;
+	uint8_t		expected[32] = {0},
+				out[32];
+	bool		got;
+
+	if (accept && hex_to_bytes(tsv_get(t, "value_hex"), expected, width) != width)
+	{
+		tap_diag("bad value in verdict file (line %d)", t->lineno);
+		return false;
+	}
+	if (strcmp(tsv_get(t, "form"), "binary") == 0)
+	{
+		uint8_t		raw[64];
+
+		got = hex_to_bytes(input + strlen(binary_prefix), raw, sizeof(raw)) == width;
+		if (got)
+			memcpy(out, raw, width);
+	}
+	else
+	{
+		char		raw[256];
+		size_t		len = unescape(input, raw);
+
+		got = parse ? parse(raw, len, out) : flake_decode(layout, raw, len, out);
+	}
+	return got == accept && (!accept || memcmp(out, expected, width) == 0);
+}
+
 #endif

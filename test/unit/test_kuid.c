@@ -120,35 +120,9 @@ test_input_verdicts(void)
 	{
 		bool		local = strcmp(tsv_get(t, "type"), "kuid") == 0;
 		bool		accept = strcmp(tsv_get(t, "verdict"), "accept") == 0;
-		const char *input = tsv_get(t, "input");
-		int			width = local ? KUID_SIZE : KUID96_SIZE;
-		uint8_t		expected[KUID96_SIZE] = {0},
-					out[KUID96_SIZE];
-		bool		got;
 
-		if (accept && hex_to_bytes(tsv_get(t, "value_hex"), expected, width) != width)
-		{
-			tap_ok(false, "verdict %s: bad value in verdict file", tsv_get(t, "id"));
-			continue;
-		}
-		if (strcmp(tsv_get(t, "form"), "binary") == 0)
-		{
-			uint8_t		raw[64];
-			int			n = hex_to_bytes(input, raw, sizeof(raw));
-
-			got = n == width;
-			if (got)
-				memcpy(out, raw, width);
-		}
-		else
-		{
-			char		raw[256];
-			size_t		len = unescape(input, raw);
-
-			got = flake_decode(local ? &kuid_text : &kuid96_text, raw, len, out);
-		}
-		tap_ok(got == accept && (!accept || memcmp(out, expected, width) == 0),
-			   "%s \"%s\" as %s: %s", tsv_get(t, "function"), input, tsv_get(t, "type"),
+		tap_ok(verdict_holds(t, "", local ? KUID_SIZE : KUID96_SIZE, local ? &kuid_text : &kuid96_text, NULL),
+			   "%s \"%s\" as %s: %s", tsv_get(t, "function"), tsv_get(t, "input"), tsv_get(t, "type"),
 			   accept ? "accepted, right value" : "rejected");
 	}
 	tsv_close(t);
