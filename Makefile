@@ -1,7 +1,7 @@
 # flakeid — PGXS build.  `make && make install`; tests: see README.md.
 
 EXTENSION = flakeid
-EXTVERSION = 0.1
+EXTVERSION = 1.0
 
 # name:width of every fixed-width type; each is instantiated from
 # sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql
@@ -13,14 +13,22 @@ PLAIN_SQL = snowflake generators
 # one format per module: src/format/<m>.c (pure C, unit-tested by
 # test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
 FORMATS = sno flax siq kuid snowflake
-FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS))
+# pure-C helpers every type uses, each with its test/unit/test_<m>.c
+HELPERS = time_layout uuid8
+UNIT_TESTS = $(FORMATS) $(HELPERS)
+FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
 MODULE_big = flakeid
-OBJS = src/flakeid.o src/generator.o src/state.o src/random.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
+OBJS = src/flakeid.o src/generator.o src/state.o src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+# Releases: the install script of every earlier release is kept, frozen, in
+# sql/released/ and every SQL change ships as sql/upgrades/flakeid--A--B.sql
+# (test/scripts/upgrade.t installs each release and updates it).  1.0 is the
+# first release, so both are empty so far.
+DATA = $(wildcard sql/released/$(EXTENSION)--*.sql sql/upgrades/$(EXTENSION)--*--*.sql)
 
 # pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
-REGRESS = setup sno_io sno_functions sno_indexes flax siq kuid snowflake opclasses
+REGRESS = setup sno_io sno_functions sno_indexes flax siq kuid snowflake opclasses partitions
 REGRESS_OPTS = --inputdir=.
 
 # WERROR= to build without -Werror (CI and the test script keep it).  The
@@ -34,7 +42,7 @@ PG_CFLAGS = -Wall -Wextra $(WERROR)
 # (siq), as API.md asks
 SHLIB_LINK = -lcrypto -lz
 
-EXTRA_CLEAN = $(patsubst %,test/unit/test_%,$(FORMATS))
+EXTRA_CLEAN = $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -58,13 +66,13 @@ UNIT_SRCS = $(FORMAT_OBJS:.o=.c)
 test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(UNIT_SRCS) $(wildcard src/format/*.h)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz
 
-unittest: $(patsubst %,test/unit/test_%,$(FORMATS))
-	prove -v $(patsubst %,test/unit/test_%,$(FORMATS)) :: test/vectors
+unittest: $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
+	prove -v $(patsubst %,test/unit/test_%,$(UNIT_TESTS)) :: test/vectors
 
 # the same tests under valgrind (memory errors and leaks fail the run)
-valgrind-unittest: $(patsubst %,test/unit/test_%,$(FORMATS))
+valgrind-unittest: $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
 	prove -v --exec 'valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite' \
-	  $(patsubst %,test/unit/test_%,$(FORMATS)) :: test/vectors
+	  $(patsubst %,test/unit/test_%,$(UNIT_TESTS)) :: test/vectors
 
 # --- fuzzing (libFuzzer, clang, ASan + UBSan) ------------------------------
 # one harness per text format: test/fuzz/harness.c built with its name

@@ -21,6 +21,9 @@ case_generation() {
 	gen_cases=(empty "n" nextval "nextval('bench_seq')" gen_random_uuid "gen_random_uuid()"
 		sno_new "sno_new(0)" flax_new "flax_new()" siq_new "siq_new('user')" kuid_new "kuid_new()"
 		kuid96_new "kuid96_new()" snowflake_new "snowflake_new()")
+	# core's own time-ordered UUID, from PostgreSQL 18 on
+	has_uuidv7=$(q -c "SELECT to_regprocedure('uuidv7()') IS NOT NULL")
+	if [ "$has_uuidv7" = t ]; then gen_cases+=(uuidv7 "uuidv7()"); fi
 	for r in $(seq 1 "$ROUNDS"); do
 		for ((i = 0; i < ${#gen_cases[@]}; i += 2)); do
 			S[gen_${gen_cases[i]}]+="$(ms "SELECT count(${gen_cases[i+1]}) FROM generate_series(1, $ROWS) g(n)") "
@@ -35,6 +38,10 @@ case_generation() {
 	nextval_ns=$(ns nextval); uuid_ns=$(ns gen_random_uuid)
 	add "| \`nextval('bench_seq')\` | $nextval_ns | 1 | | |"
 	add "| \`gen_random_uuid()\` | $uuid_ns | $(ratio "$uuid_ns" "$nextval_ns") | nextval | |"
+	if [ "$has_uuidv7" = t ]; then
+		uuidv7_ns=$(ns uuidv7)
+		add "| \`uuidv7()\` | $uuidv7_ns | $(ratio "$uuidv7_ns" "$nextval_ns") | nextval | |"
+	fi
 	for c in sno_new flax_new siq_new kuid_new kuid96_new snowflake_new; do
 		v=$(ns $c)
 		case $c in
@@ -42,6 +49,7 @@ case_generation() {
 			flax_new) add "| \`flax_new()\` | $v | $(ratio "$v" "$uuid_ns") | gen_random_uuid | ≤ 0.10 |" ;;
 			*) add "| \`$c()\` | $v | $(ratio "$v" "$nextval_ns") | nextval | |" ;;
 		esac
+		if [ "$has_uuidv7" = t ]; then add "| \`$c()\` | $v | $(ratio "$v" "$uuidv7_ns") | uuidv7 | |"; fi
 	done
 }
 
@@ -118,7 +126,7 @@ case_copy() {
 	for r in $(seq 1 "$ROUNDS"); do
 		for t in "${sort_types[@]}"; do
 			S[copyto_$t]+="$(ms "COPY sort_$t TO '$dir/bench_$t.copy'") "
-			q -c "CREATE TABLE IF NOT EXISTS copy_$t (id $t); TRUNCATE copy_$t"
+			q -c "SET client_min_messages = warning; CREATE TABLE IF NOT EXISTS copy_$t (id $t); TRUNCATE copy_$t"
 			S[copyfrom_$t]+="$(ms "COPY copy_$t FROM '$dir/bench_$t.copy'") "
 		done
 	done
@@ -172,7 +180,7 @@ for c in $CASES; do "case_$c"; done
 	echo
 	echo "* machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB RAM, $(. /etc/os-release; echo "$PRETTY_NAME")"
 	echo "* PostgreSQL: $(q -c 'SELECT version()')"
-	echo "* flakeid: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "* flakeid: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 	echo
 	printf '%s\n' "${report[@]}"
 } > "$OUT"

@@ -1,4 +1,4 @@
-# Shared by scripts/demo and scripts/test: dependencies, build, cluster hygiene.
+# Shared by scripts/demo, scripts/test and bench/run: dependencies, build, PostgreSQL versions.
 
 PG_MAJOR=${PG_MAJOR:-15}
 SUDO=""
@@ -19,22 +19,29 @@ ensure_deps() {   # ensure_deps [EXTRA-PACKAGE...]
 	fi
 }
 
+# builds and installs flakeid for the PostgreSQL of PG_CONFIG (default: the
+# pg_config on PATH); objects built for another version are cleaned first
 build_and_install() {
-	echo "== building flakeid against $(pg_config --version)"
-	make -s WERROR=-Werror
-	$SUDO make -s install
+	local pg_config=${PG_CONFIG:-pg_config} built_for
+	built_for=$("$pg_config" --version)
+	echo "== building flakeid against $built_for"
+	if [ "$(cat .built_for 2>/dev/null)" != "$built_for" ]; then
+		make -s clean PG_CONFIG="$pg_config" >/dev/null
+	fi
+	make -s WERROR=-Werror PG_CONFIG="$pg_config" || return 1
+	echo "$built_for" > .built_for
+	# scripts of versions no longer in the tree (an unreleased 0.1) would
+	# still be installable: the installed set must be exactly the tree's
+	$SUDO rm -f "$("$pg_config" --sharedir)"/extension/flakeid--*.sql
+	$SUDO make -s install PG_CONFIG="$pg_config"
 }
 
-# pg_virtualenv (as root) uses a system-wide cluster named "regress"; one
-# left behind by an interrupted run makes the next pg_virtualenv refuse.
-drop_stale_virtualenv() {
-	local dir
-	for dir in /etc/postgresql/*/regress; do
-		[ -f "$dir/.by_pg_virtualenv" ] || continue
-		local version
-		version=$(basename "$(dirname "$dir")")
-		echo "== dropping cluster $version/regress left by an interrupted run"
-		$SUDO pg_dropcluster --stop "$version" regress 2>/dev/null || true
-		$SUDO rm -rf "$dir"
-	done
+# the bindir of PostgreSQL MAJOR: Debian's package for the version Debian 12
+# ships, a cached source build (scripts/build_postgres) for the others
+pg_bindir() {   # pg_bindir MAJOR
+	if [ "$1" = "$PG_MAJOR" ]; then
+		echo "/usr/lib/postgresql/$1/bin"
+	else
+		bash scripts/build_postgres "$1"
+	fi
 }

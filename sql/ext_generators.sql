@@ -5,9 +5,9 @@
 
 CREATE FUNCTION flakeid_generators(
     OUT generator text, OUT identity text, OUT issued int8, OUT exhausted_waits int8,
-    OUT clock_regressions int8, OUT ticktock int4, OUT last_time timestamptz)
+    OUT clock_regressions int8, OUT ticktock int4, OUT last_time timestamptz, OUT clock text)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 CREATE VIEW flakeid_generators AS SELECT * FROM flakeid_generators();
 COMMENT ON VIEW flakeid_generators IS
-    'one row per stateful generator (siq: one per kind; kuid and kuid96 share one): identity, IDs issued since start, calls that waited for an exhausted unit, IDs issued with the clock behind the last used unit, sno''s tick-tock, and the last used unit''s time';
+    'one row per stateful generator (siq: one per kind; kuid and kuid96 share one): identity, IDs issued since start, calls that waited for an exhausted unit, IDs issued with the clock behind the last used unit, sno''s tick-tock, the last used unit''s time, and the clock read (precise, or coarse with its tick)';

@@ -18,6 +18,7 @@ ORDER BY o.oprleft::regtype::text, o.oprname;
 SELECT typname, typlen, typbyval, typalign, typstorage
 FROM pg_type t JOIN pg_depend d ON d.objid = t.oid AND d.classid = 'pg_type'::regclass AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
+WHERE t.typtype = 'b' AND t.typcategory <> 'A'   -- from 17 on, array and view row types are members too
 ORDER BY 1;
 
 -- every cast is explicit (bytea, and kuid <-> kuid96)

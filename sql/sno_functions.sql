@@ -50,6 +50,29 @@ SELECT abs(extract(epoch FROM sno_time(sno_new()) - clock_timestamp())) < 1 AS n
 SELECT bool_and(prev < id) AS increasing, count(DISTINCT id) AS distinct_ids
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
       FROM (SELECT n, sno_new(1) AS id FROM generate_series(1, 100000) n) s) w;
+-- the time read: the precise clock, or the coarse one where it ticks at least every
+-- 4 ms; then an ID's unit starts a unit, a tick and the kernel's update delay before
+-- the call at most (the bound here is loose, for busy machines)
+SELECT generator, clock = 'precise' OR clock ~ '^coarse \(\d+ us\)$' AND generator = 'sno'
+       AND substring(clock FROM '\d+')::int <= 4000 AS clock_as_documented
+FROM flakeid_generators WHERE generator IN ('sno', 'siq user', 'kuid', 'snowflake') ORDER BY generator;
+CREATE FUNCTION sno_time_lags(calls int) RETURNS TABLE (too_early int, too_late int) LANGUAGE plpgsql AS $$
+DECLARE
+    before timestamptz;
+    id sno;
+BEGIN
+    too_early := 0;
+    too_late := 0;
+    FOR i IN 1 .. calls LOOP
+        before := clock_timestamp();
+        id := sno_new();
+        too_early := too_early + (sno_time(id) < before - interval '100 ms')::int;
+        too_late := too_late + (sno_time(id) > clock_timestamp())::int;
+    END LOOP;
+    RETURN NEXT;
+END $$;
+SELECT * FROM sno_time_lags(20000);
+DROP FUNCTION sno_time_lags(int);
 -- back-fill: the given time's unit, tick-tock 0, sequences from a shared counter
 SELECT sno_time(x) AS time, sno_ticktock(x) AS ticktock, sno_meta(x) AS meta,
        sno_sequence(x) - min(sno_sequence(x)) OVER () AS sequence_offset

@@ -4,8 +4,9 @@
  * Every flakeid type is "N big-endian bytes, compared with memcmp, written
  * as text through a FlakeTextLayout".  FLAKEID_FIXED_TYPE(prefix, info)
  * expands to all the SQL-callable support functions such a type needs:
- * text and binary I/O, bytea casts, comparisons, min/max helpers, hashing,
- * and btree sortsupport with abbreviated keys.  The SQL side is generated
+ * text and binary I/O, bytea and uuid casts, comparisons, min/max helpers,
+ * hashing, btree sortsupport with abbreviated keys, and the time-range
+ * operators (their planner support is in time_range.c).  The SQL side is generated
  * from sql/ext_fixed_type.sql.in with the same prefix.
  *
  * The helpers are static inline and take a compile-time constant
@@ -22,9 +23,15 @@
 #include "libpq/pqformat.h"
 #include "port/pg_bswap.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/rangetypes.h"
 #include "utils/sortsupport.h"
+#include "utils/uuid.h"
 
+#include "format/bytes.h"
 #include "format/codec.h"
+#include "format/time_layout.h"
+#include "format/uuid8.h"
 
 typedef struct FixedTypeInfo
 {
@@ -32,7 +39,39 @@ typedef struct FixedTypeInfo
 	int			width;			/* bytes */
 	const FlakeTextLayout *text;	/* canonical output (and input, unless parse is set) */
 	bool		(*parse) (const char *in, size_t len, uint8_t *out);	/* wider input */
+
+	/*
+	 * Abbreviated-key plan (see fixed_abbrev_convert): the ID is its leading
+	 * time bytes, then identity bytes (partition, node, shard…) that one
+	 * server repeats in every ID, then trailing sequence bytes.  0 identity
+	 * bytes means the plain 8-byte prefix is a good key already.
+	 */
+	int			abbrev_time_bytes;
+	int			abbrev_identity_bytes;
+	/* leading time bytes that stay zero until about 2100 (kept out of keys) */
+	int			abbrev_spare_bytes;
+
+	uint8		uuid_tag;		/* UUID8_TAG_*: the type in its UUIDv8 form */
+	const TimeLayout *time;		/* its time as a sum over fields (time_range.c) */
 } FixedTypeInfo;
+
+#define FIXED_MAX_WIDTH 16
+
+/* --- time ranges (time_range.c) --------------------------------------------- */
+typedef struct FixedRangeIds
+{
+	bool		possible;		/* false: no ID has a time in the range */
+	bool		has_first;		/* bounded below: IDs in the range are >= first */
+	bool		has_last;		/* bounded above: IDs in the range are <= last */
+	uint8		first[FIXED_MAX_WIDTH];
+	uint8		last[FIXED_MAX_WIDTH];
+} FixedRangeIds;
+
+extern void fixed_range_ids(const FixedTypeInfo *info, const RangeType *range, FixedRangeIds *ids);
+extern bool fixed_time_in_range(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
+								const uint8 *id, const RangeType *range);
+extern Datum fixed_range_bound(const FixedTypeInfo *info, const RangeType *range, bool upper);
+extern Datum fixed_range_support(const FixedTypeInfo *info, FunctionCallInfo fcinfo);
 
 /* Makes a palloc'd copy of an ID; the result is a by-reference Datum. */
 static inline Datum
@@ -162,41 +201,115 @@ fixed_from_bytea(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 	return fixed_datum(info, (const uint8 *) VARDATA_ANY(input));
 }
 
+/* --- UUIDv8 casts (format/uuid8.h): order-preserving, refused unless ours -- */
+static inline Datum
+fixed_to_uuid(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+{
+	pg_uuid_t  *result = palloc(sizeof(pg_uuid_t));
+
+	uuid8_from_id((const uint8 *) PG_GETARG_POINTER(0), info->width, info->uuid_tag, result->data);
+	PG_RETURN_UUID_P(result);
+}
+
+static inline Datum
+fixed_from_uuid(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+{
+	pg_uuid_t  *input = PG_GETARG_UUID_P(0);
+	uint8	   *result = palloc(info->width);
+
+	if (!uuid8_to_id(input->data, info->width, info->uuid_tag, result))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("uuid %s was not made from a %s",
+						DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(input))), info->name),
+				 errdetail("Only the UUIDv8 values of the cast %s::uuid cast back to %s.", info->name, info->name)));
+	PG_RETURN_POINTER(result);
+}
+
 /* --- sortsupport ------------------------------------------------------------
- * As core's uuid: the abbreviated key is the first sizeof(Datum) bytes read
- * big-endian, so unsigned comparison of keys agrees with memcmp; abbreviation
- * is abandoned when HyperLogLog says those bytes barely vary (IDs minted in
- * the same unit share their leading time bytes).
+ * Abbreviated keys must be order-preserving: a < b implies key(a) <= key(b).
+ * core's uuid uses the first 8 bytes, which suits random IDs but not ours:
+ * one server minting in bulk repeats the same leading time, partition and
+ * node bytes for thousands of IDs (an sno unit holds 65,536), so a prefix key
+ * is constant across them and HyperLogLog rightly abandons it.
+ *
+ * So an ID with identity bytes is abbreviated as its time bytes followed by
+ * a code for the rest, relative to a reference identity (the first one the
+ * sort sees — usually the only one): identities below the reference map to
+ * the bottom quarter of the code space (their top bits), the reference to the
+ * middle half (its sequence bytes), identities above to the top quarter.
+ * Each piece is monotonic and the pieces are ordered, so the whole key is.
+ * Time bytes that stay zero for a century are left out to make room for the
+ * sequence; an ID where they are not zero gets the largest key (ties there
+ * fall to the full comparator).
+ * Keys live only in one in-memory sort (tuplesort drops them for merges), so
+ * a per-sort reference is safe.
  */
 typedef struct FixedSortState
 {
 	const FixedTypeInfo *info;
 	int64		input_count;
 	bool		estimating;
+	bool		have_reference;
+	uint64		reference;
 	hyperLogLogState abbr_card;
 } FixedSortState;
 
+/* the top `to_bits` of a `bits`-bit value: monotonic narrowing */
+static inline uint64
+fixed_narrow(uint64 value, int bits, int to_bits)
+{
+	return bits > to_bits ? value >> (bits - to_bits) : value;
+}
 
+static inline uint64
+fixed_abbrev_key(const FixedTypeInfo *info, FixedSortState *state, const uint8 *id)
+{
+	int			time_bytes = info->abbrev_time_bytes;
+	int			identity_bytes = info->abbrev_identity_bytes;
+	int			spare_bytes = info->abbrev_spare_bytes;
+	int			tail_bytes = Min(info->width - time_bytes - identity_bytes, 8);
+	int			code_bits = 64 - 8 * (time_bytes - spare_bytes);
+	uint64		identity,
+				code;
+
+	if (identity_bytes == 0)
+		return be_get(id, Min(info->width, 8)) << (8 * (8 - Min(info->width, 8)));
+	if (be_get(id, spare_bytes) != 0)
+		return PG_UINT64_MAX;
+
+	identity = be_get(id + time_bytes, identity_bytes);
+	if (!state->have_reference)
+	{
+		state->reference = identity;
+		state->have_reference = true;
+	}
+	if (identity < state->reference)
+		code = fixed_narrow(identity, 8 * identity_bytes, code_bits - 2);
+	else if (identity == state->reference)
+		code = (UINT64CONST(1) << (code_bits - 2)) +
+			fixed_narrow(be_get(id + time_bytes + identity_bytes, tail_bytes),
+						 8 * tail_bytes, code_bits - 1);
+	else
+		code = (UINT64CONST(3) << (code_bits - 2)) +
+			fixed_narrow(identity, 8 * identity_bytes, code_bits - 2);
+	return be_get(id + spare_bytes, time_bytes - spare_bytes) << code_bits | code;
+}
+
+/* instantiated per type (info a constant), so the byte loops unroll */
 static inline Datum
-fixed_abbrev_convert(Datum original, SortSupport ssup)
+fixed_abbrev_convert(const FixedTypeInfo *info, Datum original, SortSupport ssup)
 {
 	FixedSortState *state = (FixedSortState *) ssup->ssup_extra;
-	Datum		key = 0;
+	uint64		key = fixed_abbrev_key(info, state, (const uint8 *) DatumGetPointer(original));
 
-	memcpy(&key, DatumGetPointer(original), Min(sizeof(Datum), (size_t) state->info->width));
 	if (state->estimating)
 	{
-		uint32		hash;
-
 		state->input_count++;
-#if SIZEOF_DATUM == 8
-		hash = DatumGetUInt32(hash_uint32((uint32) key ^ (uint32) (key >> 32)));
-#else
-		hash = DatumGetUInt32(hash_uint32((uint32) key));
-#endif
-		addHyperLogLog(&state->abbr_card, hash);
+		addHyperLogLog(&state->abbr_card,
+					   DatumGetUInt32(hash_uint32((uint32) key ^ (uint32) (key >> 32))));
 	}
-	return DatumBigEndianToNative(key);
+	return (Datum) key;
 }
 
 static inline bool
@@ -204,15 +317,22 @@ fixed_abbrev_abort(int memtupcount, SortSupport ssup)
 {
 	FixedSortState *state = (FixedSortState *) ssup->ssup_extra;
 	double		cardinality;
+	bool		abort_keys;
 
 	if (memtupcount < 10000 || state->input_count < 10000 || !state->estimating)
 		return false;
 	cardinality = estimateHyperLogLog(&state->abbr_card);
 	/* same threshold as uuid: keep going while keys are still mostly distinct */
-	if (cardinality > (double) state->input_count / 2000.0 + 1.0)
-		return false;
-	state->estimating = false;
-	return true;
+	abort_keys = cardinality <= (double) state->input_count / 2000.0 + 1.0;
+#if defined(TRACE_SORT) || PG_VERSION_NUM >= 170000
+	if (trace_sort)
+		elog(LOG, "%s_abbrev: %s abbreviation at cardinality %f after " INT64_FORMAT " values (%d rows)",
+			 state->info->name, abort_keys ? "aborting" : "not aborting",
+			 cardinality, state->input_count, memtupcount);
+#endif
+	if (abort_keys)
+		state->estimating = false;
+	return abort_keys;
 }
 
 #if PG_VERSION_NUM < 150000
@@ -223,10 +343,11 @@ fixed_abbrev_cmp(Datum a, Datum b, SortSupport ssup pg_attribute_unused())
 }
 #endif
 
-/* full_cmp: the type's own comparator (fixed_cmp at its constant width) */
+/* full_cmp and abbrev_convert: the type's own, instantiated at its constant info */
 static inline Datum
 fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
-				  int (*full_cmp) (Datum, Datum, SortSupport))
+				  int (*full_cmp) (Datum, Datum, SortSupport),
+				  Datum (*abbrev_convert) (Datum, SortSupport))
 {
 	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
 	FixedSortState *state;
@@ -236,12 +357,13 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
 	state->info = info;
 	ssup->ssup_extra = state;
 	ssup->comparator = full_cmp;
-	if (ssup->abbreviate)
+	/* keys are 64 bits; 32-bit builds sort on the full comparator */
+	if (ssup->abbreviate && SIZEOF_DATUM == 8)
 	{
 		state->estimating = true;
 		initHyperLogLog(&state->abbr_card, 10);
 		ssup->abbrev_full_comparator = full_cmp;
-		ssup->abbrev_converter = fixed_abbrev_convert;
+		ssup->abbrev_converter = abbrev_convert;
 		ssup->abbrev_abort = fixed_abbrev_abort;
 #if PG_VERSION_NUM >= 150000
 		ssup->comparator = ssup_datum_unsigned_cmp;
@@ -270,6 +392,17 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
 	FIXED_FN(prefix, send, return fixed_send(info, fcinfo)) \
 	FIXED_FN(prefix, to_bytea, return fixed_to_bytea(info, fcinfo)) \
 	FIXED_FN(prefix, from_bytea, return fixed_from_bytea(info, fcinfo)) \
+	FIXED_FN(prefix, to_uuid, return fixed_to_uuid(info, fcinfo)) \
+	FIXED_FN(prefix, time_in, \
+			 PG_RETURN_BOOL(fixed_time_in_range(info, fcinfo, (const uint8 *) PG_GETARG_POINTER(0), \
+												PG_GETARG_RANGE_P(1)))) \
+	FIXED_FN(prefix, range_contains, \
+			 PG_RETURN_BOOL(fixed_time_in_range(info, fcinfo, (const uint8 *) PG_GETARG_POINTER(1), \
+												PG_GETARG_RANGE_P(0)))) \
+	FIXED_FN(prefix, range_lower_bound, return fixed_range_bound(info, PG_GETARG_RANGE_P(0), false)) \
+	FIXED_FN(prefix, range_upper_bound, return fixed_range_bound(info, PG_GETARG_RANGE_P(0), true)) \
+	FIXED_FN(prefix, range_support, return fixed_range_support(info, fcinfo)) \
+	FIXED_FN(prefix, from_uuid, return fixed_from_uuid(info, fcinfo)) \
 	FIXED_CMP_FN(prefix, info, eq, == 0) \
 	FIXED_CMP_FN(prefix, info, ne, != 0) \
 	FIXED_CMP_FN(prefix, info, lt, < 0) \
@@ -294,6 +427,11 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
 	{ \
 		return fixed_cmp(info, a, b); \
 	} \
-	FIXED_FN(prefix, sortsupport, return fixed_sortsupport(info, fcinfo, prefix##_sort_cmp))
+	static Datum prefix##_abbrev_convert(Datum original, SortSupport ssup) \
+	{ \
+		return fixed_abbrev_convert(info, original, ssup); \
+	} \
+	FIXED_FN(prefix, sortsupport, \
+			 return fixed_sortsupport(info, fcinfo, prefix##_sort_cmp, prefix##_abbrev_convert))
 
 #endif

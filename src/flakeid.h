@@ -14,6 +14,7 @@
 extern int	flakeid_sno_partition_setting;
 extern int	flakeid_sno_sequence_min;
 extern int	flakeid_sno_sequence_max;
+extern bool flakeid_sno_coarse_clock;
 extern int	flakeid_siq_shard_setting;
 extern char *flakeid_siq_domain_setting;
 extern char *flakeid_kuid_node_setting;
@@ -28,6 +29,8 @@ extern int	flakeid_debug_clock_offset_ms;
 	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 extern int64 flakeid_clock_unix_us(void);
+extern int64 flakeid_coarse_clock_resolution_us(void);	/* 0: none */
+extern int64 flakeid_coarse_clock_unix_us(void);
 extern int64 flakeid_unix_us_from_timestamptz(TimestampTz ts, const char *type_name);
 
 static inline TimestampTz
@@ -37,7 +40,11 @@ flakeid_timestamptz_from_unix_us(int64 unix_us)
 }
 
 extern void flakeid_check_field(int64 value, int64 max, const char *field, const char *type_name);
-extern void flakeid_time_out_of_range(const char *type_name, const char *range) pg_attribute_noreturn();
+/* 18 replaced the trailing pg_attribute_noreturn() with the prefix pg_noreturn */
+#if PG_VERSION_NUM < 180000
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+pg_noreturn extern void flakeid_time_out_of_range(const char *type_name, const char *range);
 
 /* secure random bytes from a per-backend buffer (random.c) */
 extern void flakeid_random_bytes(void *out, size_t n);

@@ -14,7 +14,7 @@
 
 #define FLAX_RANGE "2015-01-01 00:00:00+00, 2049-11-03 19:53:47.776+00"
 
-static const FixedTypeInfo flax_info = {.name = "flax", .width = FLAX_SIZE, .text = &flax_text};
+static const FixedTypeInfo flax_info = {.name = "flax", .width = FLAX_SIZE, .text = &flax_text, .uuid_tag = UUID8_TAG_FLAX, .time = &flax_time_layout};
 
 FLAKEID_FIXED_TYPE(flax, &flax_info)
 

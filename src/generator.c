@@ -325,9 +325,48 @@ snowflake_check_clock(uint64 unit)
 				 errmsg("the system clock is outside the time range of snowflakes with epoch " INT64_FORMAT " ms", epoch_ms)));
 }
 
+/*
+ * sno's unit is 4 ms.  Where the coarse clock ticks at least that often
+ * (flakeid.sno_coarse_clock, on by default) sno reads it, for a quarter of
+ * the cost of a precise read, which was the largest part of sno_new's; an
+ * ID's time then trails the precise clock by the tick and the kernel's
+ * update delay (2-7 ms on the benchmark machine).  Every sno decision reads
+ * this one clock: a precise reading followed by a coarse one could look like
+ * a clock regression, which is also why the setting needs a restart.
+ */
+static bool
+sno_clock_is_coarse(void)
+{
+	static int	coarse = -1;
+
+	if (unlikely(coarse < 0))
+	{
+		int64		resolution = flakeid_coarse_clock_resolution_us();
+
+		coarse = flakeid_sno_coarse_clock && resolution > 0 && resolution <= SNO_UNIT_US;
+	}
+	return coarse;
+}
+
+static int64
+sno_clock_unix_us(void)
+{
+	return sno_clock_is_coarse() ? flakeid_coarse_clock_unix_us() : flakeid_clock_unix_us();
+}
+
+/* for flakeid_generators */
+static char *
+generator_clock(GeneratorId gen)
+{
+	if (gen == GEN_SNO && sno_clock_is_coarse())
+		return psprintf("coarse (" INT64_FORMAT " us)", flakeid_coarse_clock_resolution_us());
+	return pstrdup("precise");
+}
+
 typedef struct GeneratorDef
 {
 	const char *type_name;		/* for messages */
+	int64		(*clock) (void);	/* Unix microseconds */
 	bool		(*units_at) (int64 unix_us, uint64 *unit);
 	int64		(*unit_start) (uint64 unit);
 	void		(*check_clock) (uint64 unit);	/* optional: a narrower range for clock readings */
@@ -336,10 +375,11 @@ typedef struct GeneratorDef
 static const GeneratorDef *
 generator_def(GeneratorId gen)
 {
-	static const GeneratorDef sno = {"sno", sno_units_from_unix_us, sno_unix_us_from_units, NULL};
-	static const GeneratorDef siq = {"siq", siq_units_at, siq_unit_start, NULL};
-	static const GeneratorDef kuid = {"kuid", kuid_units_at, kuid_unit_start, NULL};
-	static const GeneratorDef snowflake = {"snowflake", snowflake_units_at, snowflake_unit_start, snowflake_check_clock};
+	static const GeneratorDef sno = {"sno", sno_clock_unix_us, sno_units_from_unix_us, sno_unix_us_from_units, NULL};
+	static const GeneratorDef siq = {"siq", flakeid_clock_unix_us, siq_units_at, siq_unit_start, NULL};
+	static const GeneratorDef kuid = {"kuid", flakeid_clock_unix_us, kuid_units_at, kuid_unit_start, NULL};
+	static const GeneratorDef snowflake = {"snowflake", flakeid_clock_unix_us, snowflake_units_at, snowflake_unit_start,
+	snowflake_check_clock};
 
 	if (gen == GEN_SNO)
 		return &sno;
@@ -356,7 +396,7 @@ clock_units(GeneratorId gen)
 	const GeneratorDef *def = generator_def(gen);
 	uint64		unit;
 
-	if (!def->units_at(flakeid_clock_unix_us(), &unit))
+	if (!def->units_at(def->clock(), &unit))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the system clock is outside the time range of the %s generator", def->type_name)));
@@ -553,7 +593,8 @@ stats_issued(GeneratorId gen, bool clock_behind)
 static void
 wait_for_unit(GeneratorId gen, uint64 unit, bool *waited)
 {
-	int64		remaining = generator_def(gen)->unit_start(unit) - flakeid_clock_unix_us();
+	const GeneratorDef *def = generator_def(gen);
+	int64		remaining = def->unit_start(unit) - def->clock();
 
 	if (!*waited)
 		pg_atomic_fetch_add_u64(&shared->gen[gen].stats.exhausted_waits, 1);
@@ -604,16 +645,23 @@ static_draw(GeneratorId gen, uint64 modulus)
 
 /* --- sno ------------------------------------------------------------------- */
 
+/* the pool settings are fixed at server start: checked once per backend */
 static CounterPool
 sno_pool(void)
 {
-	if (!sno_pool_is_valid(flakeid_sno_sequence_min, flakeid_sno_sequence_max))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("flakeid.sno_sequence_min (%d) and flakeid.sno_sequence_max (%d) do not form a valid sequence pool",
-						flakeid_sno_sequence_min, flakeid_sno_sequence_max),
-				 errhint("Set flakeid.sno_sequence_min <= flakeid.sno_sequence_max with at least %d values between them, and restart the server.",
-						 SNO_MIN_POOL)));
+	static bool checked = false;
+
+	if (unlikely(!checked))
+	{
+		if (!sno_pool_is_valid(flakeid_sno_sequence_min, flakeid_sno_sequence_max))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("flakeid.sno_sequence_min (%d) and flakeid.sno_sequence_max (%d) do not form a valid sequence pool",
+							flakeid_sno_sequence_min, flakeid_sno_sequence_max),
+					 errhint("Set flakeid.sno_sequence_min <= flakeid.sno_sequence_max with at least %d values between them, and restart the server.",
+							 SNO_MIN_POOL)));
+		checked = true;
+	}
 	return (CounterPool) {
 		(uint32) flakeid_sno_sequence_min, (uint32) flakeid_sno_sequence_max
 	};
@@ -633,7 +681,7 @@ sno_regression_locked(const CounterPool *pool, SnoDecision *d, CounterOutcome *o
 	uint64		now;
 
 	/* the word first, then the clock: only a clock read after the word proves a regression */
-	if (!sno_units_from_unix_us(flakeid_clock_unix_us(), &now))
+	if (!sno_units_from_unix_us(sno_clock_unix_us(), &now))
 		return false;
 	*outcome = sno_decide(word, now, pool, &shared->sno_timeline, d);
 	if (*outcome != COUNTER_ISSUE)
@@ -852,8 +900,8 @@ flakeid_generators(PG_FUNCTION_ARGS)
 	{
 		GeneratorShared *gs = &shared->gen[g];
 		uint64		word = pg_atomic_read_u64(&gs->word.word);
-		Datum		values[7];
-		bool		nulls[7] = {false};
+		Datum		values[8];
+		bool		nulls[8] = {false};
 
 		values[0] = CStringGetTextDatum(g >= GEN_SIQ_FIRST && g < GEN_KUID
 										? psprintf("siq %s", siq_kinds[g - GEN_SIQ_FIRST].name)
@@ -867,6 +915,7 @@ flakeid_generators(PG_FUNCTION_ARGS)
 		/* the start of the last used unit; nothing before the first ID or saved mark */
 		values[6] = TimestampTzGetDatum(flakeid_timestamptz_from_unix_us(generator_def(g)->unit_start(counter_unit(word))));
 		nulls[6] = word == 0;
+		values[7] = CStringGetTextDatum(generator_clock(g));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -14,8 +14,11 @@
 
 #define KUID_RANGE "1970-01-01 00:00:00+00, 35198-01-19 07:06:40+00"
 
-static const FixedTypeInfo kuid_info = {.name = "kuid", .width = KUID_SIZE, .text = &kuid_text};
-static const FixedTypeInfo kuid96_info = {.name = "kuid96", .width = KUID96_SIZE, .text = &kuid96_text};
+static const FixedTypeInfo kuid_info = {.name = "kuid", .width = KUID_SIZE, .text = &kuid_text, .uuid_tag = UUID8_TAG_KUID, .time = &kuid_time_layout};
+static const FixedTypeInfo kuid96_info = {.name = "kuid96", .width = KUID96_SIZE, .text = &kuid96_text,
+	/* Mega, SecHi | node | SecLo, Tick, Seq: time splits around the node */
+	.abbrev_time_bytes = 4, .abbrev_identity_bytes = 4,
+	.abbrev_spare_bytes = 1, .uuid_tag = UUID8_TAG_KUID96, .time = &kuid96_time_layout};	/* Mega < 4096 until 2099 */
 
 FLAKEID_FIXED_TYPE(kuid, &kuid_info)
 FLAKEID_FIXED_TYPE(kuid96, &kuid96_info)

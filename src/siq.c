@@ -16,7 +16,10 @@
 
 #define SIQ_RANGE "1970-01-01 00:00:00+00, 36812-02-20 00:36:16+00"
 
-static const FixedTypeInfo siq_info = {.name = "siq", .width = SIQ_SIZE, .text = &siq_text, .parse = siq_parse};
+static const FixedTypeInfo siq_info = {.name = "siq", .width = SIQ_SIZE, .text = &siq_text, .parse = siq_parse,
+	/* t56 | shard, domain | low word */
+	.abbrev_time_bytes = 7, .abbrev_identity_bytes = 5,
+	.abbrev_spare_bytes = 1, .uuid_tag = UUID8_TAG_SIQ, .time = &siq_time_layout};	/* seconds < 2^32 until 2106 */
 
 FLAKEID_FIXED_TYPE(siq, &siq_info)
 

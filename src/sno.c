@@ -12,7 +12,9 @@
 
 #define SNO_RANGE "2010-01-01 00:00:00+00, 2079-09-07 15:47:35.552+00"
 
-static const FixedTypeInfo sno_info = {.name = "sno", .width = SNO_SIZE, .text = &sno_text};
+static const FixedTypeInfo sno_info = {.name = "sno", .width = SNO_SIZE, .text = &sno_text,
+	/* unit and tick-tock | meta, partition | sequence */
+	.abbrev_time_bytes = 5, .abbrev_identity_bytes = 3, .uuid_tag = UUID8_TAG_SNO, .time = &sno_time_layout};
 
 FLAKEID_FIXED_TYPE(sno, &sno_info)
 

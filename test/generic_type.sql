@@ -15,6 +15,9 @@ SET work_mem = '64MB';
 SELECT count(*) FILTER (WHERE prev > id) AS out_of_order
 FROM (SELECT id, lag(id) OVER (ORDER BY id) AS prev
       FROM (SELECT id FROM generic_ids ORDER BY md5(n::text)) shuffled) s;
+\i test/mixed_sort.sql
+\i test/uuid_casts.sql
+\i test/time_ranges.sql
 RESET work_mem;
 -- text, bytea and binary COPY round trips
 SELECT format('SELECT count(*) FILTER (WHERE id::text::%1$s = id AND id::bytea::%1$s = id) = count(*) AS text_and_bytea_round_trip FROM generic_ids', :'type') \gexec
@@ -38,7 +41,7 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM generic_ids
 WHERE id >= :lower(timestamptz '2024-01-01 02:00+00') AND id < :lower(timestamptz '2024-01-01 02:10+00');
 SELECT count(*) FROM generic_ids
 WHERE id >= :lower(timestamptz '2024-01-01 02:00+00') AND id < :lower(timestamptz '2024-01-01 02:10+00');
-EXPLAIN (COSTS OFF) SELECT max(id) FROM generic_ids;
+SELECT plan_of('SELECT max(id) FROM generic_ids');
 DROP INDEX generic_btree;
 
 -- hash, BRIN minmax and BRIN bloom

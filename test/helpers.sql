@@ -25,3 +25,25 @@ BEGIN
     END LOOP;
     RETURN replace(s, '\n', chr(10));
 END $$;
+
+-- A reproducible random number in [0, 1) for (seed, n, i).  Unlike random()
+-- after setseed(), it does not depend on the order in which a plan feeds rows
+-- to it, which differs between PostgreSQL versions.  (Core's extended hash
+-- functions are stable across versions: hash partitioning relies on it.)
+CREATE OR REPLACE FUNCTION test_random(seed int, n int, i int DEFAULT 0) RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT (hashint8extended(n::int8 * 65536 + i, seed) & 4503599627370495) / 4503599627370496.0 $$;
+
+-- EXPLAIN (COSTS OFF) of a statement, without what PostgreSQL versions print
+-- differently for the same plan: 17 dropped the "(returns $n)" of an InitPlan
+-- and the "IS NOT NULL" index condition on a NOT NULL column, and 18 names
+-- the window of a WindowAgg.
+CREATE OR REPLACE FUNCTION plan_of(statement text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || statement LOOP
+        CONTINUE WHEN line ~ '^\s*Index Cond: \(\w+ IS NOT NULL\)$' OR line ~ '^\s*Window: \w+ AS \(.*\)$';
+        RETURN NEXT regexp_replace(line, '^(\s*InitPlan \d+) \(returns \$\d+\)$', '\1');
+    END LOOP;
+END $$;

@@ -3,6 +3,8 @@
  */
 #include "flax.h"
 
+#include "bytes.h"
+
 static FlakeAlphabet flax_alphabet = {
 	.symbols = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz",
 	.bits_per_symbol = 6,
@@ -19,21 +21,15 @@ const FlakeTextLayout flax_text = {
 void
 flax_pack(uint64_t ms, uint64_t random, uint8_t *out)
 {
-	for (int i = 0; i < 5; i++)
-		out[i] = (uint8_t) (ms >> (32 - 8 * i));
-	for (int i = 0; i < 7; i++)
-		out[5 + i] = (uint8_t) (random >> (48 - 8 * i));
+	be_put(out, 5, ms);
+	be_put(out + 5, 7, random);
 }
 
 void
 flax_unpack(const uint8_t *in, uint64_t *ms, uint64_t *random)
 {
-	*ms = 0;
-	*random = 0;
-	for (int i = 0; i < 5; i++)
-		*ms = (*ms << 8) | in[i];
-	for (int i = 5; i < FLAX_SIZE; i++)
-		*random = (*random << 8) | in[i];
+	*ms = be_get(in, 5);
+	*random = be_get(in + 5, 7);
 }
 
 bool

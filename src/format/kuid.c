@@ -3,6 +3,7 @@
  */
 #include "kuid.h"
 
+#include "bytes.h"
 #include "counter.h"
 
 #define US_PER_SEC		INT64_C(1000000)
@@ -30,23 +31,6 @@ const FlakeTextLayout kuid96_text = {
 	.spare_bits_first = false,
 };
 
-static void
-put_be(uint8_t *out, int nbytes, uint64_t value)
-{
-	for (int i = nbytes - 1; i >= 0; i--, value >>= 8)
-		out[i] = (uint8_t) value;
-}
-
-static uint64_t
-get_be(const uint8_t *in, int nbytes)
-{
-	uint64_t	value = 0;
-
-	for (int i = 0; i < nbytes; i++)
-		value = (value << 8) | in[i];
-	return value;
-}
-
 /* the low 24 bits shared by both layouts: Tick 10 | Seq 14 */
 static uint32_t
 tick_seq(const KuidFields *f)
@@ -65,14 +49,14 @@ split_tick_seq(uint32_t bits, KuidFields *f)
 void
 kuid_pack(const KuidFields *f, uint8_t *out)
 {
-	put_be(out, 8, ((uint64_t) (f->mega & KUID_FIELD_MAX) << 44) |
+	be_put(out, 8, ((uint64_t) (f->mega & KUID_FIELD_MAX) << 44) |
 		   ((uint64_t) (f->sec & KUID_FIELD_MAX) << 24) | tick_seq(f));
 }
 
 void
 kuid_unpack(const uint8_t *in, KuidFields *f)
 {
-	uint64_t	v = get_be(in, 8);
+	uint64_t	v = be_get(in, 8);
 
 	f->mega = (uint32_t) (v >> 44);
 	f->sec = (uint32_t) (v >> 24) & KUID_FIELD_MAX;
@@ -85,21 +69,21 @@ kuid96_pack(const KuidFields *f, uint32_t node, uint8_t *out)
 {
 	uint32_t	sec = f->sec & KUID_FIELD_MAX;
 
-	put_be(out, 4, ((uint64_t) (f->mega & KUID_FIELD_MAX) << 12) | (sec >> KUID_INTERVAL));
-	put_be(out + 4, 4, node);
-	put_be(out + 8, 4, ((uint64_t) (sec & 0xFF) << 24) | tick_seq(f));
+	be_put(out, 4, ((uint64_t) (f->mega & KUID_FIELD_MAX) << 12) | (sec >> KUID_INTERVAL));
+	be_put(out + 4, 4, node);
+	be_put(out + 8, 4, ((uint64_t) (sec & 0xFF) << 24) | tick_seq(f));
 }
 
 void
 kuid96_unpack(const uint8_t *in, KuidFields *f, uint32_t *node)
 {
-	uint64_t	high = get_be(in, 4);
-	uint64_t	low = get_be(in + 8, 4);
+	uint64_t	high = be_get(in, 4);
+	uint64_t	low = be_get(in + 8, 4);
 
 	f->mega = (uint32_t) (high >> 12);
 	f->sec = (uint32_t) (((high & 0xFFF) << KUID_INTERVAL) | (low >> 24));
 	split_tick_seq((uint32_t) low & 0xFFFFFF, f);
-	*node = (uint32_t) get_be(in + 4, 4);
+	*node = (uint32_t) be_get(in + 4, 4);
 }
 
 bool

@@ -8,6 +8,8 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include "bytes.h"
+
 /* Crockford base32; lowercase reads as uppercase, I and L as 1, O as 0 */
 static FlakeAlphabet crockford = {
 	.symbols = "0123456789ABCDEFGHJKMNPQRSTVWXYZ",
@@ -53,24 +55,19 @@ const SiqKind siq_kinds[] = {
 void
 siq_pack(const SiqFields *f, uint8_t *out)
 {
-	for (int i = 0; i < 7; i++)
-		out[i] = (uint8_t) (f->t56 >> (48 - 8 * i));
+	be_put(out, 7, f->t56);
 	out[7] = (uint8_t) f->shard;
-	for (int i = 0; i < 4; i++)
-		out[8 + i] = (uint8_t) (f->domain >> (24 - 8 * i));
-	out[12] = (uint8_t) (f->low >> 8);
-	out[13] = (uint8_t) f->low;
+	be_put(out + 8, 4, f->domain);
+	be_put(out + 12, 2, f->low);
 }
 
 void
 siq_unpack(const uint8_t *in, SiqFields *f)
 {
-	f->t56 = 0;
-	for (int i = 0; i < 7; i++)
-		f->t56 = (f->t56 << 8) | in[i];
+	f->t56 = be_get(in, 7);
 	f->shard = in[7];
-	f->domain = ((uint32_t) in[8] << 24) | ((uint32_t) in[9] << 16) | ((uint32_t) in[10] << 8) | in[11];
-	f->low = ((unsigned) in[12] << 8) | in[13];
+	f->domain = (uint32_t) be_get(in + 8, 4);
+	f->low = (unsigned) be_get(in + 12, 2);
 }
 
 bool
@@ -178,8 +175,7 @@ siq_hash_domain(const char *domain, size_t len, uint32_t *hash)
 	}
 	if (!EVP_Digest(domain, len, digest, &digest_len, EVP_sha256(), NULL) || digest_len != 32)
 		return false;
-	*hash = ((uint32_t) digest[28] << 24) | ((uint32_t) digest[29] << 16) |
-		((uint32_t) digest[30] << 8) | digest[31];
+	*hash = (uint32_t) be_get(digest + 28, 4);
 	return true;
 }
 
@@ -212,7 +208,7 @@ parse_did(const char *in, size_t len, uint8_t *out)
 
 	if (!flake_decode(&did_body, in + SIQ_DID_PREFIX_LEN, len - SIQ_DID_PREFIX_LEN, body))
 		return false;
-	crc = ((uint32_t) body[0] << 24) | ((uint32_t) body[1] << 16) | ((uint32_t) body[2] << 8) | body[3];
+	crc = (uint32_t) be_get(body, 4);
 	if (crc != siq_crc32(body + 4))
 		return false;
 	memcpy(out, body + 4, SIQ_SIZE);

@@ -3,6 +3,8 @@
  */
 #include "sno.h"
 
+#include "bytes.h"
+
 /* sno's generator state must fit the counter word (counter.h) */
 _Static_assert(SNO_UNIT_LIMIT - 1 <= COUNTER_MAX_UNIT, "sno units exceed the counter word");
 _Static_assert(SNO_MAX_SEQUENCE <= COUNTER_SEQ_MASK, "sno sequences exceed the counter word");
@@ -25,29 +27,22 @@ sno_pack(const SnoFields *fields, uint8_t *out)
 {
 	uint64_t	block = (fields->units << 1) | (fields->ticktock & 1);
 
-	out[0] = (uint8_t) (block >> 32);
-	out[1] = (uint8_t) (block >> 24);
-	out[2] = (uint8_t) (block >> 16);
-	out[3] = (uint8_t) (block >> 8);
-	out[4] = (uint8_t) block;
+	be_put(out, 5, block);
 	out[5] = (uint8_t) fields->meta;
-	out[6] = (uint8_t) (fields->partition >> 8);
-	out[7] = (uint8_t) fields->partition;
-	out[8] = (uint8_t) (fields->sequence >> 8);
-	out[9] = (uint8_t) fields->sequence;
+	be_put(out + 6, 2, fields->partition);
+	be_put(out + 8, 2, fields->sequence);
 }
 
 void
 sno_unpack(const uint8_t *in, SnoFields *fields)
 {
-	uint64_t	block = ((uint64_t) in[0] << 32) | ((uint64_t) in[1] << 24) |
-		((uint64_t) in[2] << 16) | ((uint64_t) in[3] << 8) | in[4];
+	uint64_t	block = be_get(in, 5);
 
 	fields->units = block >> 1;
 	fields->ticktock = (unsigned) (block & 1);
 	fields->meta = in[5];
-	fields->partition = ((unsigned) in[6] << 8) | in[7];
-	fields->sequence = ((unsigned) in[8] << 8) | in[9];
+	fields->partition = (unsigned) be_get(in + 6, 2);
+	fields->sequence = (unsigned) be_get(in + 8, 2);
 }
 
 bool

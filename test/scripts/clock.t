@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Clock faults in a live server: one session steps the generators' clock
-# (flakeid.debug_clock_offset_ms) back by one unit, one second and ten
+# (flakeid.debug_clock_offset_ms) back by one unit (50 for sno), one second and ten
 # seconds, going forward again in between, and mints IDs at every step.
 # sno must toggle tick-tock on the first step back and wait on a second
 # one into the unsafe period; the others must count on from the last used
 # unit.  No ID may repeat, and the others keep their order across steps.
-# Needs a server with flakeid preloaded (the PG* environment of pg_virtualenv).
+# Needs a server with flakeid preloaded (the PG* environment of scripts/with_cluster).
 set -u
 cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
@@ -30,7 +30,12 @@ steps() {
 		"$name: $PER_STEP IDs minted at each of 7 clock offsets"
 }
 
-steps sno "sno_new()" "sno_time(x)" 4 "sno_ticktock(x)"
+# sno's first step back is 50 units (200 ms), a fraction of the 1 s step that
+# must land in the unsafe period.  The step has to outlast the time between
+# the last ID of one statement and the first of the next, plus the coarse
+# clock's jumps of up to 8 ms: one unit failed a run on a coarse-clock jump,
+# and five units failed a CI run where 20 ms passed between the statements.
+steps sno "sno_new()" "sno_time(x)" 200 "sno_ticktock(x)"
 steps siq "siq_new('user')" "siq_time(x)" 1
 steps kuid "kuid_new()" "kuid_time(x)" 2
 steps kuid96 "kuid96_new()" "kuid96_time(x)" 2
@@ -63,7 +68,7 @@ sno_step() { echo "(SELECT $1(t) FROM clock_ids WHERE generator = 'sno' AND $2)"
 is "$(sql "SELECT string_agg(DISTINCT ticktock::text, ',') FROM clock_ids WHERE generator = 'sno' AND step = 1")" "0" \
 	"sno: tick-tock 0 before any step back"
 is "$(sql "SELECT min(ticktock) || ',' || max(ticktock) || ',' || ($(sno_step min "step = 2") < $(sno_step max "step = 1"))::text FROM clock_ids WHERE generator = 'sno' AND step = 2")" \
-	"1,1,true" "sno: the first step back (one unit) toggles tick-tock without waiting: IDs go back in time"
+	"1,1,true" "sno: the first step back (50 units) toggles tick-tock without waiting: IDs go back in time"
 is "$(sql "SELECT $(sno_step min "step = 4") > $(sno_step max "step = 1")")" "t" \
 	"sno: the second step back (1 s) waits until the clock has left the unsafe period"
 is "$(sql "SELECT $(sno_step min "step = 6") > $(sno_step max "step = 1")")" "t" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Several backends generate sno IDs at once against one shared generator:
 # no duplicates, strictly increasing per backend.  Needs a server with
-# flakeid preloaded (the PG* environment of pg_virtualenv).
+# flakeid preloaded (the PG* environment of scripts/with_cluster).
 set -u
 cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh

@@ -2,7 +2,7 @@
 # Load: 16 backends mint every type at once, a fixed count each: no
 # duplicates, every backend's IDs increase (all but flax, which is random
 # within its millisecond), and the whole run finishes within 120 s.
-# Needs a server with flakeid preloaded (the PG* environment of pg_virtualenv).
+# Needs a server with flakeid preloaded (the PG* environment of scripts/with_cluster).
 set -u
 cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh

@@ -2,17 +2,14 @@
 # Restarts: IDs minted before a crash (pg_ctl -m immediate) or a clean stop
 # are never minted again after the server comes back with its clock set
 # back, for every stateful generator.  A negative control shows that the
-# saved state is what makes the difference.  Restarts the cluster of the
-# PG* environment (pg_virtualenv's, as root: $PGVERSION/regress), so it
-# runs last.
+# saved state is what makes the difference.  Restarts the cluster of
+# scripts/with_cluster (PGDATA), so it runs last.
 set -u
 cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
 
 PER_RUN=${PER_RUN:-20000}
 GENERATORS=("sno:sno_new()" "siq:siq_new('user')" "kuid:kuid_new()" "kuid96:kuid96_new()" "snowflake:snowflake_new()")
-
-cluster() { pg_ctlcluster "$PGVERSION" regress "$@"; }
 
 sql "CREATE EXTENSION IF NOT EXISTS flakeid" >/dev/null
 sql "SET client_min_messages = warning; DROP TABLE IF EXISTS restart_ids; CREATE TABLE restart_ids (run int, generator text, id text)"
@@ -38,15 +35,15 @@ ok "$([ -s "$datadir/flakeid.state" ]; echo $?)" "the generator state is saved i
 
 # a crash, then the clock 2 s behind
 sql "ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -2000" >/dev/null
-cluster stop -m immediate
-cluster start
+server_ctl stop -m immediate
+server_ctl start
 is "$(sql "SHOW flakeid.debug_clock_offset_ms")" "-2000" "restarted after a crash with the clock 2 s behind"
 mint 2
 no_duplicates "no duplicates across a crash and a clock set back by 2 s"
 
 # a clean stop, then the clock 4 s behind
 sql "ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -4000" >/dev/null
-cluster restart -m fast
+server_ctl restart -m fast
 mint 3
 no_duplicates "no duplicates across a clean restart and a clock set back by 4 s"
 is "$(sql "SELECT count(*) FROM (SELECT run, max(id::bigint) FROM restart_ids WHERE generator = 'snowflake' GROUP BY run) a
@@ -56,9 +53,9 @@ is "$(sql "SELECT count(*) FROM (SELECT run, max(id::bigint) FROM restart_ids WH
 # negative control: without the saved state, a clock set back into the
 # time of run 1 makes kuid (which carries no node) repeat run 1's IDs
 sql "ALTER SYSTEM RESET flakeid.debug_clock_offset_ms" >/dev/null
-cluster stop -m fast
+server_ctl stop -m fast
 rm -f "$datadir/flakeid.state"
-cluster start
+server_ctl start
 # (the offset is taken in the same session, just before minting, so the clock lands on run 1's first tick)
 repeats=$(sql "SELECT set_config('flakeid.debug_clock_offset_ms',
 	                  floor(extract(epoch FROM min(kuid_time(id::kuid)) - clock_timestamp()) * 1000)::text, false)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Server settings that need a cluster of their own: the sequence pool, an
 # explicit partition, and a server without flakeid preloaded.  Each case
-# starts a throwaway cluster with pg_virtualenv.
+# starts a throwaway cluster with scripts/with_cluster (PG_BINDIR picks the
+# installation).
 set -u
 cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
@@ -9,8 +10,8 @@ cd "$(dirname "$0")/../.."
 in_cluster() {   # in_cluster "-o setting=value ..." SCRIPT: runs SCRIPT (bash) inside a new cluster
 	local opts=$1 script=$2
 	# shellcheck disable=SC2086
-	# the script's output goes to fd 3, away from pg_virtualenv's own messages
-	pg_virtualenv $opts bash -c "exec 1>&3; . test/scripts/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $script" 3>&1 >/dev/null 2>&1
+	# the script's output goes to fd 3, away from the harness's own messages
+	bash scripts/with_cluster $opts bash -c "exec 1>&3; . test/scripts/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $script" 3>&1 >/dev/null 2>&1
 }
 
 # an invalid pool: generation fails with 22023 naming both settings
@@ -27,7 +28,8 @@ is "$out" "22023" "min > max: sno_new() is ERROR 22023"
 
 # the smallest pool (4 values) works and is shared: 2 backends x 1000 IDs
 # need at least 500 units (2 s) and must wait rather than wrap
-out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=100 -o flakeid.sno_sequence_max=103 -o flakeid.sno_partition=4660 -o flakeid.siq_shard=77 -o flakeid.siq_domain=example.com" '
+# (and with the precise clock, each ID's time is the unit of its call)
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_min=100 -o flakeid.sno_sequence_max=103 -o flakeid.sno_partition=4660 -o flakeid.siq_shard=77 -o flakeid.siq_domain=example.com -o flakeid.sno_coarse_clock=off" '
 	sql "CREATE UNLOGGED TABLE t (b int, n int, id sno)"
 	sql "INSERT INTO t SELECT 1, n, sno_new() FROM generate_series(1, 1000) n" &
 	sql "INSERT INTO t SELECT 2, n, sno_new() FROM generate_series(1, 1000) n" &
@@ -36,12 +38,16 @@ out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_sequence_mi
 	sql "SELECT count(*) FROM (SELECT id <= lag(id) OVER (PARTITION BY b ORDER BY n) AS back FROM t) s WHERE back"
 	sql "SELECT DISTINCT sno_partition(id) FROM t"
 	sql "SELECT sno_partition(sno_new_at(now())), sno_sequence(sno_new_at(now())) BETWEEN 100 AND 103"
-	sql "SELECT siq_shard(x), siq_domain(x), siq_shard(y), siq_domain(y) FROM (SELECT siq_new('"'"'user'"'"') x, siq_new_at(now(), '"'"'tag'"'"') y) s"')
+	sql "SELECT siq_shard(x), siq_domain(x), siq_shard(y), siq_domain(y) FROM (SELECT siq_new('"'"'user'"'"') x, siq_new_at(now(), '"'"'tag'"'"') y) s"
+	sql "SELECT clock FROM flakeid_generators WHERE generator = '"'"'sno'"'"'"
+	sql "SELECT count(*), count(*) FILTER (WHERE sno_time(id) <= before - interval '"'"'4 ms'"'"' OR sno_time(id) > after) FROM (SELECT clock_timestamp() AS before, sno_new() AS id, clock_timestamp() AS after FROM generate_series(1, 400)) s"')
 is "$(echo "$out" | sed -n 1p)" "2000|2000|100|103|t" "pool 100..103: 2000 distinct IDs, sequences within the pool, waits for new units"
 is "$(echo "$out" | sed -n 2p)" "0" "pool 100..103: increasing within each backend"
 is "$(echo "$out" | sed -n 3p)" "4660" "flakeid.sno_partition=4660 is written into sno_new() IDs"
 is "$(echo "$out" | sed -n 4p)" "4660|t" "sno_new_at uses the partition and the pool"
 is "$(echo "$out" | sed -n 5p)" "77|2261653831|77|2261653831" "flakeid.siq_shard=77 and flakeid.siq_domain=example.com are written into siq IDs"
+is "$(echo "$out" | sed -n 6p)" "precise" "flakeid.sno_coarse_clock=off: sno reads the precise clock"
+is "$(echo "$out" | sed -n 7p)" "400|0" "flakeid.sno_coarse_clock=off: every ID's unit holds its call"
 
 # kuid96 carries the fingerprint of flakeid.kuid_node; snowflakes the worker,
 # process and epoch settings (the epoch: suou's JAN_1_2020, a CET midnight)

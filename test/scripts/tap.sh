@@ -19,9 +19,16 @@ done_testing() {
 
 sql() { "${PSQL[@]}" -c "$1"; }
 
+# a new empty database (one left by an interrupted run is dropped first)
+fresh_db() { dropdb --if-exists "$1" 2>/dev/null; createdb "$1"; }
+
 # The SQLSTATE a statement fails with ('ok' if it succeeds), and its message lines.
 sqlstate() {
 	local out
 	if out=$("${PSQL[@]}" -v VERBOSITY=sqlstate -c "$1" 2>&1); then echo ok; else echo "$out" | sed -n 's/^.*ERROR:  *\([0-9A-Z]\{5\}\).*$/\1/p' | head -1; fi
 }
 message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
+
+# pg_ctl on the cluster of scripts/with_cluster (PGDATA, FLAKEID_PG_LOG), as
+# the postgres user: server_ctl stop -m immediate, server_ctl start, ...
+server_ctl() { (cd / && runuser -u postgres -- pg_ctl -D "$PGDATA" -l "$FLAKEID_PG_LOG" -w -t 60 "$@" >/dev/null); }

@@ -44,6 +44,26 @@ tap_diag(const char *fmt, ...)
 	putchar('\n');
 }
 
+/* splitmix64: reproducible random test data (set tap_random_state to seed) */
+static uint64_t tap_random_state;
+
+static inline uint64_t
+tap_random(void)
+{
+	uint64_t	z = (tap_random_state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static inline void
+tap_random_bytes(uint8_t *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = (uint8_t) tap_random();
+}
+
 static inline int
 tap_done(void)
 {

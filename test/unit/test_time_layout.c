@@ -1,0 +1,215 @@
+/*
+ * test_time_layout.c — range bounds from time layouts: each format's layout
+ * gives the time its own functions give, and the greedy bounds are the
+ * smallest / largest IDs with a time at or after / at or before an instant,
+ * checked exhaustively on small layouts and by sampling on the real ones
+ */
+#include "tap.h"
+
+#include "../../src/format/flax.h"
+#include "../../src/format/kuid.h"
+#include "../../src/format/siq.h"
+#include "../../src/format/sno.h"
+#include "../../src/format/time_layout.h"
+
+/* the time each format's own code gives (what the SQL *_time functions return) */
+static int64_t
+format_time(const TimeLayout *layout, const uint8_t *id)
+{
+	if (layout == &sno_time_layout)
+	{
+		SnoFields	f;
+
+		sno_unpack(id, &f);
+		return sno_unix_us_from_units(f.units);
+	}
+	if (layout == &flax_time_layout)
+	{
+		uint64_t	ms,
+					random;
+
+		flax_unpack(id, &ms, &random);
+		return flax_unix_us_from_ms(ms);
+	}
+	if (layout == &siq_time_layout)
+	{
+		SiqFields	f;
+
+		siq_unpack(id, &f);
+		return siq_unix_us_ceil_from_t56(f.t56);
+	}
+	{
+		KuidFields	f;
+		uint32_t	node;
+
+		if (layout == &kuid_time_layout)
+			kuid_unpack(id, &f);
+		else
+			kuid96_unpack(id, &f, &node);
+		return kuid_unix_us_from_fields(&f);
+	}
+}
+
+/* id + 1 or id - 1 as a big-endian number; false on wrap-around */
+static bool
+step(uint8_t *id, int width, int delta)
+{
+	for (int i = width - 1; i >= 0; i--)
+	{
+		id[i] = (uint8_t) (id[i] + delta);
+		if (id[i] != (delta > 0 ? 0x00 : 0xFF))
+			return true;
+	}
+	return false;
+}
+
+static void
+test_format(const char *name, const TimeLayout *layout)
+{
+	enum
+	{
+		N = 20000
+	};
+	int			width = layout->width,
+				time_mismatches = 0,
+				bound_failures = 0,
+				tight_failures = 0,
+				sample_failures = 0;
+	uint8_t		id[16],
+				first[16],
+				last[16],
+				neighbour[16];
+
+	for (int n = 0; n < N; n++)
+	{
+		tap_random_bytes(id, width);
+		if (time_layout_time(layout, id) != format_time(layout, id))
+			time_mismatches++;
+	}
+	tap_ok(time_mismatches == 0, "%s: the layout's time equals the format's for %d random IDs (%d differ)",
+		   name, N, time_mismatches);
+
+	for (int n = 0; n < N; n++)
+	{
+		int64_t		t;
+
+		/* an instant: the time of a random ID, nudged, so unit edges come up often */
+		tap_random_bytes(id, width);
+		t = time_layout_time(layout, id) + (int64_t) (tap_random() % 5) - 2;
+		if (!time_layout_first_at_or_after(layout, t, first) ||
+			!time_layout_last_at_or_before(layout, t, last))
+		{
+			bound_failures++;
+			continue;
+		}
+		if (time_layout_time(layout, first) < t || time_layout_time(layout, last) > t)
+			bound_failures++;
+		/* monotone: the neighbours outside the bounds are on the other side of t */
+		if (layout->monotone)
+		{
+			memcpy(neighbour, first, width);
+			if (step(neighbour, width, -1) && time_layout_time(layout, neighbour) >= t)
+				tight_failures++;
+			memcpy(neighbour, last, width);
+			if (step(neighbour, width, +1) && time_layout_time(layout, neighbour) <= t)
+				tight_failures++;
+		}
+		/* any ID: a time at or after t means at or after `first`, and so on */
+		tap_random_bytes(id, width);
+		if (time_layout_time(layout, id) >= t && memcmp(id, first, width) < 0)
+			sample_failures++;
+		if (time_layout_time(layout, id) <= t && memcmp(id, last, width) > 0)
+			sample_failures++;
+	}
+	tap_ok(bound_failures == 0, "%s: bounds of %d instants have times on the right side (%d failures)",
+		   name, N, bound_failures);
+	if (layout->monotone)
+		tap_ok(tight_failures == 0, "%s: the IDs just outside the bounds are outside the time (%d failures)",
+			   name, tight_failures);
+	tap_ok(sample_failures == 0, "%s: random IDs never fall outside the bounds of their side (%d failures)",
+		   name, sample_failures);
+}
+
+/*
+ * Small layouts enumerated completely: for every instant, the bounds must be
+ * exactly the smallest and largest IDs found by brute force.  One monotone,
+ * one where a lower field's contribution overlaps the next higher one (as
+ * kuid's Sec and Tick can), with a field that carries no time in between.
+ */
+static int64_t
+squared(uint64_t v)
+{
+	return (int64_t) (v * v);
+}
+
+static const TimeLayout toy_monotone = {2, 100, true, 3, {{6, 64, NULL}, {6, 1, NULL}, {4, 0, NULL}}};
+static const TimeLayout toy_overlapping = {2, -50, false, 4, {{5, 40, NULL}, {3, 0, NULL}, {4, 0, squared}, {4, 3, NULL}}};
+
+static void
+test_exhaustive(const char *name, const TimeLayout *layout)
+{
+	static int64_t times[65536];
+	int64_t		lo = INT64_MAX,
+				hi = INT64_MIN;
+	int			failures = 0,
+				instants;
+	int		   *want_first,
+			   *want_last;
+
+	for (unsigned v = 0; v < 65536; v++)
+	{
+		uint8_t		id[2] = {(uint8_t) (v >> 8), (uint8_t) v};
+
+		times[v] = time_layout_time(layout, id);
+		lo = times[v] < lo ? times[v] : lo;
+		hi = times[v] > hi ? times[v] : hi;
+	}
+	/* brute force for every instant in [lo - 3, hi + 3], in one pass each way */
+	instants = (int) (hi - lo + 7);
+	want_first = malloc(sizeof(int) * instants);
+	want_last = malloc(sizeof(int) * instants);
+	for (int i = 0; i < instants; i++)
+		want_first[i] = want_last[i] = -1;
+	{
+		int64_t		reached = lo - 4;	/* every instant up to here has its first ID */
+
+		for (unsigned v = 0; v < 65536; v++)
+			for (; reached < times[v]; reached++)
+				want_first[reached + 1 - (lo - 3)] = (int) v;
+		reached = hi + 4;		/* every instant from here on has its last ID */
+		for (int v = 65535; v >= 0; v--)
+			for (; reached > times[v]; reached--)
+				want_last[reached - 1 - (lo - 3)] = v;
+	}
+	for (int i = 0; i < instants; i++)
+	{
+		int64_t		t = lo - 3 + i;
+		uint8_t		first[2],
+					last[2];
+		bool		has_first = time_layout_first_at_or_after(layout, t, first),
+					has_last = time_layout_last_at_or_before(layout, t, last);
+
+		if (has_first != (want_first[i] >= 0) || has_last != (want_last[i] >= 0) ||
+			(has_first && (first[0] << 8 | first[1]) != want_first[i]) ||
+			(has_last && (last[0] << 8 | last[1]) != want_last[i]))
+			failures++;
+	}
+	free(want_first);
+	free(want_last);
+	tap_ok(failures == 0, "%s: bounds equal brute force at all %d instants from before the first to after the last time (%d differ)",
+		   name, instants, failures);
+}
+
+int
+main(void)
+{
+	tap_random_state = 42;
+	test_exhaustive("toy monotone layout", &toy_monotone);
+	test_exhaustive("toy overlapping layout", &toy_overlapping);
+	test_format("sno", &sno_time_layout);
+	test_format("flax", &flax_time_layout);
+	test_format("siq", &siq_time_layout);
+	test_format("kuid", &kuid_time_layout);
+	test_format("kuid96", &kuid96_time_layout);
+	return tap_done();
+}
