@@ -79,6 +79,15 @@ sno_decide(uint64_t word, uint64_t now, const CounterPool *pool,
 	CounterOutcome outcome;
 	uint64_t	unit = counter_unit(word);
 
+	/*
+	 * Every ISSUE under a timeline publishes next_timeline, also when the
+	 * clock turns out not to be behind (the server decides again under its
+	 * lock with a fresh word and clock): it must then be the timeline as it
+	 * was.  Left unset, it once copied stack garbage into the shared
+	 * timeline, after which sno waited out steps back instead of toggling.
+	 */
+	if (timeline != NULL)
+		decision->next_timeline = *timeline;
 	outcome = counter_advance(word, now, pool, &decision->next_word, &decision->wait_past);
 	if (outcome != COUNTER_BEHIND || timeline == NULL)
 		return outcome;

@@ -59,7 +59,7 @@ typedef struct SnoTimeline
 typedef struct SnoDecision
 {
 	uint64_t	next_word;		/* on COUNTER_ISSUE */
-	SnoTimeline next_timeline;	/* on COUNTER_ISSUE, when a timeline was given */
+	SnoTimeline next_timeline;	/* on COUNTER_ISSUE, when a timeline was given (unchanged unless it toggled) */
 	uint64_t	wait_past;		/* on COUNTER_WAIT: retry once the clock unit exceeds this */
 } SnoDecision;
 

@@ -3,6 +3,7 @@
  *
  * Usage: test_sno VECTOR_DIR.  Prints TAP.
  */
+#include <string.h>
 #include "tap.h"
 #include "../../src/format/sno.h"
 
@@ -353,6 +354,34 @@ test_random_clock_walk(void)
 		   "random clock walk: %d IDs, %d tick-tock toggles, %d duplicates", N, regressions, dups);
 }
 
+/*
+ * The server's second decision, under its lock, re-reads the word and the
+ * clock: a clock that looked behind may not be any more.  That ISSUE must
+ * carry the timeline unchanged (it once carried whatever was on the stack).
+ */
+static void
+test_decide_again_not_behind(void)
+{
+	CounterPool pool = {0, 65535};
+	SnoTimeline timeline = {.wall_safe = TRACE_T - 10, .drifts = 1};
+	uint64_t	word = counter_word(TRACE_T, true, 7);
+	SnoDecision d;
+	CounterOutcome o;
+
+	for (int later = 0; later <= 3; later += 3)
+	{
+		memset(&d, 0xA5, sizeof(d));
+		o = sno_decide(word, TRACE_T + later, &pool, &timeline, &d);
+		tap_ok(o == COUNTER_ISSUE && d.next_timeline.wall_safe == timeline.wall_safe &&
+			   d.next_timeline.drifts == timeline.drifts,
+			   "decided again with the timeline, the clock %s the word's unit: the timeline is kept",
+			   later ? "past" : "in");
+	}
+	o = sno_decide(d.next_word, TRACE_T - 5, &pool, &d.next_timeline, &d);
+	tap_ok(o == COUNTER_ISSUE && !counter_flag(d.next_word) && counter_unit(d.next_word) == TRACE_T - 5,
+		   "after that, a step back past wall_safe toggles at once");
+}
+
 static void
 test_pool_rules(void)
 {
@@ -374,6 +403,7 @@ main(int argc, char **argv)
 	test_generator_trace();
 	test_frozen_clock();
 	test_random_clock_walk();
+	test_decide_again_not_behind();
 	test_pool_rules();
 	return tap_done();
 }
