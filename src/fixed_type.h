@@ -322,16 +322,22 @@ fixed_abbrev_abort(int memtupcount, SortSupport ssup)
 	if (memtupcount < 10000 || state->input_count < 10000 || !state->estimating)
 		return false;
 	cardinality = estimateHyperLogLog(&state->abbr_card);
-	/* same threshold as uuid: keep going while keys are still mostly distinct */
+
+	/*
+	 * As uuid's: once 100,000 distinct keys are seen, abbreviation has paid
+	 * off and estimating (a hash per key) stops; until then, keep going while
+	 * keys are still mostly distinct.
+	 */
 	abort_keys = cardinality <= (double) state->input_count / 2000.0 + 1.0;
+	if (cardinality > 100000.0 || abort_keys)
+		state->estimating = false;
 #if defined(TRACE_SORT) || PG_VERSION_NUM >= 170000
 	if (trace_sort)
-		elog(LOG, "%s_abbrev: %s abbreviation at cardinality %f after " INT64_FORMAT " values (%d rows)",
+		elog(LOG, "%s_abbrev: %s abbreviation at cardinality %f after " INT64_FORMAT " values (%d rows)%s",
 			 state->info->name, abort_keys ? "aborting" : "not aborting",
-			 cardinality, state->input_count, memtupcount);
+			 cardinality, state->input_count, memtupcount,
+			 state->estimating ? "" : "; estimation ends");
 #endif
-	if (abort_keys)
-		state->estimating = false;
 	return abort_keys;
 }
 
