@@ -36,33 +36,33 @@ case_generation() {
 	# the machine's neighbours leave it alone, which on a shared VM they
 	# often do not (the empty scan alone has varied from 121 to 189 ms)
 	least_empty=$(least "${S[gen_empty]}")
-	ns() { awk -v m="$(median "${S[gen_$1]}")" -v e="$empty" -v n="$ROWS" 'BEGIN {printf "%.1f", (m - e) * 1e6 / n}'; }
-	ns_fastest() { awk -v m="$(least "${S[gen_$1]}")" -v e="$least_empty" -v n="$ROWS" 'BEGIN {printf "%.1f", (m - e) * 1e6 / n}'; }
+	# ns_per_id median|least CASE: that statistic of the case less the empty scan's
+	ns_per_id() { awk -v m="$($1 "${S[gen_$2]}")" -v e="$($1 "${S[gen_empty]}")" -v n="$ROWS" 'BEGIN {printf "%.1f", (m - e) * 1e6 / n}'; }
 	add "## 1. Generation (ns per ID over an empty generate_series scan of $ROWS rows; the scan: $empty ms, fastest $least_empty ms)"
 	add ""
 	add "| expression | ns per ID | ratio | fastest round: ns per ID | ratio | baseline | target |"
 	add "|---|---|---|---|---|---|---|"
-	# gen_row LABEL CASE BASELINE-CASE BASELINE-NAME TARGET
+	# gen_row LABEL CASE [BASELINE-CASE [TARGET]]
 	gen_row() {
 		local v f bv bf
-		v=$(ns "$2"); f=$(ns_fastest "$2")
-		if [ -z "$3" ]; then
+		v=$(ns_per_id median "$2"); f=$(ns_per_id least "$2")
+		if [ -z "${3:-}" ]; then
 			add "| $1 | $v | 1 | $f | 1 | | |"
 		else
-			bv=$(ns "$3"); bf=$(ns_fastest "$3")
-			add "| $1 | $v | $(ratio "$v" "$bv") | $f | $(ratio "$f" "$bf") | $4 | $5 |"
+			bv=$(ns_per_id median "$3"); bf=$(ns_per_id least "$3")
+			add "| $1 | $v | $(ratio "$v" "$bv") | $f | $(ratio "$f" "$bf") | $3 | ${4:-} |"
 		fi
 	}
-	gen_row "\`nextval('bench_seq')\`" nextval "" "" ""
-	gen_row "\`gen_random_uuid()\`" gen_random_uuid nextval nextval ""
-	if [ "$has_uuidv7" = t ]; then gen_row "\`uuidv7()\`" uuidv7 nextval nextval ""; fi
+	gen_row "\`nextval('bench_seq')\`" nextval
+	gen_row "\`gen_random_uuid()\`" gen_random_uuid nextval
+	if [ "$has_uuidv7" = t ]; then gen_row "\`uuidv7()\`" uuidv7 nextval; fi
 	for c in sno_new flax_new siq_new kuid_new kuid96_new snowflake_new; do
 		case $c in
-			sno_new) gen_row "\`sno_new(0)\`" $c nextval nextval "≤ 0.25" ;;
-			flax_new) gen_row "\`flax_new()\`" $c gen_random_uuid gen_random_uuid "≤ 0.10" ;;
-			*) gen_row "\`$c()\`" $c nextval nextval "" ;;
+			sno_new) gen_row "\`sno_new(0)\`" $c nextval "≤ 0.25" ;;
+			flax_new) gen_row "\`flax_new()\`" $c gen_random_uuid "≤ 0.10" ;;
+			*) gen_row "\`$c()\`" $c nextval ;;
 		esac
-		if [ "$has_uuidv7" = t ]; then gen_row "\`$c()\`" $c uuidv7 uuidv7 ""; fi
+		if [ "$has_uuidv7" = t ]; then gen_row "\`$c()\`" $c uuidv7; fi
 	done
 }
 
@@ -125,12 +125,14 @@ case_sort() {
 	add ""
 	add "| type | ORDER BY ms | ratio to uuid | fastest round | ratio | CREATE INDEX ms | ratio to uuid | fastest round | ratio | target |"
 	add "|---|---|---|---|---|---|---|---|---|---|"
-	sbase=$(median "${S[sort_uuid]}"); ibase=$(median "${S[index_uuid]}")
-	sbase_f=$(least "${S[sort_uuid]}"); ibase_f=$(least "${S[index_uuid]}")
+	# against_uuid KIND TYPE: "median | ratio | fastest | ratio" of one column pair
+	against_uuid() {
+		local m f
+		m=$(median "${S[$1_$2]}"); f=$(least "${S[$1_$2]}")
+		echo "$m | $(ratio "$m" "$(median "${S[$1_uuid]}")") | $f | $(ratio "$f" "$(least "${S[$1_uuid]}")")"
+	}
 	for t in "${sort_types[@]}"; do
-		s=$(median "${S[sort_$t]}"); i=$(median "${S[index_$t]}")
-		sf=$(least "${S[sort_$t]}"); if=$(least "${S[index_$t]}")
-		add "| $t | $s | $(ratio "$s" "$sbase") | $sf | $(ratio "$sf" "$sbase_f") | $i | $(ratio "$i" "$ibase") | $if | $(ratio "$if" "$ibase_f") | $([ "$t" = uuid ] || echo "≤ 1.0") |"
+		add "| $t | $(against_uuid sort "$t") | $(against_uuid index "$t") | $([ "$t" = uuid ] || echo "≤ 1.0") |"
 	done
 }
 

@@ -12,7 +12,6 @@ bin=$(pg_config --bindir)
 dir=$(mktemp -d /tmp/flakeid-standby.XXXXXX)
 port=$((PGPORT + 71))
 chown postgres: "$dir"
-as_postgres() { runuser -u postgres -- "$@"; }
 # tap.sh's helpers against the standby: they run "${PSQL[@]}"
 STANDBY_PSQL=("${PSQL[@]}" -h "$dir" -p "$port" -U postgres -d postgres)
 standby() { "${STANDBY_PSQL[@]}" "$@"; }

@@ -29,6 +29,10 @@ sqlstate() {
 }
 message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
 
-# pg_ctl on the cluster of scripts/with_cluster (PGDATA, FLAKEID_PG_LOG), as
-# the postgres user: server_ctl stop -m immediate, server_ctl start, ...
-server_ctl() { (cd / && runuser -u postgres -- pg_ctl -D "$PGDATA" -l "$FLAKEID_PG_LOG" -w -t 60 "$@" >/dev/null); }
+# a server command as the postgres user (servers refuse root), from a
+# directory it may read
+as_postgres() { (cd / && runuser -u postgres -- "$@"); }
+
+# pg_ctl on the cluster of scripts/with_cluster (PGDATA, FLAKEID_PG_LOG):
+# server_ctl stop -m immediate, server_ctl start, ...
+server_ctl() { as_postgres pg_ctl -D "$PGDATA" -l "$FLAKEID_PG_LOG" -w -t 60 "$@" >/dev/null; }
