@@ -14,18 +14,23 @@ PLAIN_SQL = snowflake generators
 # test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
 FORMATS = sno flax siq kuid snowflake
 # pure-C helpers every type uses, each with its test/unit/test_<m>.c
-HELPERS = time_layout uuid8
+HELPERS = formats time_layout uuid8
 UNIT_TESTS = $(FORMATS) $(HELPERS)
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
 MODULE_big = flakeid
-OBJS = src/flakeid.o src/generator.o src/state.o src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
+GENERATOR_OBJS = $(patsubst %,src/%.o,generator identity clock mark state stats)
+OBJS = src/flakeid.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
-DATA_built = $(EXTENSION)--$(EXTVERSION).sql
-# Releases: the install script of every earlier release is kept, frozen, in
-# sql/released/ and every SQL change ships as sql/upgrades/flakeid--A--B.sql
-# (test/scripts/upgrade.t installs each release and updates it).  1.0 is the
-# first release, so both are empty so far.
-DATA = $(wildcard sql/released/$(EXTENSION)--*.sql sql/upgrades/$(EXTENSION)--*--*.sql)
+# The shipped SQL is committed, so that review reads what users install:
+# sql/flakeid--<current>.sql is generated from the templates above by
+# `make sql` and checked by `make sql-check` (the test command runs it),
+# which fails when the templates and the committed script differ.  The
+# install script of every earlier release stays frozen in sql/released/,
+# and every SQL change after a release ships as
+# sql/upgrades/flakeid--A--B.sql (test/scripts/upgrade.t installs each
+# release and updates it).
+SHIPPED_SQL = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(SHIPPED_SQL) $(wildcard sql/released/$(EXTENSION)--*.sql sql/upgrades/$(EXTENSION)--*--*.sql)
 
 # pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
 REGRESS = setup sno_io sno_functions sno_indexes flax siq kuid snowflake opclasses partitions
@@ -50,14 +55,31 @@ include $(PGXS)
 # PGXS does not track headers: every object depends on all of ours
 $(OBJS): $(wildcard src/*.h src/format/*.h)
 
-$(EXTENSION)--$(EXTVERSION).sql: sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES) $(PLAIN_SQL)) Makefile
+SQL_SOURCES = sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES) $(PLAIN_SQL))
+
+# the install script as the templates make it, on standard output
+define generate_install_script
 	{ cat sql/ext_head.sql; \
 	  for spec in $(FIXED_TYPES); do \
 	    name=$${spec%%:*}; width=$${spec##*:}; \
 	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/ext_fixed_type.sql.in; \
 	    cat sql/ext_$$name.sql; \
 	  done; \
-	  for name in $(PLAIN_SQL); do cat sql/ext_$$name.sql; done; } > $@
+	  for name in $(PLAIN_SQL); do cat sql/ext_$$name.sql; done; }
+endef
+
+sql: $(SQL_SOURCES)
+	$(generate_install_script) > $(SHIPPED_SQL)
+
+# TAP: the committed install script is exactly what the templates generate
+sql-check: $(SQL_SOURCES)
+	@$(generate_install_script) > $(SHIPPED_SQL).generated
+	@if cmp -s $(SHIPPED_SQL) $(SHIPPED_SQL).generated; then \
+	  echo "ok 1 - $(SHIPPED_SQL) is what the templates generate"; \
+	else \
+	  echo "not ok 1 - $(SHIPPED_SQL) is what the templates generate (run make sql and commit it)"; \
+	  diff -u $(SHIPPED_SQL) $(SHIPPED_SQL).generated | head -40 | sed 's/^/# /'; \
+	fi; rm -f $(SHIPPED_SQL).generated; echo "1..1"
 
 # --- tests that need no server ----------------------------------------------
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc
@@ -76,7 +98,7 @@ valgrind-unittest: $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
 
 # --- fuzzing (libFuzzer, clang, ASan + UBSan) ------------------------------
 # one harness per text format: test/fuzz/harness.c built with its name
-FUZZ_FORMATS = sno flax siq kuid kuid96
+FUZZ_FORMATS = $(TYPE_NAMES)
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc
 
@@ -92,4 +114,4 @@ fuzz-long:
 
 EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus test/fuzz/crashes
 
-.PHONY: unittest valgrind-unittest fuzz fuzz-long
+.PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check

@@ -2,15 +2,18 @@
  * fixed_type.h — the generic fixed-width ID type layer
  *
  * Every flakeid type is "N big-endian bytes, compared with memcmp, written
- * as text through a FlakeTextLayout".  FLAKEID_FIXED_TYPE(prefix, info)
- * expands to all the SQL-callable support functions such a type needs:
- * text and binary I/O, bytea and uuid casts, comparisons, min/max helpers,
- * hashing, btree sortsupport with abbreviated keys, and the time-range
- * operators (their planner support is in time_range.c).  The SQL side is generated
- * from sql/ext_fixed_type.sql.in with the same prefix.
+ * as text through a FlakeTextLayout".  FLAKEID_FIXED_TYPE(prefix, format,
+ * width) expands to all the SQL-callable support functions such a type
+ * needs: text and binary I/O, bytea and uuid casts, comparisons, min/max
+ * helpers, hashing, btree sortsupport with abbreviated keys, the time
+ * extractor and the time-range operators (their planner support is in
+ * time_range.c).  Everything per format comes from its pure-C description
+ * (format/format.h); the SQL side is generated from
+ * sql/ext_fixed_type.sql.in with the same prefix.
  *
- * The helpers are static inline and take a compile-time constant
- * FixedTypeInfo, so each instantiation compiles to width-specialised code.
+ * The helpers are static inline.  Comparisons and hashing take the width as
+ * a compile-time constant (the format's own macro, which its description
+ * also uses), so they compile to width-specialised code.
  */
 #ifndef FLAKEID_FIXED_TYPE_H
 #define FLAKEID_FIXED_TYPE_H
@@ -28,32 +31,10 @@
 #include "utils/sortsupport.h"
 #include "utils/uuid.h"
 
+#include "flakeid.h"
 #include "format/bytes.h"
-#include "format/codec.h"
-#include "format/time_layout.h"
+#include "format/format.h"
 #include "format/uuid8.h"
-
-typedef struct FixedTypeInfo
-{
-	const char *name;			/* SQL type name, for messages */
-	int			width;			/* bytes */
-	const FlakeTextLayout *text;	/* canonical output (and input, unless parse is set) */
-	bool		(*parse) (const char *in, size_t len, uint8_t *out);	/* wider input */
-
-	/*
-	 * Abbreviated-key plan (see fixed_abbrev_convert): the ID is its leading
-	 * time bytes, then identity bytes (partition, node, shard…) that one
-	 * server repeats in every ID, then trailing sequence bytes.  0 identity
-	 * bytes means the plain 8-byte prefix is a good key already.
-	 */
-	int			abbrev_time_bytes;
-	int			abbrev_identity_bytes;
-	/* leading time bytes that stay zero until about 2100 (kept out of keys) */
-	int			abbrev_spare_bytes;
-
-	uint8		uuid_tag;		/* UUID8_TAG_*: the type in its UUIDv8 form */
-	const TimeLayout *time;		/* its time as a sum over fields (time_range.c) */
-} FixedTypeInfo;
 
 #define FIXED_MAX_WIDTH 16
 
@@ -67,15 +48,15 @@ typedef struct FixedRangeIds
 	uint8		last[FIXED_MAX_WIDTH];
 } FixedRangeIds;
 
-extern void fixed_range_ids(const FixedTypeInfo *info, const RangeType *range, FixedRangeIds *ids);
-extern bool fixed_time_in_range(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
+extern void fixed_range_ids(const FlakeFormat *info, const RangeType *range, FixedRangeIds *ids);
+extern bool fixed_time_in_range(const FlakeFormat *info, FunctionCallInfo fcinfo,
 								const uint8 *id, const RangeType *range);
-extern Datum fixed_range_bound(const FixedTypeInfo *info, const RangeType *range, bool upper);
-extern Datum fixed_range_support(const FixedTypeInfo *info, FunctionCallInfo fcinfo);
+extern Datum fixed_range_bound(const FlakeFormat *info, const RangeType *range, bool upper);
+extern Datum fixed_range_support(const FlakeFormat *info, FunctionCallInfo fcinfo);
 
 /* Makes a palloc'd copy of an ID; the result is a by-reference Datum. */
 static inline Datum
-fixed_datum(const FixedTypeInfo *info, const uint8 *bytes)
+fixed_datum(const FlakeFormat *info, const uint8 *bytes)
 {
 	uint8	   *result = palloc(info->width);
 
@@ -120,13 +101,13 @@ fixed_cmp_bytes(const uint8 *a, const uint8 *b, int width)
 }
 
 static inline int
-fixed_cmp(const FixedTypeInfo *info, Datum a, Datum b)
+fixed_cmp(int width, Datum a, Datum b)
 {
-	return fixed_cmp_bytes((const uint8 *) DatumGetPointer(a), (const uint8 *) DatumGetPointer(b), info->width);
+	return fixed_cmp_bytes((const uint8 *) DatumGetPointer(a), (const uint8 *) DatumGetPointer(b), width);
 }
 
 static inline Datum
-fixed_in(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_in(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	const char *text = PG_GETARG_CSTRING(0);
 	uint8	   *result = palloc(info->width);
@@ -144,7 +125,7 @@ fixed_in(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 }
 
 static inline Datum
-fixed_out(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_out(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	char	   *result = palloc(info->text->nchars + 1);
 
@@ -154,7 +135,7 @@ fixed_out(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 }
 
 static inline void
-fixed_check_length(const FixedTypeInfo *info, int length)
+fixed_check_length(const FlakeFormat *info, int length)
 {
 	if (length != info->width)
 		ereport(ERROR,
@@ -164,7 +145,7 @@ fixed_check_length(const FixedTypeInfo *info, int length)
 }
 
 static inline Datum
-fixed_recv(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_recv(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 
@@ -173,7 +154,7 @@ fixed_recv(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 }
 
 static inline Datum
-fixed_send(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_send(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	StringInfoData buf;
 
@@ -183,7 +164,7 @@ fixed_send(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 }
 
 static inline Datum
-fixed_to_bytea(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_to_bytea(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	bytea	   *result = palloc(VARHDRSZ + info->width);
 
@@ -193,7 +174,7 @@ fixed_to_bytea(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 }
 
 static inline Datum
-fixed_from_bytea(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_from_bytea(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	bytea	   *input = PG_GETARG_BYTEA_PP(0);
 
@@ -203,7 +184,7 @@ fixed_from_bytea(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 
 /* --- UUIDv8 casts (format/uuid8.h): order-preserving, refused unless ours -- */
 static inline Datum
-fixed_to_uuid(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_to_uuid(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	pg_uuid_t  *result = palloc(sizeof(pg_uuid_t));
 
@@ -212,7 +193,7 @@ fixed_to_uuid(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
 }
 
 static inline Datum
-fixed_from_uuid(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_from_uuid(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	pg_uuid_t  *input = PG_GETARG_UUID_P(0);
 	uint8	   *result = palloc(info->width);
@@ -247,7 +228,7 @@ fixed_from_uuid(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
  */
 typedef struct FixedSortState
 {
-	const FixedTypeInfo *info;
+	const FlakeFormat *info;
 	int64		input_count;
 	bool		estimating;
 	bool		have_reference;
@@ -263,11 +244,11 @@ fixed_narrow(uint64 value, int bits, int to_bits)
 }
 
 static inline uint64
-fixed_abbrev_key(const FixedTypeInfo *info, FixedSortState *state, const uint8 *id)
+fixed_abbrev_key(const FlakeFormat *info, FixedSortState *state, const uint8 *id)
 {
-	int			time_bytes = info->abbrev_time_bytes;
-	int			identity_bytes = info->abbrev_identity_bytes;
-	int			spare_bytes = info->abbrev_spare_bytes;
+	int			time_bytes = info->abbrev.time_bytes;
+	int			identity_bytes = info->abbrev.identity_bytes;
+	int			spare_bytes = info->abbrev.spare_bytes;
 	int			tail_bytes = Min(info->width - time_bytes - identity_bytes, 8);
 	int			code_bits = 64 - 8 * (time_bytes - spare_bytes);
 	uint64		identity,
@@ -298,7 +279,7 @@ fixed_abbrev_key(const FixedTypeInfo *info, FixedSortState *state, const uint8 *
 
 /* instantiated per type (info a constant), so the byte loops unroll */
 static inline Datum
-fixed_abbrev_convert(const FixedTypeInfo *info, Datum original, SortSupport ssup)
+fixed_abbrev_convert(const FlakeFormat *info, Datum original, SortSupport ssup)
 {
 	FixedSortState *state = (FixedSortState *) ssup->ssup_extra;
 	uint64		key = fixed_abbrev_key(info, state, (const uint8 *) DatumGetPointer(original));
@@ -351,7 +332,7 @@ fixed_abbrev_cmp(Datum a, Datum b, SortSupport ssup pg_attribute_unused())
 
 /* full_cmp and abbrev_convert: the type's own, instantiated at its constant info */
 static inline Datum
-fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
+fixed_sortsupport(const FlakeFormat *info, FunctionCallInfo fcinfo,
 				  int (*full_cmp) (Datum, Datum, SortSupport),
 				  Datum (*abbrev_convert) (Datum, SortSupport))
 {
@@ -387,11 +368,20 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
 	PG_FUNCTION_INFO_V1(prefix##_##suffix); \
 	Datum prefix##_##suffix(PG_FUNCTION_ARGS) { body; }
 
-#define FIXED_CMP_FN(prefix, info, suffix, test) \
+#define FIXED_CMP_FN(prefix, width, suffix, test) \
 	FIXED_FN(prefix, suffix, \
-			 PG_RETURN_BOOL(fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) test))
+			 PG_RETURN_BOOL(fixed_cmp(width, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) test))
 
-#define FLAKEID_FIXED_TYPE(prefix, info) \
+/* the ID's time: the same code as the range support's (format/time_layout.h) */
+static inline Datum
+fixed_time(const FlakeFormat *info, FunctionCallInfo fcinfo)
+{
+	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(
+		time_layout_time(info->time, (const uint8 *) PG_GETARG_POINTER(0))));
+}
+
+/* `width` is the format's width as a constant expression (SNO_SIZE, ...) */
+#define FLAKEID_FIXED_TYPE(prefix, info, width) \
 	FIXED_FN(prefix, in, return fixed_in(info, fcinfo)) \
 	FIXED_FN(prefix, out, return fixed_out(info, fcinfo)) \
 	FIXED_FN(prefix, recv, return fixed_recv(info, fcinfo)) \
@@ -399,6 +389,7 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
 	FIXED_FN(prefix, to_bytea, return fixed_to_bytea(info, fcinfo)) \
 	FIXED_FN(prefix, from_bytea, return fixed_from_bytea(info, fcinfo)) \
 	FIXED_FN(prefix, to_uuid, return fixed_to_uuid(info, fcinfo)) \
+	FIXED_FN(prefix, time, return fixed_time(info, fcinfo)) \
 	FIXED_FN(prefix, time_in, \
 			 PG_RETURN_BOOL(fixed_time_in_range(info, fcinfo, (const uint8 *) PG_GETARG_POINTER(0), \
 												PG_GETARG_RANGE_P(1)))) \
@@ -409,29 +400,29 @@ fixed_sortsupport(const FixedTypeInfo *info, FunctionCallInfo fcinfo,
 	FIXED_FN(prefix, range_upper_bound, return fixed_range_bound(info, PG_GETARG_RANGE_P(0), true)) \
 	FIXED_FN(prefix, range_support, return fixed_range_support(info, fcinfo)) \
 	FIXED_FN(prefix, from_uuid, return fixed_from_uuid(info, fcinfo)) \
-	FIXED_CMP_FN(prefix, info, eq, == 0) \
-	FIXED_CMP_FN(prefix, info, ne, != 0) \
-	FIXED_CMP_FN(prefix, info, lt, < 0) \
-	FIXED_CMP_FN(prefix, info, le, <= 0) \
-	FIXED_CMP_FN(prefix, info, gt, > 0) \
-	FIXED_CMP_FN(prefix, info, ge, >= 0) \
+	FIXED_CMP_FN(prefix, width, eq, == 0) \
+	FIXED_CMP_FN(prefix, width, ne, != 0) \
+	FIXED_CMP_FN(prefix, width, lt, < 0) \
+	FIXED_CMP_FN(prefix, width, le, <= 0) \
+	FIXED_CMP_FN(prefix, width, gt, > 0) \
+	FIXED_CMP_FN(prefix, width, ge, >= 0) \
 	FIXED_FN(prefix, cmp, \
-			 int			c = fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)); \
+			 int			c = fixed_cmp(width, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)); \
 			 PG_RETURN_INT32((c > 0) - (c < 0))) \
 	FIXED_FN(prefix, smaller, \
-			 return fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) <= 0 \
+			 return fixed_cmp(width, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) <= 0 \
 				 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1)) \
 	FIXED_FN(prefix, larger, \
-			 return fixed_cmp(info, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) >= 0 \
+			 return fixed_cmp(width, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) >= 0 \
 				 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1)) \
 	FIXED_FN(prefix, hash, \
-			 return hash_any((const unsigned char *) PG_GETARG_POINTER(0), (info)->width)) \
+			 return hash_any((const unsigned char *) PG_GETARG_POINTER(0), width)) \
 	FIXED_FN(prefix, hash_extended, \
 			 return hash_any_extended((const unsigned char *) PG_GETARG_POINTER(0), \
-									  (info)->width, PG_GETARG_INT64(1))) \
+									  width, PG_GETARG_INT64(1))) \
 	static int prefix##_sort_cmp(Datum a, Datum b, SortSupport ssup pg_attribute_unused()) \
 	{ \
-		return fixed_cmp(info, a, b); \
+		return fixed_cmp(width, a, b); \
 	} \
 	static Datum prefix##_abbrev_convert(Datum original, SortSupport ssup) \
 	{ \

@@ -10,27 +10,10 @@
 
 #define FLAKEID_PRELOAD_HINT "Add flakeid to shared_preload_libraries and restart the server."
 
-/* settings (flakeid.c) */
-extern int	flakeid_sno_partition_setting;
-extern int	flakeid_sno_sequence_min;
-extern int	flakeid_sno_sequence_max;
-extern bool flakeid_sno_coarse_clock;
-extern int	flakeid_siq_shard_setting;
-extern char *flakeid_siq_domain_setting;
-extern char *flakeid_kuid_node_setting;
-extern int	flakeid_kuid_node_fingerprint;	/* of flakeid.kuid_node; -1 = derived */
-extern int	flakeid_snowflake_worker_setting;
-extern int	flakeid_snowflake_process_setting;
-extern int64 flakeid_snowflake_epoch_ms;
-extern int	flakeid_debug_clock_offset_ms;
-
 /* time (flakeid.c) */
 #define FLAKEID_PG_EPOCH_UNIX_US \
 	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
-extern int64 flakeid_clock_unix_us(void);
-extern int64 flakeid_coarse_clock_resolution_us(void);	/* 0: none */
-extern int64 flakeid_coarse_clock_unix_us(void);
 extern int64 flakeid_unix_us_from_timestamptz(TimestampTz ts, const char *type_name);
 
 static inline TimestampTz
@@ -44,48 +27,73 @@ extern void flakeid_check_field(int64 value, int64 max, const char *field, const
 #if PG_VERSION_NUM < 180000
 #define pg_noreturn pg_attribute_noreturn()
 #endif
-pg_noreturn extern void flakeid_time_out_of_range(const char *type_name, const char *range);
+struct FlakeFormat;
+pg_noreturn extern void flakeid_time_out_of_range(const struct FlakeFormat *format);
 
 /* secure random bytes from a per-backend buffer (random.c) */
 extern void flakeid_random_bytes(void *out, size_t n);
 
-/* persisted generator state (state.c) */
-typedef struct FlakeidPersisted
+/* --- generators (generator.h lists their modules) -------------------------- */
+
+typedef enum GeneratorId
 {
-	int64		mark_unix_us;	/* every ID issued so far lies before this instant */
-	int64		sno_other_bound_unix_us;	/* sno IDs with the other tick-tock lie before this */
-	uint32		sno_ticktock;	/* the tick-tock in use */
-	uint32		padding;
-} FlakeidPersisted;
+	GEN_SNO,
+	GEN_SIQ,					/* one counter per named kind (the variant) */
+	GEN_KUID,					/* shared by kuid and kuid96 */
+	GEN_SNOWFLAKE,
+	GEN_COUNT
+} GeneratorId;
 
-extern bool flakeid_state_load(FlakeidPersisted *state);
-extern void flakeid_state_save(const FlakeidPersisted *state);
+/* What every generator issues: a time unit of its format, a sequence, sno's tick-tock. */
+typedef struct GeneratedId
+{
+	uint64		unit;			/* the format's generator unit (FlakeFormat.units_at) */
+	uint32		sequence;
+	bool		ticktock;		/* sno only; false for the others */
+} GeneratedId;
 
-/* generators (generator.c) */
-extern void flakeid_shmem_request(void);
-extern void flakeid_shmem_startup(void);
-extern void flakeid_log_identities(void);
+/*
+ * The next ID of a generator (variant: the siq kind's index, else 0).
+ * Unique on this server whatever the clock does (API.md "Generators").
+ * Lock-free while the clock moves forward.  May sleep until the next unit
+ * when a unit's pool is used up (interruptible), take flakeid's LWLock and
+ * fsync the state file when the saved mark needs renewing or sno's clock is
+ * behind.  Raises 55000 without the preload or on a standby with a derived
+ * identity, 22023 for a bad pool setting, 22008 for a clock outside the
+ * format's range, XX001 for a damaged state file.
+ */
+extern GeneratedId flakeid_generate(GeneratorId gen, int variant);
 
-/* sno generator: the issued counter word (unit | tick-tock | sequence) */
-extern uint64 flakeid_sno_next_word(void);
-/* the n-th back-fill sequence draw */
-extern unsigned flakeid_sno_next_static_sequence(void);
-extern unsigned flakeid_sno_partition(void);
+/*
+ * The sequence of the next back-fill (*_new_at) ID: the pool's values in
+ * turn, from one shared counter.  Raises what the pool and identities raise.
+ */
+extern uint32 flakeid_generate_backfill(GeneratorId gen, int variant);
 
-/* siq generator: returns the tick, sets the serial; kind indexes siq_kinds */
-extern uint64 flakeid_siq_next(int kind, unsigned *serial);
-extern unsigned flakeid_siq_next_static_serial(int kind);
-extern unsigned flakeid_siq_shard(void);
+typedef enum IdentityKind
+{
+	IDENTITY_SNO_PARTITION,
+	IDENTITY_SIQ_SHARD,
+	IDENTITY_KUID_NODE,
+	IDENTITY_SNOWFLAKE_WORKER,
+	IDENTITY_SNOWFLAKE_PROCESS,
+	IDENTITY_COUNT
+} IdentityKind;
 
-/* kuid generator, shared by kuid and kuid96: returns the linear tick unit, sets the sequence */
-extern uint64 flakeid_kuid_next(unsigned *seq);
-extern unsigned flakeid_kuid_next_static_seq(void);
-extern uint32 flakeid_kuid_node(void);
+/*
+ * The identity this server writes into IDs: the setting, or one derived
+ * from the system identifier and timeline (cached per backend).  Raises
+ * 55000 for a derived identity during recovery, or without the preload.
+ */
+extern uint32 flakeid_identity(IdentityKind kind);
+/* the hash of flakeid.siq_domain (checked as ASCII when set) */
+extern uint32 flakeid_siq_domain_hash(void);
+/* flakeid.snowflake_epoch_ms */
+extern int64 flakeid_snowflake_epoch_ms(void);
+/* the precise clock, shifted by flakeid.debug_clock_offset_ms */
+extern int64 flakeid_clock_unix_us(void);
 
-/* snowflake generator: returns the ms since the configured epoch, sets the sequence */
-extern uint64 flakeid_snowflake_next(unsigned *sequence);
-extern unsigned flakeid_snowflake_next_static_sequence(void);
-extern unsigned flakeid_snowflake_worker(void);
-extern unsigned flakeid_snowflake_process(void);
+/* module start (flakeid.c calls these from _PG_init) */
+extern void flakeid_generators_init(void);
 
 #endif

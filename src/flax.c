@@ -12,11 +12,7 @@
 #include "flakeid.h"
 #include "format/flax.h"
 
-#define FLAX_RANGE "2015-01-01 00:00:00+00, 2049-11-03 19:53:47.776+00"
-
-static const FixedTypeInfo flax_info = {.name = "flax", .width = FLAX_SIZE, .text = &flax_text, .uuid_tag = UUID8_TAG_FLAX, .time = &flax_time_layout};
-
-FLAKEID_FIXED_TYPE(flax, &flax_info)
+FLAKEID_FIXED_TYPE(flax, &flax_format, FLAX_SIZE)
 
 static uint64
 flax_ms_from_timestamptz(TimestampTz ts)
@@ -24,7 +20,7 @@ flax_ms_from_timestamptz(TimestampTz ts)
 	uint64		ms;
 
 	if (!flax_ms_from_unix_us(flakeid_unix_us_from_timestamptz(ts, "flax"), &ms))
-		flakeid_time_out_of_range("flax", FLAX_RANGE);
+		flakeid_time_out_of_range(&flax_format);
 	return ms;
 }
 
@@ -34,7 +30,7 @@ flax_datum(uint64 ms, uint64 random)
 	uint8		bytes[FLAX_SIZE];
 
 	flax_pack(ms, random, bytes);
-	return fixed_datum(&flax_info, bytes);
+	return fixed_datum(&flax_format, bytes);
 }
 
 static uint64
@@ -78,17 +74,6 @@ flax_from_parts(PG_FUNCTION_ARGS)
 
 	flakeid_check_field(random, (int64) FLAX_RANDOM_MAX, "random part", "flax");
 	return flax_datum(ms, (uint64) random);
-}
-
-PG_FUNCTION_INFO_V1(flax_time);
-Datum
-flax_time(PG_FUNCTION_ARGS)
-{
-	uint64		ms,
-				random;
-
-	flax_unpack((const uint8 *) PG_GETARG_POINTER(0), &ms, &random);
-	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(flax_unix_us_from_ms(ms)));
 }
 
 PG_FUNCTION_INFO_V1(flax_random);

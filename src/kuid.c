@@ -12,24 +12,16 @@
 #include "flakeid.h"
 #include "format/kuid.h"
 
-#define KUID_RANGE "1970-01-01 00:00:00+00, 35198-01-19 07:06:40+00"
-
-static const FixedTypeInfo kuid_info = {.name = "kuid", .width = KUID_SIZE, .text = &kuid_text, .uuid_tag = UUID8_TAG_KUID, .time = &kuid_time_layout};
-static const FixedTypeInfo kuid96_info = {.name = "kuid96", .width = KUID96_SIZE, .text = &kuid96_text,
-	/* Mega, SecHi | node | SecLo, Tick, Seq: time splits around the node */
-	.abbrev_time_bytes = 4, .abbrev_identity_bytes = 4,
-	.abbrev_spare_bytes = 1, .uuid_tag = UUID8_TAG_KUID96, .time = &kuid96_time_layout};	/* Mega < 4096 until 2099 */
-
-FLAKEID_FIXED_TYPE(kuid, &kuid_info)
-FLAKEID_FIXED_TYPE(kuid96, &kuid96_info)
+FLAKEID_FIXED_TYPE(kuid, &kuid_format, KUID_SIZE)
+FLAKEID_FIXED_TYPE(kuid96, &kuid96_format, KUID96_SIZE)
 
 static KuidFields
-kuid_fields_from_timestamptz(TimestampTz ts, const char *type_name)
+kuid_fields_from_timestamptz(TimestampTz ts, const FlakeFormat *format)
 {
 	KuidFields	fields;
 
-	if (!kuid_fields_from_unix_us(flakeid_unix_us_from_timestamptz(ts, type_name), &fields))
-		flakeid_time_out_of_range(type_name, KUID_RANGE);
+	if (!kuid_fields_from_unix_us(flakeid_unix_us_from_timestamptz(ts, format->name), &fields))
+		flakeid_time_out_of_range(format);
 	return fields;
 }
 
@@ -39,7 +31,7 @@ kuid_datum(KuidFields fields)
 	uint8		bytes[KUID_SIZE];
 
 	kuid_pack(&fields, bytes);
-	return fixed_datum(&kuid_info, bytes);
+	return fixed_datum(&kuid_format, bytes);
 }
 
 static Datum
@@ -48,7 +40,7 @@ kuid96_datum(KuidFields fields, uint32 node)
 	uint8		bytes[KUID96_SIZE];
 
 	kuid96_pack(&fields, node, bytes);
-	return fixed_datum(&kuid96_info, bytes);
+	return fixed_datum(&kuid96_format, bytes);
 }
 
 static KuidFields
@@ -74,19 +66,19 @@ static KuidFields
 kuid_next_fields(void)
 {
 	KuidFields	fields;
-	unsigned	seq;
+	GeneratedId id = flakeid_generate(GEN_KUID, 0);
 
-	kuid_fields_from_unit(flakeid_kuid_next(&seq), &fields);
-	fields.seq = seq;
+	kuid_fields_from_unit(id.unit, &fields);
+	fields.seq = id.sequence;
 	return fields;
 }
 
 static KuidFields
-kuid_backfill_fields(TimestampTz ts, const char *type_name)
+kuid_backfill_fields(TimestampTz ts, const FlakeFormat *format)
 {
-	KuidFields	fields = kuid_fields_from_timestamptz(ts, type_name);
+	KuidFields	fields = kuid_fields_from_timestamptz(ts, format);
 
-	fields.seq = flakeid_kuid_next_static_seq();
+	fields.seq = flakeid_generate_backfill(GEN_KUID, 0);
 	return fields;
 }
 
@@ -101,7 +93,7 @@ PG_FUNCTION_INFO_V1(kuid96_new);
 Datum
 kuid96_new(PG_FUNCTION_ARGS)
 {
-	uint32		node = flakeid_kuid_node();	/* refuses on a standby before anything is issued */
+	uint32		node = flakeid_identity(IDENTITY_KUID_NODE);	/* refuses on a standby before anything is issued */
 
 	return kuid96_datum(kuid_next_fields(), node);
 }
@@ -110,38 +102,16 @@ PG_FUNCTION_INFO_V1(kuid_new_at);
 Datum
 kuid_new_at(PG_FUNCTION_ARGS)
 {
-	return kuid_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), "kuid"));
+	return kuid_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), &kuid_format));
 }
 
 PG_FUNCTION_INFO_V1(kuid96_new_at);
 Datum
 kuid96_new_at(PG_FUNCTION_ARGS)
 {
-	uint32		node = flakeid_kuid_node();
+	uint32		node = flakeid_identity(IDENTITY_KUID_NODE);
 
-	return kuid96_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), "kuid96"), node);
-}
-
-static Datum
-kuid_time_datum(KuidFields fields)
-{
-	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(kuid_unix_us_from_fields(&fields)));
-}
-
-PG_FUNCTION_INFO_V1(kuid_time);
-Datum
-kuid_time(PG_FUNCTION_ARGS)
-{
-	return kuid_time_datum(kuid_arg(fcinfo));
-}
-
-PG_FUNCTION_INFO_V1(kuid96_time);
-Datum
-kuid96_time(PG_FUNCTION_ARGS)
-{
-	uint32		node;
-
-	return kuid_time_datum(kuid96_arg(fcinfo, &node));
+	return kuid96_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), &kuid96_format), node);
 }
 
 PG_FUNCTION_INFO_V1(kuid_seq);
@@ -185,7 +155,7 @@ kuid96_from_kuid(PG_FUNCTION_ARGS)
 		node = (uint32) given;
 	}
 	else
-		node = flakeid_kuid_node();
+		node = flakeid_identity(IDENTITY_KUID_NODE);
 	return kuid96_datum(kuid_arg(fcinfo), node);
 }
 
@@ -213,14 +183,14 @@ PG_FUNCTION_INFO_V1(kuid_lower_bound);
 Datum
 kuid_lower_bound(PG_FUNCTION_ARGS)
 {
-	return kuid_datum(kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), "kuid"));
+	return kuid_datum(kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), &kuid_format));
 }
 
 PG_FUNCTION_INFO_V1(kuid_upper_bound);
 Datum
 kuid_upper_bound(PG_FUNCTION_ARGS)
 {
-	KuidFields	fields = kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), "kuid");
+	KuidFields	fields = kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), &kuid_format);
 
 	fields.seq = KUID_SEQ_MAX;
 	return kuid_datum(fields);
@@ -234,7 +204,7 @@ kuid_upper_bound(PG_FUNCTION_ARGS)
 static Datum
 kuid96_window_bound(TimestampTz ts, bool upper)
 {
-	KuidFields	fields = kuid_fields_from_timestamptz(ts, "kuid96");
+	KuidFields	fields = kuid_fields_from_timestamptz(ts, &kuid96_format);
 	uint32		low_sec_mask = (1u << KUID_INTERVAL) - 1;
 
 	fields.sec = upper ? fields.sec | low_sec_mask : fields.sec & ~low_sec_mask;

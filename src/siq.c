@@ -14,14 +14,7 @@
 #include "flakeid.h"
 #include "format/siq.h"
 
-#define SIQ_RANGE "1970-01-01 00:00:00+00, 36812-02-20 00:36:16+00"
-
-static const FixedTypeInfo siq_info = {.name = "siq", .width = SIQ_SIZE, .text = &siq_text, .parse = siq_parse,
-	/* t56 | shard, domain | low word */
-	.abbrev_time_bytes = 7, .abbrev_identity_bytes = 5,
-	.abbrev_spare_bytes = 1, .uuid_tag = UUID8_TAG_SIQ, .time = &siq_time_layout};	/* seconds < 2^32 until 2106 */
-
-FLAKEID_FIXED_TYPE(siq, &siq_info)
+FLAKEID_FIXED_TYPE(siq, &siq_format, SIQ_SIZE)
 
 static uint64
 siq_t56_from_timestamptz(TimestampTz ts)
@@ -29,7 +22,7 @@ siq_t56_from_timestamptz(TimestampTz ts)
 	uint64		t56;
 
 	if (!siq_t56_from_unix_us(flakeid_unix_us_from_timestamptz(ts, "siq"), &t56))
-		flakeid_time_out_of_range("siq", SIQ_RANGE);
+		flakeid_time_out_of_range(&siq_format);
 	return t56;
 }
 
@@ -59,30 +52,13 @@ siq_domain_hash_of(const char *domain, size_t len)
 	return hash;
 }
 
-/* the configured domain's hash, computed once per backend */
-static uint32
-siq_server_domain_hash(void)
-{
-	static bool done = false;
-	static uint32 hash;
-
-	if (!done)
-	{
-		const char *domain = flakeid_siq_domain_setting ? flakeid_siq_domain_setting : "";
-
-		hash = siq_domain_hash_of(domain, strlen(domain));
-		done = true;
-	}
-	return hash;
-}
-
 static Datum
 siq_fields_datum(SiqFields fields)
 {
 	uint8		bytes[SIQ_SIZE];
 
 	siq_pack(&fields, bytes);
-	return fixed_datum(&siq_info, bytes);
+	return fixed_datum(&siq_format, bytes);
 }
 
 static Datum
@@ -96,10 +72,10 @@ Datum
 siq_new(PG_FUNCTION_ARGS)
 {
 	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(0));
-	unsigned	serial;
-	uint64		t56 = flakeid_siq_next(kind, &serial);
+	GeneratedId id = flakeid_generate(GEN_SIQ, kind);
 
-	return siq_datum(t56, flakeid_siq_shard(), siq_server_domain_hash(), kind, serial);
+	return siq_datum(siq_t56_from_unit(id.unit), flakeid_identity(IDENTITY_SIQ_SHARD),
+					 flakeid_siq_domain_hash(), kind, id.sequence);
 }
 
 PG_FUNCTION_INFO_V1(siq_new_at);
@@ -108,9 +84,9 @@ siq_new_at(PG_FUNCTION_ARGS)
 {
 	uint64		t56 = siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
 	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(1));
-	unsigned	serial = flakeid_siq_next_static_serial(kind);
+	unsigned	serial = flakeid_generate_backfill(GEN_SIQ, kind);
 
-	return siq_datum(t56, flakeid_siq_shard(), siq_server_domain_hash(), kind, serial);
+	return siq_datum(t56, flakeid_identity(IDENTITY_SIQ_SHARD), flakeid_siq_domain_hash(), kind, serial);
 }
 
 PG_FUNCTION_INFO_V1(siq_from_parts);
@@ -136,15 +112,6 @@ siq_arg_fields(FunctionCallInfo fcinfo)
 
 	siq_unpack((const uint8 *) PG_GETARG_POINTER(0), &fields);
 	return fields;
-}
-
-/* Rounded up to the microsecond, so siq_new_at(siq_time(x), ...) lands in x's tick. */
-PG_FUNCTION_INFO_V1(siq_time);
-Datum
-siq_time(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(
-		siq_unix_us_ceil_from_t56(siq_arg_fields(fcinfo).t56)));
 }
 
 PG_FUNCTION_INFO_V1(siq_shard);

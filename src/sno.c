@@ -10,13 +10,7 @@
 #include "flakeid.h"
 #include "format/sno.h"
 
-#define SNO_RANGE "2010-01-01 00:00:00+00, 2079-09-07 15:47:35.552+00"
-
-static const FixedTypeInfo sno_info = {.name = "sno", .width = SNO_SIZE, .text = &sno_text,
-	/* unit and tick-tock | meta, partition | sequence */
-	.abbrev_time_bytes = 5, .abbrev_identity_bytes = 3, .uuid_tag = UUID8_TAG_SNO, .time = &sno_time_layout};
-
-FLAKEID_FIXED_TYPE(sno, &sno_info)
+FLAKEID_FIXED_TYPE(sno, &sno_format, SNO_SIZE)
 
 static uint64
 sno_units_from_timestamptz(TimestampTz ts)
@@ -24,7 +18,7 @@ sno_units_from_timestamptz(TimestampTz ts)
 	uint64		units;
 
 	if (!sno_units_from_unix_us(flakeid_unix_us_from_timestamptz(ts, "sno"), &units))
-		flakeid_time_out_of_range("sno", SNO_RANGE);
+		flakeid_time_out_of_range(&sno_format);
 	return units;
 }
 
@@ -35,7 +29,7 @@ sno_datum(uint64 units, unsigned ticktock, unsigned meta, unsigned partition, un
 	uint8		bytes[SNO_SIZE];
 
 	sno_pack(&fields, bytes);
-	return fixed_datum(&sno_info, bytes);
+	return fixed_datum(&sno_format, bytes);
 }
 
 static unsigned
@@ -52,10 +46,9 @@ Datum
 sno_new(PG_FUNCTION_ARGS)
 {
 	unsigned	meta = sno_meta_arg(fcinfo, 0);
-	uint64		word = flakeid_sno_next_word();
+	GeneratedId id = flakeid_generate(GEN_SNO, 0);
 
-	return sno_datum(counter_unit(word), counter_flag(word), meta,
-					 flakeid_sno_partition(), counter_seq(word));
+	return sno_datum(id.unit, id.ticktock, meta, flakeid_identity(IDENTITY_SNO_PARTITION), id.sequence);
 }
 
 /* Back-fill (spec §5.2): tick-tock 0 and the shared static sequence. */
@@ -65,9 +58,9 @@ sno_new_at(PG_FUNCTION_ARGS)
 {
 	uint64		units = sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
 	unsigned	meta = sno_meta_arg(fcinfo, 1);
-	unsigned	sequence = flakeid_sno_next_static_sequence();
+	unsigned	sequence = flakeid_generate_backfill(GEN_SNO, 0);
 
-	return sno_datum(units, 0, meta, flakeid_sno_partition(), sequence);
+	return sno_datum(units, 0, meta, flakeid_identity(IDENTITY_SNO_PARTITION), sequence);
 }
 
 PG_FUNCTION_INFO_V1(sno_from_parts);
@@ -93,14 +86,6 @@ sno_arg_fields(FunctionCallInfo fcinfo)
 
 	sno_unpack((const uint8 *) PG_GETARG_POINTER(0), &fields);
 	return fields;
-}
-
-PG_FUNCTION_INFO_V1(sno_time);
-Datum
-sno_time(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(
-		sno_unix_us_from_units(sno_arg_fields(fcinfo).units)));
 }
 
 PG_FUNCTION_INFO_V1(sno_meta);

@@ -23,7 +23,7 @@ epoch_unix_us(FunctionCallInfo fcinfo, int argno)
 {
 	if (PG_NARGS() > argno)
 		return flakeid_unix_us_from_timestamptz(PG_GETARG_TIMESTAMPTZ(argno), "snowflake");
-	return flakeid_snowflake_epoch_ms * 1000;
+	return flakeid_snowflake_epoch_ms() * 1000;
 }
 
 static uint64
@@ -63,10 +63,18 @@ PG_FUNCTION_INFO_V1(snowflake_new);
 Datum
 snowflake_new(PG_FUNCTION_ARGS)
 {
-	unsigned	sequence;
-	uint64		ms = flakeid_snowflake_next(&sequence);
+	GeneratedId id = flakeid_generate(GEN_SNOWFLAKE, 0);
+	int64		epoch_ms = flakeid_snowflake_epoch_ms();
+	uint64		ms;
 
-	return snowflake_datum(ms, flakeid_snowflake_worker(), flakeid_snowflake_process(), sequence);
+	/* the clock, or the count on from a later last unit, must lie in the epoch's range */
+	if (!snowflake_ms_from_unit(id.unit, epoch_ms, &ms))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the snowflake generator is outside the time range of epoch " INT64_FORMAT " ms", epoch_ms),
+				 errdetail("Snowflakes hold times from the epoch to 2^41 milliseconds after it.")));
+	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER),
+						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), id.sequence);
 }
 
 /* Back-fill: the caller's time, the sequence from a shared counter. */
@@ -75,10 +83,10 @@ Datum
 snowflake_new_at(PG_FUNCTION_ARGS)
 {
 	uint64		ms = snowflake_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), epoch_unix_us(fcinfo, 1));
-	unsigned	worker = flakeid_snowflake_worker();
-	unsigned	process = flakeid_snowflake_process();
+	unsigned	sequence = flakeid_generate_backfill(GEN_SNOWFLAKE, 0);
 
-	return snowflake_datum(ms, worker, process, flakeid_snowflake_next_static_sequence());
+	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER),
+						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), sequence);
 }
 
 PG_FUNCTION_INFO_V1(snowflake_from_parts);

@@ -1,11 +1,18 @@
 /*
- * state.c — the generators' persisted state: one small file in the data
- * directory, replaced atomically (write, fsync, durable rename)
+ * state.c — the file that carries the generators' state across restarts:
+ * "flakeid.state" in the data directory, replaced atomically (write, fsync,
+ * durable rename)
  *
- * It holds the time mark that every issued ID is below (renewed ahead of
- * the clock by generator.c, off the per-ID path) and sno's tick-tock
- * timeline, so that a restart — clean or after a crash — resumes above
- * everything issued before it, even with the clock set back.
+ * The file is versioned.  Every version this code knows has a reader that
+ * turns it into the current FlakeidPersisted (a migration); a file of an
+ * older version is read and then rewritten in the current one.  A file of a
+ * newer version is refused, naming both versions: its fields may say more
+ * than this code understands, and guessing could repeat IDs.
+ *
+ *   version 1 (flakeid 1.0): magic, version, the three fields, CRC-32, padded
+ *   version 2: magic, version, body length, reserved; the body; CRC-32.  A
+ *              later version appends fields to the body, so its reader
+ *              can tell a shorter, older body by its length.
  */
 #include "postgres.h"
 
@@ -15,89 +22,194 @@
 
 #include "storage/fd.h"
 
-#include "flakeid.h"
+#include "generator.h"
 
 #define STATE_FILE		"flakeid.state"
 #define STATE_TEMP_FILE	"flakeid.state.tmp"
 #define STATE_MAGIC		0x464C4B31	/* "FLK1" */
-#define STATE_VERSION	1
+#define STATE_MAX_SIZE	4096
 
-typedef struct StateFileImage
+/* the file as flakeid 1.0 wrote it (x86-64 and other LP64 layouts) */
+typedef struct StateImageV1
 {
 	uint32		magic;
 	uint32		version;
-	FlakeidPersisted state;
-	uint32		crc;			/* zlib CRC-32 of everything before it */
-} StateFileImage;
+	int64		mark_unix_us;
+	int64		sno_other_bound_unix_us;
+	uint32		sno_ticktock;
+	uint32		padding;
+	uint32		crc;			/* of everything before it */
+} StateImageV1;
+
+typedef struct StateHeader
+{
+	uint32		magic;
+	uint32		version;
+	uint32		body_length;
+	uint32		reserved;
+} StateHeader;
+
+/* the body of version 2; later versions append to it */
+typedef struct StateBodyV2
+{
+	int64		mark_unix_us;
+	int64		sno_other_bound_unix_us;
+	uint32		sno_ticktock;
+	uint32		padding;
+} StateBodyV2;
 
 static uint32
-image_crc(const StateFileImage *image)
+crc_of(const void *data, size_t length)
 {
-	return (uint32) crc32(0L, (const Bytef *) image, offsetof(StateFileImage, crc));
+	return (uint32) crc32(0L, (const Bytef *) data, (uInt) length);
 }
 
-/*
- * Reads the file at server start.  A missing file is a first start (all
- * zero); an unreadable or damaged one returns false, and generation is then
- * refused rather than risking a repeat.
- */
-bool
-flakeid_state_load(FlakeidPersisted *state)
+static bool
+read_v1(const uint8 *file, size_t size, FlakeidPersisted *state)
 {
-	StateFileImage image;
-	int			fd = open(STATE_FILE, O_RDONLY | PG_BINARY, 0);
-	ssize_t		n;
+	StateImageV1 image;
 
-	memset(state, 0, sizeof(*state));
-	if (fd < 0)
-	{
-		if (errno == ENOENT)
-			return true;
-		ereport(LOG, (errcode_for_file_access(), errmsg("flakeid: could not open \"%s\": %m", STATE_FILE)));
+	if (size != sizeof(image))
 		return false;
-	}
-	n = read(fd, &image, sizeof(image));
-	close(fd);
-	if (n != (ssize_t) sizeof(image) || image.magic != STATE_MAGIC || image.version != STATE_VERSION ||
-		image.crc != image_crc(&image))
-	{
-		ereport(LOG,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("flakeid: the generator state file \"%s\" is damaged", STATE_FILE)));
+	memcpy(&image, file, sizeof(image));
+	if (image.crc != crc_of(&image, offsetof(StateImageV1, crc)))
 		return false;
-	}
-	*state = image.state;
+	state->mark_unix_us = image.mark_unix_us;
+	state->sno_other_bound_unix_us = image.sno_other_bound_unix_us;
+	state->sno_ticktock = image.sno_ticktock;
 	return true;
 }
 
-/* Writes the state durably before returning; any failure is an ERROR (nothing is issued then). */
-void
-flakeid_state_save(const FlakeidPersisted *state)
+static bool
+read_v2(const uint8 *file, size_t size, FlakeidPersisted *state)
 {
-	StateFileImage image;
+	StateHeader header;
+	StateBodyV2 body;
+	uint32		crc;
+
+	memcpy(&header, file, sizeof(header));
+	if (header.body_length != sizeof(body) || size != sizeof(header) + sizeof(body) + sizeof(crc))
+		return false;
+	memcpy(&body, file + sizeof(header), sizeof(body));
+	memcpy(&crc, file + sizeof(header) + sizeof(body), sizeof(crc));
+	if (crc != crc_of(file, sizeof(header) + sizeof(body)))
+		return false;
+	state->mark_unix_us = body.mark_unix_us;
+	state->sno_other_bound_unix_us = body.sno_other_bound_unix_us;
+	state->sno_ticktock = body.sno_ticktock;
+	return true;
+}
+
+/* one reader per version, indexed by it: each migrates its version to the current fields */
+static bool (*const readers[STATE_VERSION + 1]) (const uint8 *file, size_t size, FlakeidPersisted *state) = {
+	[1] = read_v1,
+	[2] = read_v2,
+};
+
+/*
+ * Reads the file at server start into *state (all zero unless loaded) and
+ * sets *file_version (0 without a file).  Logs why a file cannot be used.
+ * Never raises an error: it runs in the postmaster.
+ */
+StateLoad
+state_load(FlakeidPersisted *state, uint32 *file_version)
+{
+	uint8		file[STATE_MAX_SIZE];
+	StateHeader header;
+	int			fd = open(STATE_FILE, O_RDONLY | PG_BINARY, 0);
+	ssize_t		size;
+
+	memset(state, 0, sizeof(*state));
+	*file_version = 0;
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+			return STATE_LOAD_NONE;
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", STATE_FILE)));
+		return STATE_LOAD_DAMAGED;
+	}
+	size = read(fd, file, sizeof(file));
+	close(fd);
+	if (size >= (ssize_t) offsetof(StateHeader, body_length))
+		memcpy(&header, file, offsetof(StateHeader, body_length));
+	if (size < (ssize_t) offsetof(StateHeader, body_length) || header.magic != STATE_MAGIC || header.version == 0)
+	{
+		ereport(LOG,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the generator state file \"%s\" is damaged", STATE_FILE),
+				 errdetail("It does not begin with the state file's magic number and a version.")));
+		return STATE_LOAD_DAMAGED;
+	}
+	*file_version = header.version;
+	if (header.version > STATE_VERSION)
+	{
+		ereport(LOG,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the generator state file \"%s\" was written by a newer version of flakeid", STATE_FILE),
+				 errdetail("The file has state version %u; this version of flakeid reads versions 1 to %u. Generation is refused.",
+						   header.version, STATE_VERSION)));
+		return STATE_LOAD_TOO_NEW;
+	}
+	if (size == (ssize_t) sizeof(file) || !readers[header.version](file, (size_t) size, state))
+	{
+		memset(state, 0, sizeof(*state));
+		ereport(LOG,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the generator state file \"%s\" is damaged", STATE_FILE),
+				 errdetail("Its length or checksum does not match state version %u.", header.version)));
+		return STATE_LOAD_DAMAGED;
+	}
+	return header.version == STATE_VERSION ? STATE_LOAD_CURRENT : STATE_LOAD_MIGRATED;
+}
+
+/*
+ * Writes the state in the current version, durably, before returning.  A
+ * failure is reported at `elevel`: with ERROR (the generators) nothing is
+ * issued; below it (the postmaster at start) it returns false.
+ */
+bool
+state_save(const FlakeidPersisted *state, int elevel)
+{
+	uint8		image[sizeof(StateHeader) + sizeof(StateBodyV2) + sizeof(uint32)];
+	StateHeader header = {STATE_MAGIC, STATE_VERSION, sizeof(StateBodyV2), 0};
+	StateBodyV2 body = {0};
+	uint32		crc;
 	int			fd;
 
-	memset(&image, 0, sizeof(image));
-	image.magic = STATE_MAGIC;
-	image.version = STATE_VERSION;
-	image.state = *state;
-	image.crc = image_crc(&image);
+	body.mark_unix_us = state->mark_unix_us;
+	body.sno_other_bound_unix_us = state->sno_other_bound_unix_us;
+	body.sno_ticktock = state->sno_ticktock;
+	memcpy(image, &header, sizeof(header));
+	memcpy(image + sizeof(header), &body, sizeof(body));
+	crc = crc_of(image, sizeof(header) + sizeof(body));
+	memcpy(image + sizeof(header) + sizeof(body), &crc, sizeof(crc));
 
 	fd = OpenTransientFile(STATE_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
 	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(), errmsg("could not create file \"%s\": %m", STATE_TEMP_FILE)));
+	{
+		ereport(elevel, (errcode_for_file_access(), errmsg("could not create file \"%s\": %m", STATE_TEMP_FILE)));
+		return false;
+	}
 	errno = 0;
-	if (write(fd, &image, sizeof(image)) != (ssize_t) sizeof(image))
+	if (write(fd, image, sizeof(image)) != (ssize_t) sizeof(image))
 	{
 		if (errno == 0)
 			errno = ENOSPC;
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", STATE_TEMP_FILE)));
+		ereport(elevel, (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", STATE_TEMP_FILE)));
+		CloseTransientFile(fd);
+		return false;
 	}
 	if (pg_fsync(fd) != 0)
-		ereport(data_sync_elevel(ERROR),
+	{
+		ereport(data_sync_elevel(elevel),
 				(errcode_for_file_access(), errmsg("could not fsync file \"%s\": %m", STATE_TEMP_FILE)));
+		CloseTransientFile(fd);
+		return false;
+	}
 	if (CloseTransientFile(fd) != 0)
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", STATE_TEMP_FILE)));
-	(void) durable_rename(STATE_TEMP_FILE, STATE_FILE, ERROR);
+	{
+		ereport(elevel, (errcode_for_file_access(), errmsg("could not close file \"%s\": %m", STATE_TEMP_FILE)));
+		return false;
+	}
+	return durable_rename(STATE_TEMP_FILE, STATE_FILE, elevel) == 0;
 }

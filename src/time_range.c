@@ -52,7 +52,7 @@ unix_us_clamped(TimestampTz ts)
  * ±infinity bound values count as unbounded where they do not exclude all.
  */
 void
-fixed_range_ids(const FixedTypeInfo *info, const RangeType *range, FixedRangeIds *ids)
+fixed_range_ids(const FlakeFormat *info, const RangeType *range, FixedRangeIds *ids)
 {
 	TypeCacheEntry *typcache = lookup_type_cache(RangeTypeGetOid(range), TYPECACHE_RANGE_INFO);
 	RangeBound	lower,
@@ -87,7 +87,7 @@ fixed_range_ids(const FixedTypeInfo *info, const RangeType *range, FixedRangeIds
 
 /* `<type>_time(id) <@ range`, the range type's cache kept in flinfo */
 bool
-fixed_time_in_range(const FixedTypeInfo *info, FunctionCallInfo fcinfo, const uint8 *id, const RangeType *range)
+fixed_time_in_range(const FlakeFormat *info, FunctionCallInfo fcinfo, const uint8 *id, const RangeType *range)
 {
 	TypeCacheEntry *typcache = (TypeCacheEntry *) fcinfo->flinfo->fn_extra;
 	int64		unix_us = time_layout_time(info->time, id);
@@ -103,7 +103,7 @@ fixed_time_in_range(const FixedTypeInfo *info, FunctionCallInfo fcinfo, const ui
 
 /* the ID bounds of a range as values: an impossible range gives max > min */
 Datum
-fixed_range_bound(const FixedTypeInfo *info, const RangeType *range, bool upper)
+fixed_range_bound(const FlakeFormat *info, const RangeType *range, bool upper)
 {
 	FixedRangeIds ids;
 	uint8	   *result = palloc(info->width);
@@ -134,14 +134,14 @@ id_compare(Oid opfamily, Oid type, int strategy, Node *id, Expr *value)
 }
 
 static Expr *
-id_const(const FixedTypeInfo *info, Oid type, const uint8 *bytes)
+id_const(const FlakeFormat *info, Oid type, const uint8 *bytes)
 {
 	return (Expr *) makeConst(type, -1, InvalidOid, info->width, fixed_datum(info, bytes), false, false);
 }
 
 /* `<type>_<suffix>(args)` from the extension's schema (the supported function's) */
 static Expr *
-sibling_call(const FixedTypeInfo *info, Oid funcid, const char *suffix, Oid result_type, List *args)
+sibling_call(const FlakeFormat *info, Oid funcid, const char *suffix, Oid result_type, List *args)
 {
 	Oid			argtypes[2];
 	int			nargs = 0;
@@ -178,7 +178,7 @@ split_args(List *args, Node **id, Node **range)
  * becomes `id < <smallest ID>`, an unbounded one `id >= <smallest ID>`.
  */
 static Node *
-simplify(const FixedTypeInfo *info, SupportRequestSimplify *req)
+simplify(const FlakeFormat *info, SupportRequestSimplify *req)
 {
 	Node	   *id,
 			   *range;
@@ -214,7 +214,7 @@ simplify(const FixedTypeInfo *info, SupportRequestSimplify *req)
 
 /* A range known at run time: lossy bounds from <type>_range_lower/upper_bound. */
 static List *
-index_condition(const FixedTypeInfo *info, SupportRequestIndexCondition *req)
+index_condition(const FlakeFormat *info, SupportRequestIndexCondition *req)
 {
 	List	   *args;
 	Node	   *id,
@@ -245,7 +245,7 @@ index_condition(const FixedTypeInfo *info, SupportRequestIndexCondition *req)
 }
 
 Datum
-fixed_range_support(const FixedTypeInfo *info, FunctionCallInfo fcinfo)
+fixed_range_support(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	Node	   *request = (Node *) PG_GETARG_POINTER(0);
 

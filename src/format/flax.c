@@ -4,6 +4,8 @@
 #include "flax.h"
 
 #include "bytes.h"
+#include "format.h"
+#include "uuid8.h"
 
 static FlakeAlphabet flax_alphabet = {
 	.symbols = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz",
@@ -48,3 +50,26 @@ flax_unix_us_from_ms(uint64_t ms)
 {
 	return (FLAX_EPOCH_UNIX_MS + (int64_t) ms) * 1000;
 }
+
+static void
+flax_repack(const uint8_t *in, uint8_t *out)
+{
+	uint64_t	ms,
+				random;
+
+	flax_unpack(in, &ms, &random);
+	flax_pack(ms, random, out);
+}
+
+const TimeLayout flax_time_layout = {
+	FLAX_SIZE, FLAX_EPOCH_UNIX_MS * 1000, true, 2,
+	{{40, 1000, NULL}, {FLAX_RANDOM_BITS, 0, NULL}}
+};
+
+/* stateless: no generator units */
+const FlakeFormat flax_format = {
+	.id = FLAKE_FLAX, .name = "flax", .width = FLAX_SIZE,
+	.text = &flax_text, .repack = flax_repack,
+	.time = &flax_time_layout, .time_range = "2015-01-01 00:00:00+00, 2049-11-03 19:53:47.776+00",
+	.uuid_tag = UUID8_TAG_FLAX,
+};

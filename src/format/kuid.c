@@ -5,6 +5,8 @@
 
 #include "bytes.h"
 #include "counter.h"
+#include "format.h"
+#include "uuid8.h"
 
 #define US_PER_SEC		INT64_C(1000000)
 #define SECS_PER_MEGA	INT64_C(1000000)
@@ -86,6 +88,26 @@ kuid96_unpack(const uint8_t *in, KuidFields *f, uint32_t *node)
 	*node = (uint32_t) be_get(in + 4, 4);
 }
 
+/* unpack then pack (FlakeFormat.repack) */
+static void
+kuid_repack(const uint8_t *in, uint8_t *out)
+{
+	KuidFields	fields;
+
+	kuid_unpack(in, &fields);
+	kuid_pack(&fields, out);
+}
+
+static void
+kuid96_repack(const uint8_t *in, uint8_t *out)
+{
+	KuidFields	fields;
+	uint32_t	node;
+
+	kuid96_unpack(in, &fields, &node);
+	kuid96_pack(&fields, node, out);
+}
+
 bool
 kuid_fields_from_unix_us(int64_t unix_us, KuidFields *f)
 {
@@ -153,3 +175,60 @@ kuid_node_fingerprint(const char *name, size_t len)
 	}
 	return h;
 }
+
+/* the generator's unit: ticks counted linearly, within the counter word */
+static bool
+kuid_units_at(int64_t unix_us, uint64_t *unit)
+{
+	KuidFields	fields;
+
+	if (!kuid_fields_from_unix_us(unix_us, &fields))
+		return false;
+	*unit = kuid_unit_from_fields(&fields);
+	return *unit <= COUNTER_MAX_UNIT;
+}
+
+static int64_t
+kuid_unit_start(uint64_t unit)
+{
+	KuidFields	fields;
+
+	kuid_fields_from_unit(unit, &fields);
+	return kuid_unix_us_from_fields(&fields);
+}
+
+/*
+ * kuid's Sec (20 bits) may exceed 999,999 and its Tick (10 bits) 976, and
+ * kuid_time adds them as they are, so a later ID can have an earlier time:
+ * not monotone.  kuid96 also puts the node between its seconds' bits.
+ */
+const TimeLayout kuid_time_layout = {
+	KUID_SIZE, 0, false, 4,
+	{{20, INT64_C(1000000000000), NULL}, {20, 1000000, NULL}, {10, KUID_TICK_US, NULL}, {14, 0, NULL}}
+};
+
+const TimeLayout kuid96_time_layout = {
+	KUID96_SIZE, 0, false, 6,
+	{{20, INT64_C(1000000000000), NULL}, {12, INT64_C(256000000), NULL}, {32, 0, NULL},
+	 {8, 1000000, NULL}, {10, KUID_TICK_US, NULL}, {14, 0, NULL}}
+};
+
+#define KUID_TIME_RANGE "1970-01-01 00:00:00+00, 35198-01-19 07:06:40+00"
+
+const FlakeFormat kuid_format = {
+	.id = FLAKE_KUID, .name = "kuid", .width = KUID_SIZE,
+	.text = &kuid_text, .repack = kuid_repack,
+	.time = &kuid_time_layout, .time_range = KUID_TIME_RANGE,
+	.units_at = kuid_units_at, .unit_start = kuid_unit_start, .unit_us = KUID_TICK_US,
+	.uuid_tag = UUID8_TAG_KUID,
+};
+
+/* kuid96 IDs come from kuid's generator (API.md): the same units */
+const FlakeFormat kuid96_format = {
+	.id = FLAKE_KUID96, .name = "kuid96", .width = KUID96_SIZE,
+	.text = &kuid96_text, .repack = kuid96_repack,
+	.time = &kuid96_time_layout, .time_range = KUID_TIME_RANGE,
+	.units_at = kuid_units_at, .unit_start = kuid_unit_start, .unit_us = KUID_TICK_US,
+	/* Mega, SecHi | node | SecLo, Tick, Seq: time splits around the node; Mega < 4096 until 2099 */
+	.abbrev = {.time_bytes = 4, .identity_bytes = 4, .spare_bytes = 1}, .uuid_tag = UUID8_TAG_KUID96,
+};

@@ -9,6 +9,9 @@
 #include <zlib.h>
 
 #include "bytes.h"
+#include "counter.h"
+#include "format.h"
+#include "uuid8.h"
 
 /* Crockford base32; lowercase reads as uppercase, I and L as 1, O as 0 */
 static FlakeAlphabet crockford = {
@@ -68,6 +71,16 @@ siq_unpack(const uint8_t *in, SiqFields *f)
 	f->shard = in[7];
 	f->domain = (uint32_t) be_get(in + 8, 4);
 	f->low = (unsigned) be_get(in + 12, 2);
+}
+
+/* unpack then pack (FlakeFormat.repack) */
+static void
+siq_repack(const uint8_t *in, uint8_t *out)
+{
+	SiqFields	fields;
+
+	siq_unpack(in, &fields);
+	siq_pack(&fields, out);
 }
 
 bool
@@ -248,3 +261,43 @@ siq_parse(const char *in, size_t len, uint8_t *out)
 		return parse_did(in, len, out);
 	return parse_numeral(in, len, out);
 }
+
+bool
+siq_units_at(int64_t unix_us, uint64_t *unit)
+{
+	uint64_t	t56;
+
+	if (!siq_t56_from_unix_us(unix_us, &t56) || t56 < SIQ_UNIT_BASE_T56 ||
+		t56 - SIQ_UNIT_BASE_T56 > COUNTER_MAX_UNIT)
+		return false;
+	*unit = t56 - SIQ_UNIT_BASE_T56;
+	return true;
+}
+
+/* rounded up: an instant from here on floors into this tick */
+static int64_t
+siq_unit_start(uint64_t unit)
+{
+	return siq_unix_us_ceil_from_t56(siq_t56_from_unit(unit));
+}
+
+/* siq's fraction: 1/65536 s rounded up to the microsecond, as siq_time reports it */
+static int64_t
+siq_fraction_us(uint64_t fraction)
+{
+	return siq_unix_us_ceil_from_t56(fraction);	/* a t56 of 0 seconds */
+}
+
+const TimeLayout siq_time_layout = {
+	SIQ_SIZE, 0, true, 6,
+	{{40, 1000000, NULL}, {16, 0, siq_fraction_us}, {8, 0, NULL}, {32, 0, NULL}, {16, 0, NULL}}
+};
+
+const FlakeFormat siq_format = {
+	.id = FLAKE_SIQ, .name = "siq", .width = SIQ_SIZE,
+	.text = &siq_text, .parse = siq_parse, .repack = siq_repack,	/* numerals of any length, any case, DIDs */
+	.time = &siq_time_layout, .time_range = "1970-01-01 00:00:00+00, 36812-02-20 00:36:16+00",
+	.units_at = siq_units_at, .unit_start = siq_unit_start, .unit_us = 16,
+	/* t56 | shard, domain | low word; seconds < 2^32 until 2106 */
+	.abbrev = {.time_bytes = 7, .identity_bytes = 5, .spare_bytes = 1}, .uuid_tag = UUID8_TAG_SIQ,
+};

@@ -44,6 +44,19 @@ extern bool siq_t56_from_unix_us(int64_t unix_us, uint64_t *t56);
 /* The tick rounded up to the microsecond, so that re-encoding lands in the same tick. */
 extern int64_t siq_unix_us_ceil_from_t56(uint64_t t56);
 
+/*
+ * The generator counts ticks since 2020 (SIQ_UNIT_BASE_T56), so that they
+ * fit the counter word's 47 bits (format/counter.h): siq_new() works until
+ * 2088-01-19, and siq_units_at refuses later instants.
+ */
+#define SIQ_UNIT_BASE_T56	(UINT64_C(1577836800) << 16)
+extern bool siq_units_at(int64_t unix_us, uint64_t *unit);
+static inline uint64_t
+siq_t56_from_unit(uint64_t unit)
+{
+	return SIQ_UNIT_BASE_T56 + unit;
+}
+
 /* Kinds (spec A5): the 15 named ones first, then the 3 unassigned qualifiers. */
 typedef struct SiqKind
 {

@@ -4,6 +4,8 @@
 #include "sno.h"
 
 #include "bytes.h"
+#include "format.h"
+#include "uuid8.h"
 
 /* sno's generator state must fit the counter word (counter.h) */
 _Static_assert(SNO_UNIT_LIMIT - 1 <= COUNTER_MAX_UNIT, "sno units exceed the counter word");
@@ -108,3 +110,26 @@ sno_decide(uint64_t word, uint64_t now, const CounterPool *pool,
 									   pool->seq_min);
 	return COUNTER_ISSUE;
 }
+
+static void
+sno_repack(const uint8_t *in, uint8_t *out)
+{
+	SnoFields	fields;
+
+	sno_unpack(in, &fields);
+	sno_pack(&fields, out);
+}
+
+const TimeLayout sno_time_layout = {
+	SNO_SIZE, SNO_EPOCH_UNIX_US, true, 5,
+	{{39, SNO_UNIT_US, NULL}, {1, 0, NULL}, {8, 0, NULL}, {16, 0, NULL}, {16, 0, NULL}}
+};
+
+const FlakeFormat sno_format = {
+	.id = FLAKE_SNO, .name = "sno", .width = SNO_SIZE,
+	.text = &sno_text, .repack = sno_repack,
+	.time = &sno_time_layout, .time_range = "2010-01-01 00:00:00+00, 2079-09-07 15:47:35.552+00",
+	.units_at = sno_units_from_unix_us, .unit_start = sno_unix_us_from_units, .unit_us = SNO_UNIT_US,
+	/* unit and tick-tock | meta, partition | sequence */
+	.abbrev = {.time_bytes = 5, .identity_bytes = 3}, .uuid_tag = UUID8_TAG_SNO,
+};

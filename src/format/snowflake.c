@@ -3,7 +3,9 @@
  */
 #include "snowflake.h"
 
+#include "bytes.h"
 #include "counter.h"
+#include "format.h"
 
 _Static_assert(SNOWFLAKE_MS_LIMIT - 1 <= COUNTER_MAX_UNIT, "snowflake ms exceed the counter word");
 _Static_assert(SNOWFLAKE_MAX_SEQUENCE <= COUNTER_SEQ_MASK, "snowflake sequences exceed the counter word");
@@ -47,3 +49,48 @@ snowflake_unix_us_from_ms(uint64_t ms, int64_t epoch_unix_us)
 {
 	return epoch_unix_us + (int64_t) ms * 1000;
 }
+
+/*
+ * The generator counts Unix milliseconds, whatever the epoch setting, so
+ * that the saved mark means the same instant under any epoch; an ID's value
+ * is the unit less the epoch (snowflake_ms_from_unit).
+ */
+static bool
+snowflake_units_at(int64_t unix_us, uint64_t *unit)
+{
+	if (unix_us < 0 || (uint64_t) unix_us / 1000 > COUNTER_MAX_UNIT)
+		return false;
+	*unit = (uint64_t) unix_us / 1000;
+	return true;
+}
+
+static int64_t
+snowflake_unit_start(uint64_t unit)
+{
+	return (int64_t) unit * 1000;
+}
+
+bool
+snowflake_ms_from_unit(uint64_t unit, int64_t epoch_ms, uint64_t *ms)
+{
+	if ((int64_t) unit < epoch_ms || unit - (uint64_t) epoch_ms >= SNOWFLAKE_MS_LIMIT)
+		return false;
+	*ms = unit - (uint64_t) epoch_ms;
+	return true;
+}
+
+static void
+snowflake_repack(const uint8_t *in, uint8_t *out)
+{
+	SnowflakeFields fields;
+
+	snowflake_unpack(be_get(in, 8), &fields);
+	be_put(out, 8, snowflake_pack(&fields));
+}
+
+/* a bigint: no text or time layout of its own (its time depends on the epoch setting) */
+const FlakeFormat snowflake_format = {
+	.id = FLAKE_SNOWFLAKE, .name = "snowflake", .width = 8,
+	.repack = snowflake_repack,
+	.units_at = snowflake_units_at, .unit_start = snowflake_unit_start, .unit_us = 1000,
+};

@@ -33,6 +33,11 @@ extern void snowflake_unpack(uint64_t value, SnowflakeFields *fields);
 
 /* Floors an instant to its millisecond since the epoch; false outside [epoch, epoch + 2^41 ms). */
 extern bool snowflake_ms_from_unix_us(int64_t unix_us, int64_t epoch_unix_us, uint64_t *ms);
+/*
+ * The generator's unit (Unix milliseconds) as ms since an epoch; false when
+ * it lies outside [epoch, epoch + 2^41 ms).
+ */
+extern bool snowflake_ms_from_unit(uint64_t unit, int64_t epoch_ms, uint64_t *ms);
 /* The start of the millisecond (ms < 2^42 and a sane epoch cannot overflow). */
 extern int64_t snowflake_unix_us_from_ms(uint64_t ms, int64_t epoch_unix_us);
 

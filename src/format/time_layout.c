@@ -5,49 +5,6 @@
 
 #include <string.h>
 
-#include "flax.h"
-#include "kuid.h"
-#include "siq.h"
-#include "sno.h"
-
-/* siq's fraction: 1/65536 s rounded up to the microsecond, as siq_time reports it */
-static int64_t
-siq_fraction_us(uint64_t fraction)
-{
-	return siq_unix_us_ceil_from_t56(fraction);	/* a t56 of 0 seconds */
-}
-
-const TimeLayout sno_time_layout = {
-	SNO_SIZE, SNO_EPOCH_UNIX_US, true, 5,
-	{{39, SNO_UNIT_US, NULL}, {1, 0, NULL}, {8, 0, NULL}, {16, 0, NULL}, {16, 0, NULL}}
-};
-
-const TimeLayout flax_time_layout = {
-	FLAX_SIZE, FLAX_EPOCH_UNIX_MS * 1000, true, 2,
-	{{40, 1000, NULL}, {FLAX_RANDOM_BITS, 0, NULL}}
-};
-
-const TimeLayout siq_time_layout = {
-	SIQ_SIZE, 0, true, 6,
-	{{40, 1000000, NULL}, {16, 0, siq_fraction_us}, {8, 0, NULL}, {32, 0, NULL}, {16, 0, NULL}}
-};
-
-/*
- * kuid's Sec (20 bits) may exceed 999,999 and its Tick (10 bits) 976, and
- * kuid_time adds them as they are, so a later ID can have an earlier time:
- * not monotone.  kuid96 also puts the node between its seconds' bits.
- */
-const TimeLayout kuid_time_layout = {
-	KUID_SIZE, 0, false, 4,
-	{{20, INT64_C(1000000000000), NULL}, {20, 1000000, NULL}, {10, KUID_TICK_US, NULL}, {14, 0, NULL}}
-};
-
-const TimeLayout kuid96_time_layout = {
-	KUID96_SIZE, 0, false, 6,
-	{{20, INT64_C(1000000000000), NULL}, {12, INT64_C(256000000), NULL}, {32, 0, NULL},
-	 {8, 1000000, NULL}, {10, KUID_TICK_US, NULL}, {14, 0, NULL}}
-};
-
 static int64_t
 contribution(const TimeField *field, uint64_t value)
 {

@@ -38,12 +38,6 @@ typedef struct TimeLayout
 	TimeField	fields[TIME_LAYOUT_MAX_FIELDS];
 } TimeLayout;
 
-extern const TimeLayout sno_time_layout;
-extern const TimeLayout flax_time_layout;
-extern const TimeLayout siq_time_layout;
-extern const TimeLayout kuid_time_layout;
-extern const TimeLayout kuid96_time_layout;
-
 /* the ID's time in Unix microseconds, as the format's *_time function gives it */
 extern int64_t time_layout_time(const TimeLayout *layout, const uint8_t *id);
 

@@ -18,92 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/format/codec.h"
-#include "../../src/format/flax.h"
-#include "../../src/format/kuid.h"
-#include "../../src/format/siq.h"
-#include "../../src/format/sno.h"
+#include "../../src/format/format.h"
 
 #define MAX_WIDTH 16
 
-/* unpack then pack: every bit pattern of the width is a value */
-static void
-repack_sno(const uint8_t *in, uint8_t *out)
-{
-	SnoFields	f;
-
-	sno_unpack(in, &f);
-	sno_pack(&f, out);
-}
-
-static void
-repack_flax(const uint8_t *in, uint8_t *out)
-{
-	uint64_t	ms,
-				random;
-
-	flax_unpack(in, &ms, &random);
-	flax_pack(ms, random, out);
-}
-
-static void
-repack_siq(const uint8_t *in, uint8_t *out)
-{
-	SiqFields	f;
-
-	siq_unpack(in, &f);
-	siq_pack(&f, out);
-}
-
-static void
-repack_kuid(const uint8_t *in, uint8_t *out)
-{
-	KuidFields	f;
-
-	kuid_unpack(in, &f);
-	kuid_pack(&f, out);
-}
-
-static void
-repack_kuid96(const uint8_t *in, uint8_t *out)
-{
-	KuidFields	f;
-	uint32_t	node;
-
-	kuid96_unpack(in, &f, &node);
-	kuid96_pack(&f, node, out);
-}
-
-/* as FixedTypeInfo: a text layout, and optionally a wider parser than the layout's strict decoder */
-typedef struct FuzzFormat
-{
-	const char *name;
-	const FlakeTextLayout *text;
-	bool		(*parse) (const char *in, size_t len, uint8_t *out);	/* NULL: flake_decode(text) */
-	void		(*repack) (const uint8_t *in, uint8_t *out);
-} FuzzFormat;
-
-static const FuzzFormat formats[] = {
-	{"sno", &sno_text, NULL, repack_sno},
-	{"flax", &flax_text, NULL, repack_flax},
-	{"siq", &siq_text, siq_parse, repack_siq},	/* numerals of any length, any case, DIDs */
-	{"kuid", &kuid_text, NULL, repack_kuid},
-	{"kuid96", &kuid96_text, NULL, repack_kuid96},
-};
-
-static const FuzzFormat *format;
+static const FlakeFormat *format;
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void) argc;
 	(void) argv;
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (strcmp(formats[i].name, FUZZ_FORMAT) == 0)
-			format = &formats[i];
-	if (format == NULL)
+	format = flake_format_by_name(FUZZ_FORMAT);
+	if (format == NULL || format->text == NULL)
 	{
-		fprintf(stderr, "no fuzz format named %s\n", FUZZ_FORMAT);
+		fprintf(stderr, "no text format named %s\n", FUZZ_FORMAT);
 		abort();
 	}
 	return 0;

@@ -68,6 +68,16 @@ is "$(echo "$out" | sed -n 4p)" "2019-12-31 23:00:00+00|15099498594304|0" \
 is "$(echo "$out" | sed -n 5p)" "t|t" "snowflake_new() counts from the configured epoch"
 is "$(echo "$out" | sed -n 6p)" "22008" "a time before the configured epoch is ERROR 22008"
 
+# an epoch after the clock: snowflake_new() refuses rather than issue a value outside the epoch's range
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.snowflake_epoch_ms=253402300799999" '
+	sqlstate "SELECT snowflake_new()"
+	message_of "SELECT snowflake_new()"
+	sqlstate "SELECT snowflake_from_parts(now(), 0, 0, 0, now() - interval '"'"'1 day'"'"')"')
+is "$(echo "$out" | sed -n 1p)" "22008" "an epoch in the year 9999: snowflake_new() is ERROR 22008"
+echo "$out" | grep -q "outside the time range of epoch 253402300799999 ms"
+ok $? "the message names the epoch"
+is "$(echo "$out" | tail -1)" "ok" "the epoch overloads (their own epoch) still work"
+
 # a malformed epoch is refused by the check hook
 out=$(in_cluster "-o shared_preload_libraries=flakeid" '
 	for v in 1.5e12 -1 abc 253402300800000 "" 253402300799999; do

@@ -1,0 +1,185 @@
+/*
+ * clock.c — the clocks the generators read, and the time base of snowflakes
+ *
+ * Every generator reads CLOCK_REALTIME, shifted by the test-only setting
+ * flakeid.debug_clock_offset_ms.  A generator whose unit is at least as long
+ * as the coarse clock's tick may read that clock instead (only sno, unit
+ * 4 ms, does, under flakeid.sno_coarse_clock).
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <time.h>
+
+#include "utils/guc.h"
+
+#include "generator.h"
+#include "format/snowflake.h"
+
+static bool sno_coarse_clock = true;
+static int	debug_clock_offset_ms = 0;
+static char *snowflake_epoch_ms_setting = NULL;
+static int64 snowflake_epoch_ms = SNOWFLAKE_DISCORD_EPOCH_MS;
+
+/* the epoch may lie anywhere from 1970 to the end of year 9999 */
+#define SNOWFLAKE_EPOCH_MS_LIMIT INT64CONST(253402300800000)
+
+/*
+ * A string setting, because settings hold 32-bit integers at most: the
+ * value is parsed here and handed to the assign hook through `extra`.
+ */
+static bool
+check_snowflake_epoch_ms(char **newval, void **extra, GucSource source pg_attribute_unused())
+{
+	char	   *end;
+	long long	ms;
+	int64	   *parsed;
+
+	errno = 0;
+	ms = strtoll(*newval, &end, 10);
+	if (errno != 0 || end == *newval || *end != '\0' || !isdigit((unsigned char) **newval) ||
+		ms >= SNOWFLAKE_EPOCH_MS_LIMIT)
+	{
+		GUC_check_errdetail("The epoch is a whole number of milliseconds since 1970-01-01 00:00:00 UTC, before the year 10000.");
+		return false;
+	}
+	/* `extra` is freed by the GUC machinery: guc_malloc from 16 on, malloc before */
+#if PG_VERSION_NUM >= 160000
+	parsed = guc_malloc(LOG, sizeof(int64));
+#else
+	parsed = malloc(sizeof(int64));
+#endif
+	if (parsed == NULL)
+		return false;
+	*parsed = (int64) ms;
+	*extra = parsed;
+	return true;
+}
+
+static void
+assign_snowflake_epoch_ms(const char *newval pg_attribute_unused(), void *extra)
+{
+	snowflake_epoch_ms = *(int64 *) extra;
+}
+
+void
+clock_init(void)
+{
+	DefineCustomBoolVariable("flakeid.sno_coarse_clock",
+							 "Lets sno_new() read the coarse system clock where it ticks at least every 4 ms.",
+							 "An ID's time may then trail the precise clock by a few milliseconds; reading it costs a fraction.",
+							 &sno_coarse_clock, true,
+							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("flakeid.snowflake_epoch_ms",
+							   "Epoch of snowflake IDs, in milliseconds since 1970-01-01 00:00:00 UTC.",
+							   "The default is Discord's epoch, 2015-01-01 00:00:00 UTC.",
+							   &snowflake_epoch_ms_setting,
+							   CppAsString2(SNOWFLAKE_DISCORD_EPOCH_MS_VALUE),
+							   PGC_POSTMASTER, 0, check_snowflake_epoch_ms, assign_snowflake_epoch_ms, NULL);
+	DefineCustomIntVariable("flakeid.debug_clock_offset_ms",
+							"Shifts the generators' clock, for testing clock faults.",
+							"Superuser only; never set it in production.",
+							&debug_clock_offset_ms,
+							0, -7 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
+}
+
+int64
+flakeid_snowflake_epoch_ms(void)
+{
+	return snowflake_epoch_ms;
+}
+
+static inline int64
+unix_us_from_timespec(const struct timespec *ts)
+{
+	return (int64) ts->tv_sec * USECS_PER_SEC + ts->tv_nsec / 1000 +
+		(int64) debug_clock_offset_ms * 1000;
+}
+
+int64
+flakeid_clock_unix_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return unix_us_from_timespec(&ts);
+}
+
+/*
+ * Linux's coarse realtime clock is the same clock as of the last timer tick:
+ * it reads a kernel variable instead of the TSC (7 ns against 29 ns on the
+ * benchmark machine), and it never runs ahead of CLOCK_REALTIME.  0: none.
+ */
+static int64
+coarse_clock_resolution_us(void)
+{
+#ifdef CLOCK_REALTIME_COARSE
+	struct timespec res;
+
+	if (clock_getres(CLOCK_REALTIME_COARSE, &res) == 0)
+		return Max((int64) res.tv_sec * USECS_PER_SEC + (res.tv_nsec + 999) / 1000, 1);
+#endif
+	return 0;
+}
+
+/*
+ * Where the coarse clock ticks at least once a unit (and the generator and
+ * its setting allow it), reading it costs a
+ * quarter of a precise read, which was the largest part of sno_new's cost;
+ * an ID's time then trails the precise clock by the tick and the kernel's
+ * update delay (2-7 ms on the benchmark machine).  Every decision of one
+ * generator reads one clock: a precise reading followed by a coarse one
+ * could look like a clock regression, which is also why the setting needs a
+ * restart.  Decided once per backend.
+ */
+static bool
+reads_coarse_clock(const GeneratorDef *def)
+{
+	/* per format: 0 = not decided yet, 1 = precise, 2 = coarse */
+	static int8 decided[FLAKE_FORMAT_COUNT];
+	int8	   *choice = &decided[def->format->id];
+
+	if (likely(*choice != 0))
+		return *choice == 2;
+	if (def->coarse_clock && sno_coarse_clock)
+	{
+		int64		resolution = coarse_clock_resolution_us();
+
+		*choice = resolution > 0 && resolution <= def->format->unit_us ? 2 : 1;
+	}
+	else
+		*choice = 1;
+	return *choice == 2;
+}
+
+int64
+clock_read(const GeneratorDef *def)
+{
+#ifdef CLOCK_REALTIME_COARSE
+	if (reads_coarse_clock(def))
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		return unix_us_from_timespec(&ts);
+	}
+#endif
+	return flakeid_clock_unix_us();
+}
+
+/* for flakeid_generators: "precise" or "coarse (4000 us)" */
+char *
+clock_describe(const GeneratorDef *def)
+{
+	if (reads_coarse_clock(def))
+		return psprintf("coarse (" INT64_FORMAT " us)", coarse_clock_resolution_us());
+	return pstrdup("precise");
+}
+
+char *
+clock_describe_snowflake_epoch(void)
+{
+	return psprintf("epoch " INT64_FORMAT " ms", snowflake_epoch_ms);
+}

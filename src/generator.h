@@ -1,0 +1,215 @@
+/*
+ * generator.h — private to the generator modules
+ *
+ * The generators are split by responsibility around this header:
+ *
+ *   generator.c  the table of generators, shared memory, and the loops
+ *   identity.c   what makes this server's IDs its own (identity and pool settings)
+ *   clock.c      the clocks the generators read, and the snowflake epoch
+ *   mark.c       the saved mark: every issued ID lies before it
+ *   state.c      the file that carries the mark across restarts, with its versions
+ *   stats.c      statistics and the flakeid_generators view
+ *
+ * The type glue (sno.c, siq.c, …) sees only flakeid.h.  Each module defines
+ * the settings it reads, from its *_init function called by _PG_init.
+ */
+#ifndef FLAKEID_GENERATOR_H
+#define FLAKEID_GENERATOR_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+
+#include "flakeid.h"
+#include "format/counter.h"
+#include "format/format.h"
+#include "format/siq.h"
+#include "format/sno.h"
+
+/* --- the generators (generator.c) ----------------------------------------- */
+
+typedef struct GeneratorDef
+{
+	const char *name;			/* for the view and messages */
+	const FlakeFormat *format;	/* the units its counter word counts in */
+	bool		ticktock;		/* sno's rule (spec §5.1), else the monotonic one */
+	bool		coarse_clock;	/* may read the coarse clock (clock.c) */
+	int			variants;		/* counters it keeps: one per siq kind, else 1 */
+	int			first_slot;		/* its first counter in FlakeidShared.slots */
+	int			nidentities;
+	IdentityKind identities[2]; /* resolved before anything is issued */
+	CounterPool (*pool) (int variant);	/* may raise 22023 for a bad pool setting */
+	const char *(*variant_name) (int variant);	/* NULL: one variant */
+	char	   *(*describe_settings) (void);	/* for the view: settings besides identities, or NULL */
+} GeneratorDef;
+
+extern const GeneratorDef generator_defs[GEN_COUNT];
+
+/* one counter per generator variant: sno, the 15 siq kinds, kuid, snowflake */
+#define GEN_SLOT_COUNT	(3 + SIQ_NAMED_KINDS)
+
+/* --- shared memory (generator.c) ------------------------------------------ */
+
+/* hot words written by many backends each live on a cache line of their own */
+typedef union PaddedCounter
+{
+	pg_atomic_uint64 value;
+	char		pad[PG_CACHE_LINE_SIZE];
+} PaddedCounter;
+
+typedef struct GeneratorStats
+{
+	pg_atomic_uint64 issued;
+	pg_atomic_uint64 exhausted_waits;
+	pg_atomic_uint64 clock_regressions;
+	char		pad[PG_CACHE_LINE_SIZE - 3 * sizeof(pg_atomic_uint64)];
+} GeneratorStats;
+
+typedef struct GeneratorSlot
+{
+	PaddedCounter word;			/* the counter word: last unit | flag | sequence */
+	PaddedCounter backfill_draws;	/* *_new_at() calls so far */
+	GeneratorStats stats;
+} GeneratorSlot;
+
+/* why the saved state refuses generation (mark.c) */
+typedef enum StateRefusal
+{
+	STATE_USABLE,
+	STATE_DAMAGED,				/* unreadable, or a bad checksum */
+	STATE_TOO_NEW				/* written by a later flakeid than this one */
+} StateRefusal;
+
+typedef struct FlakeidShared
+{
+	GeneratorSlot slots[GEN_SLOT_COUNT];
+	PaddedCounter mark_unix_us; /* the saved mark: every issued ID lies before it */
+	/* under flakeid_lock: sno's timeline and the persisted copy of its bound */
+	SnoTimeline sno_timeline;
+	int64		sno_other_bound_unix_us;
+	/* set once at start */
+	StateRefusal state_refusal;
+	uint32		state_file_version; /* of the file read at start; 0: none */
+	pg_atomic_uint64 derived_identity[IDENTITY_COUNT];	/* value + 1; 0 = not derived yet */
+} FlakeidShared;
+
+extern FlakeidShared *flakeid_shared;
+
+/*
+ * Serialises saving the state and sno's clock regressions.  Never taken per
+ * ID: only by the backend that renews the mark, and by sno when its clock is
+ * behind.
+ */
+extern LWLock *flakeid_lock;
+
+/* raises 55000 with the preload hint when the shared state is missing; `what` names the caller */
+extern void generator_require_shared(const char *what);
+
+/* --- identity.c -------------------------------------------------------------- */
+/* defines the identity and pool settings (from _PG_init, while preloading) */
+extern void identity_init(void);
+/* logs at start which identities are set and which derived; WARNING for a bad sno pool */
+extern void identity_log_settings(void);
+/* the view's text of an identity; never resolves a derived one */
+extern char *identity_describe(IdentityKind kind);
+/* flakeid.sno_sequence_min..max; raises 22023 naming both when they are not a pool */
+extern CounterPool identity_sno_pool(void);
+extern char *identity_describe_sno_pool(void);
+extern char *identity_describe_siq_domain(void);
+
+/* --- clock.c ----------------------------------------------------------------- */
+/* defines the clock settings and the snowflake epoch (from _PG_init, while preloading) */
+extern void clock_init(void);
+/*
+ * Unix microseconds from the clock a generator reads: the coarse clock
+ * where the generator and flakeid.sno_coarse_clock allow it and it ticks at
+ * least once a unit, else the precise one; never blocks.
+ */
+extern int64 clock_read(const GeneratorDef *def);
+extern char *clock_describe(const GeneratorDef *def);
+extern char *clock_describe_snowflake_epoch(void);
+
+/* --- mark.c ------------------------------------------------------------------ */
+
+/* how far ahead of the clock the saved mark reaches, and when to renew it */
+#define MARK_RESERVE_US		(2 * USECS_PER_SEC)
+#define MARK_RENEW_US		(1 * USECS_PER_SEC)
+
+typedef struct FlakeidPersisted FlakeidPersisted;
+/* at start, in the postmaster: reads the state file, publishes the mark (never raises) */
+extern void mark_startup(FlakeidPersisted *saved);
+extern void mark_ensure_renewed(int64 unit_start);
+/*
+ * With flakeid_lock held: save the state (fsync, durable rename) and then
+ * publish the new mark.  A failure to save is an ERROR and publishes nothing.
+ */
+extern void mark_renew_locked(int64 unit_start);
+extern void mark_save_locked(int64 mark_unix_us);
+
+/*
+ * Called before publishing an ID whose unit starts at `unit_start`: the ID
+ * must lie before the saved mark.  Normally one atomic read, inline; when
+ * the mark is within MARK_RENEW_US, mark_ensure_renewed (which may take
+ * flakeid_lock, fsync, and raise).
+ */
+static inline void
+mark_ensure(int64 unit_start)
+{
+	if (likely(unit_start + MARK_RENEW_US < (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value)))
+		return;
+	mark_ensure_renewed(unit_start);
+}
+
+/* --- state.c ----------------------------------------------------------------- */
+
+/* what the file holds, in the current version's terms */
+struct FlakeidPersisted
+{
+	int64		mark_unix_us;	/* every ID issued so far lies before this instant */
+	int64		sno_other_bound_unix_us;	/* sno IDs with the other tick-tock lie before this */
+	uint32		sno_ticktock;	/* the tick-tock in use */
+};
+
+#define STATE_VERSION	2
+
+typedef enum StateLoad
+{
+	STATE_LOAD_NONE,			/* no file: a first start */
+	STATE_LOAD_CURRENT,
+	STATE_LOAD_MIGRATED,		/* an older version's file, read and rewritten as current */
+	STATE_LOAD_DAMAGED,
+	STATE_LOAD_TOO_NEW
+} StateLoad;
+
+extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
+extern bool state_save(const FlakeidPersisted *state, int elevel);
+
+/* --- stats.c ----------------------------------------------------------------- */
+
+/* per-backend counts not yet added to shared memory (stats.c owns them) */
+typedef struct StatsPending
+{
+	uint64		issued[GEN_SLOT_COUNT];
+	uint64		regressions[GEN_SLOT_COUNT];
+	int			total;
+	bool		flush_at_xact_end;	/* the transaction callback is registered */
+} StatsPending;
+
+extern StatsPending stats_pending;
+extern void stats_batch_full(void);
+extern void stats_waited(int slot);
+
+/* the per-ID count: local increments; shared memory every STATS_BATCH IDs and at transaction end */
+#define STATS_BATCH			256
+static inline void
+stats_issued(int slot, bool clock_behind)
+{
+	stats_pending.issued[slot]++;
+	if (clock_behind)
+		stats_pending.regressions[slot]++;
+	if (unlikely(++stats_pending.total >= STATS_BATCH || !stats_pending.flush_at_xact_end))
+		stats_batch_full();
+}
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * test_formats.c — the format descriptions (format.h) agree with themselves
+ * and with their modules: the table is indexed by id, every part has the
+ * format's width, tags are distinct, and a generator's units round-trip.
+ */
+#include "tap.h"
+
+#include <string.h>
+
+#include "../../src/format/counter.h"
+#include "../../src/format/format.h"
+
+static void
+test_description(const FlakeFormat *format, int index)
+{
+	const char *name = format->name;
+
+	tap_ok(format->id == (FlakeFormatId) index, "%s: flake_formats[%d] is its own id", name, index);
+	tap_ok(flake_format_by_name(name) == format, "%s: found by name", name);
+	tap_ok(format->repack != NULL, "%s: has a repack for the fuzz harness", name);
+	if (format->text)
+		tap_ok(format->text->nbytes == format->width, "%s: the text layout has the format's width (%d)",
+			   name, format->width);
+	if (format->time)
+	{
+		int			bits = 0;
+
+		for (int f = 0; f < format->time->nfields; f++)
+			bits += format->time->fields[f].bits;
+		tap_ok(format->time->width == format->width && bits == 8 * format->width,
+			   "%s: the time layout covers the format's %d bytes", name, format->width);
+		tap_ok(format->time_range != NULL, "%s: has a printable time range", name);
+	}
+	if (format->abbrev.identity_bytes > 0)
+		tap_ok(format->abbrev.time_bytes + format->abbrev.identity_bytes < format->width &&
+			   format->abbrev.spare_bytes < format->abbrev.time_bytes,
+			   "%s: the abbreviation plan fits the width", name);
+}
+
+/* unit_start(u) floors back to u, and the unit before starts earlier by about unit_us */
+static void
+test_units(const FlakeFormat *format)
+{
+	const char *name = format->name;
+	int			failures = 0;
+	uint64_t	first,
+				last;
+
+	if (format->units_at == NULL)
+		return;
+	tap_ok(format->unit_start != NULL && format->unit_us > 0, "%s: a generator unit has a start and a length", name);
+	/* around now (2026) and in the whole counter range */
+	tap_ok(format->units_at(INT64_C(1795000000000000), &first), "%s: 2026 is within the generator's range", name);
+	last = first + 1000000;
+	for (int i = 0; i < 20000; i++)
+	{
+		uint64_t	unit = i < 10000 ? first + (uint64_t) i : first + tap_random() % (last - first),
+					again;
+		int64_t		start = format->unit_start(unit);
+
+		if (!format->units_at(start, &again) || again != unit ||
+			!format->units_at(start - 1, &again) || again != unit - 1 ||
+			start - format->unit_start(unit - 1) > format->unit_us ||
+			unit > COUNTER_MAX_UNIT)
+			failures++;
+	}
+	tap_ok(failures == 0, "%s: units_at(unit_start(u)) = u and the instant before is u - 1 (%d failures)", name, failures);
+}
+
+int
+main(void)
+{
+	tap_random_state = 7;
+	for (int f = 0; f < FLAKE_FORMAT_COUNT; f++)
+	{
+		test_description(flake_formats[f], f);
+		test_units(flake_formats[f]);
+		for (int g = 0; g < f; g++)
+			if (flake_formats[f]->uuid_tag != 0)
+				tap_ok(flake_formats[f]->uuid_tag != flake_formats[g]->uuid_tag,
+					   "%s and %s: distinct UUIDv8 tags", flake_formats[f]->name, flake_formats[g]->name);
+	}
+	tap_ok(flake_format_by_name("uuid") == NULL, "no format named uuid");
+	return tap_done();
+}
