@@ -49,7 +49,8 @@ FROM (VALUES ($$siq_from_parts('2025-01-01', 256, 0, 'user', 0)$$), ($$siq_from_
              ($$siq_new('nope')$$), ($$siq_new_at(now(), '')$$),
              ($$siq_from_parts('1969-12-31 23:59:59.999999+00', 0, 0, 'user', 0)$$),
              ($$siq_from_parts('infinity', 0, 0, 'user', 0)$$), ($$siq_lower_bound('-infinity')$$),
-             ($$siq_domain_hash('exämple.com')$$), ($$siq_domain_hash('example.com', 256)$$)) AS t(call);
+             ($$siq_domain_hash('exämple.com')$$), ($$siq_domain_hash('example.com', 256)$$),
+             ($$siq_domain_hash('', 999)$$)) AS t(call);
 SELECT siq_new('nope');
 SELECT siq_domain_hash('exämple.com');
 

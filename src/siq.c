@@ -167,13 +167,14 @@ siq_domain_hash(PG_FUNCTION_ARGS)
 	text	   *domain = PG_GETARG_TEXT_PP(0);
 	uint32		hash = siq_domain_hash_of(VARDATA_ANY(domain), VARSIZE_ANY_EXHDR(domain));
 
-	if (PG_NARGS() > 1 && hash != 0)
+	if (PG_NARGS() > 1)
 	{
 		int32		local_id = PG_GETARG_INT32(1);
 
-		/* spec A4: a local id replaces the hash's top byte */
+		/* checked always, though the hash 0 ('' and '0') takes no local id (spec A4) */
 		flakeid_check_field(local_id, 255, "local id", "siq");
-		hash = (hash & 0x00FFFFFF) | ((uint32) local_id << 24);
+		if (hash != 0)			/* a local id replaces the hash's top byte */
+			hash = (hash & 0x00FFFFFF) | ((uint32) local_id << 24);
 	}
 	PG_RETURN_INT64((int64) hash);
 }
