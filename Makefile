@@ -1,7 +1,7 @@
 # flakeid — PGXS build.  `make && make install`; tests: see README.md.
 
 EXTENSION = flakeid
-EXTVERSION = 1.0
+EXTVERSION = 1.1
 
 # name:width of every fixed-width type; each is instantiated from
 # sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql

@@ -11,3 +11,9 @@ CREATE FUNCTION flakeid_generators(
 CREATE VIEW flakeid_generators AS SELECT * FROM flakeid_generators();
 COMMENT ON VIEW flakeid_generators IS
     'one row per stateful generator (siq: one per kind; kuid and kuid96 share one): identity, IDs issued since start, calls that waited for an exhausted unit, IDs issued with the clock behind the last used unit, sno''s tick-tock, the last used unit''s time, and the clock read (precise, or coarse with its tick)';
+-- what the generators are doing is for superusers and monitoring roles only
+-- (the view runs its function with its owner's rights)
+REVOKE ALL ON FUNCTION flakeid_generators() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION flakeid_generators() TO pg_monitor;
+REVOKE ALL ON flakeid_generators FROM PUBLIC;
+GRANT SELECT ON flakeid_generators TO pg_monitor;

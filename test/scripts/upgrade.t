@@ -10,11 +10,13 @@ cd "$(dirname "$0")/../.."
 current=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" flakeid.control)
 mapfile -t releases < <(ls sql/released/flakeid--*.sql 2>/dev/null | sed 's/.*flakeid--\(.*\)\.sql$/\1/' | sort -V)
 
-# every extension member, with what defines a function's behaviour
+# every extension member, with what defines a function's behaviour and who may use it
 members="SELECT pg_describe_object(d.classid, d.objid, 0) || coalesce(' ' || (
              SELECT concat_ws(' ', p.provolatile, p.proisstrict, p.proparallel, p.proleakproof,
-                              p.prosupport::regproc, p.prosrc, pg_get_function_result(p.oid))
+                              p.prosupport::regproc, p.prosrc, pg_get_function_result(p.oid), p.proacl)
              FROM pg_proc p WHERE d.classid = 'pg_proc'::regclass AND p.oid = d.objid), '')
+             || coalesce(' ' || (SELECT c.relacl::text FROM pg_class c
+                                 WHERE d.classid = 'pg_class'::regclass AND c.oid = d.objid), '')
          FROM pg_depend d
          WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
            AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'flakeid')
