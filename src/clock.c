@@ -2,7 +2,9 @@
  * clock.c — the clocks the generators read, and the time base of snowflakes
  *
  * Every generator reads CLOCK_REALTIME, shifted by the test-only setting
- * flakeid.debug_clock_offset_ms.  A generator whose unit is at least as long
+ * flakeid.debug_clock_offset_ms, which only a server started with
+ * flakeid.allow_debug_clock_offset takes: a session with an offset makes
+ * every other session's generators wait out its step.  A generator whose unit is at least as long
  * as the coarse clock's tick may read that clock instead (only sno, unit
  * 4 ms, does, under flakeid.sno_coarse_clock).
  */
@@ -18,6 +20,7 @@
 #include "format/snowflake.h"
 
 static bool sno_coarse_clock = true;
+static bool allow_debug_clock_offset = false;
 static int	debug_clock_offset_ms = 0;
 static char *snowflake_epoch_ms_setting = NULL;
 static int64 snowflake_epoch_ms = SNOWFLAKE_DISCORD_EPOCH_MS;
@@ -63,30 +66,55 @@ assign_snowflake_epoch_ms(const char *newval pg_attribute_unused(), void *extra)
 	snowflake_epoch_ms = *(int64 *) extra;
 }
 
+/*
+ * A shifted clock stalls every other session's generators for the length of
+ * the shift, so even a superuser may set it only where the server was
+ * started to allow it (GRANT SET ON PARAMETER could otherwise hand it on).
+ */
+static bool
+check_debug_clock_offset_ms(int *newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
+{
+	if (*newval == 0 || allow_debug_clock_offset)
+		return true;
+	GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+	GUC_check_errdetail("The generators' clock may be shifted only on a server started with flakeid.allow_debug_clock_offset = on.");
+	return false;
+}
+
 void
 clock_init(void)
 {
-	DefineCustomBoolVariable("flakeid.sno_coarse_clock",
-							 "Lets sno_new() read the coarse system clock where it ticks at least every 4 ms.",
-							 "An ID's time may then trail the precise clock by a few milliseconds; reading it costs a fraction.",
-							 &sno_coarse_clock, true,
-							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	DefineCustomStringVariable("flakeid.snowflake_epoch_ms",
-							   "Epoch of snowflake IDs, in milliseconds since 1970-01-01 00:00:00 UTC.",
-							   "The default is Discord's epoch, 2015-01-01 00:00:00 UTC.",
-							   &snowflake_epoch_ms_setting,
-							   CppAsString2(SNOWFLAKE_DISCORD_EPOCH_MS_VALUE),
-							   PGC_POSTMASTER, 0, check_snowflake_epoch_ms, assign_snowflake_epoch_ms, NULL);
-	DefineCustomIntVariable("flakeid.debug_clock_offset_ms",
-							"Shifts the generators' clock, for testing clock faults.",
-							"Superuser only; never set it in production.",
-							&debug_clock_offset_ms,
-							0, -7 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, NULL, NULL, NULL);
+	define_bool_setting("flakeid.sno_coarse_clock",
+						"Lets sno_new() read the coarse system clock where it ticks at least every 4 ms.",
+						"An ID's time may then trail the precise clock by a few milliseconds; reading it costs a fraction.",
+						&sno_coarse_clock, true, PGC_POSTMASTER, 0);
+	define_string_setting("flakeid.snowflake_epoch_ms",
+						  "Epoch of snowflake IDs, in milliseconds since 1970-01-01 00:00:00 UTC.",
+						  "The default is Discord's epoch, 2015-01-01 00:00:00 UTC.",
+						  &snowflake_epoch_ms_setting, CppAsString2(SNOWFLAKE_DISCORD_EPOCH_MS_VALUE),
+						  PGC_POSTMASTER, 0, check_snowflake_epoch_ms, assign_snowflake_epoch_ms);
+	/* before the offset, whose check hook reads it */
+	define_bool_setting("flakeid.allow_debug_clock_offset",
+						"Lets superusers shift the generators' clock with flakeid.debug_clock_offset_ms, for testing.",
+						"Never turn it on in production.",
+						&allow_debug_clock_offset, false, PGC_POSTMASTER, GUC_NOT_IN_SAMPLE);
+	define_int_setting("flakeid.debug_clock_offset_ms",
+					   "Shifts the generators' clock, for testing clock faults.",
+					   "Superuser only, and only where flakeid.allow_debug_clock_offset is on; never set it in production.",
+					   &debug_clock_offset_ms, 0, -7 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000,
+					   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, check_debug_clock_offset_ms);
+}
+
+/* the epoch snowflakes are read and made with; 22023 when its configured value was refused */
+int64
+flakeid_snowflake_epoch_ms(void)
+{
+	settings_refuse_rejected("flakeid.snowflake_epoch_ms", "snowflake");
+	return snowflake_epoch_ms;
 }
 
 int64
-flakeid_snowflake_epoch_ms(void)
+flakeid_configured_snowflake_epoch_ms(void)
 {
 	return snowflake_epoch_ms;
 }

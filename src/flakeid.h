@@ -88,8 +88,10 @@ typedef enum IdentityKind
 extern uint32 flakeid_identity(IdentityKind kind);
 /* the hash of flakeid.siq_domain (checked as ASCII when set) */
 extern uint32 flakeid_siq_domain_hash(void);
-/* flakeid.snowflake_epoch_ms */
+/* flakeid.snowflake_epoch_ms; raises 22023 when its configured value was refused */
 extern int64 flakeid_snowflake_epoch_ms(void);
+/* the same without the check: what the configuration gave (or the default) */
+extern int64 flakeid_configured_snowflake_epoch_ms(void);
 /* the precise clock, shifted by flakeid.debug_clock_offset_ms */
 extern int64 flakeid_clock_unix_us(void);
 

@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
@@ -65,12 +66,15 @@ const GeneratorDef generator_defs[GEN_COUNT] = {
 		.variants = 1, .first_slot = 0,
 		.nidentities = 1, .identities = {IDENTITY_SNO_PARTITION},
 		.pool = sno_pool, .describe_settings = identity_describe_sno_pool,
+		.settings = {"flakeid.sno_partition", "flakeid.sno_sequence_min", "flakeid.sno_sequence_max",
+		"flakeid.sno_coarse_clock"},
 	},
 	[GEN_SIQ] = {
 		.name = "siq", .format = &siq_format,
 		.variants = SIQ_NAMED_KINDS, .first_slot = 1,
 		.nidentities = 1, .identities = {IDENTITY_SIQ_SHARD},
 		.pool = siq_pool, .variant_name = siq_kind_label, .describe_settings = identity_describe_siq_domain,
+		.settings = {"flakeid.siq_shard", "flakeid.siq_domain"},
 	},
 	/* kuid96 resolves its node itself: kuid IDs carry none */
 	[GEN_KUID] = {
@@ -83,6 +87,8 @@ const GeneratorDef generator_defs[GEN_COUNT] = {
 		.variants = 1, .first_slot = 2 + SIQ_NAMED_KINDS,
 		.nidentities = 2, .identities = {IDENTITY_SNOWFLAKE_WORKER, IDENTITY_SNOWFLAKE_PROCESS},
 		.pool = snowflake_pool, .describe_settings = clock_describe_snowflake_epoch,
+		.settings = {"flakeid.snowflake_worker", "flakeid.snowflake_process", "flakeid.snowflake_epoch_ms"},
+		.check_state = mark_check_snowflake_epoch,
 	},
 };
 
@@ -107,26 +113,35 @@ shared_size(void)
 }
 
 /*
- * Resume from the saved state: each counter's last used unit becomes the
- * one holding the mark, with its sequence used up, so the next ID is in a
- * later unit than anything issued before (a clock behind counts on from
- * there, or for sno follows its timeline).
+ * Resume after a mark (read at start, or replayed from the primary): each
+ * counter whose last used unit is below the one holding the mark moves to
+ * that unit with its sequence used up, so its next ID is in a later unit
+ * than anything issued before the mark (a clock behind counts on from
+ * there, or for sno follows its timeline).  Counters never move down; sno's
+ * takes the given tick-tock when it moves.
  */
-static void
-restore_counters(const FlakeidPersisted *saved)
+void
+generator_resume_after(int64 mark_unix_us, bool sno_ticktock)
 {
-	if (saved->mark_unix_us <= 0)
+	if (mark_unix_us <= 0)
 		return;
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
 		uint64		unit;
 
-		if (!def->format->units_at(saved->mark_unix_us, &unit))
+		if (!def->format->units_at(mark_unix_us, &unit))
 			continue;
 		for (int v = 0; v < def->variants; v++)
-			pg_atomic_write_u64(&flakeid_shared->slots[def->first_slot + v].word.value,
-								counter_word(unit, def->ticktock && (saved->sno_ticktock & 1), COUNTER_SEQ_MASK));
+		{
+			pg_atomic_uint64 *counter = &flakeid_shared->slots[def->first_slot + v].word.value;
+			uint64		word = pg_atomic_read_u64(counter);
+
+			while (counter_unit(word) < unit)
+				if (pg_atomic_compare_exchange_u64(counter, &word,
+												   counter_word(unit, def->ticktock && sno_ticktock, COUNTER_SEQ_MASK)))
+					break;
+		}
 	}
 }
 
@@ -141,8 +156,6 @@ shmem_startup(void)
 	flakeid_shared = (FlakeidShared *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
 	if (!found)
 	{
-		FlakeidPersisted saved;
-
 		memset(flakeid_shared, 0, sizeof(*flakeid_shared));
 		for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		{
@@ -156,8 +169,7 @@ shmem_startup(void)
 		}
 		for (int i = 0; i < IDENTITY_COUNT; i++)
 			pg_atomic_init_u64(&flakeid_shared->derived_identity[i], 0);
-		mark_startup(&saved);
-		restore_counters(&saved);
+		mark_startup();
 	}
 	flakeid_lock = &(GetNamedLWLockTranche("flakeid"))->lock;
 	LWLockRelease(AddinShmemInitLock);
@@ -193,6 +205,7 @@ flakeid_generators_init(void)
 {
 	identity_init();
 	clock_init();
+	mark_init();
 #if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = request_shmem;
@@ -249,10 +262,14 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 
 	for (;;)
 	{
-		uint64		now = clock_units(def);
 		uint64		word = pg_atomic_read_u64(counter);
-		uint64		next_word = 0,
+		uint64		now,
+					next_word = 0,
 					wait_past = 0;
+
+		/* the word, then the clock: only a clock read after the word proves it behind */
+		pg_read_barrier();
+		now = clock_units(def);
 
 		if (counter_advance_monotonic(word, now, pool, &next_word, &wait_past) == COUNTER_ISSUE)
 		{
@@ -278,7 +295,7 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
  */
 static bool
 sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool,
-					  SnoDecision *d, CounterOutcome *outcome, uint64 *issued)
+					  SnoDecision *d, CounterOutcome *outcome, uint64 *issued, bool *behind)
 {
 	pg_atomic_uint64 *counter = &flakeid_shared->slots[slot].word.value;
 	uint64		word = pg_atomic_read_u64(counter);
@@ -287,6 +304,7 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	/* the word first, then the clock: only a clock read after the word proves a regression */
 	if (!def->format->units_at(clock_read(def), &now))
 		return false;
+	*behind = now < counter_unit(word);
 	*outcome = sno_decide(word, now, pool, &flakeid_shared->sno_timeline, d);
 	if (*outcome != COUNTER_ISSUE)
 		return false;
@@ -313,10 +331,21 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 
 	for (;;)
 	{
-		uint64		now = clock_units(def);
 		uint64		word = pg_atomic_read_u64(counter);
+		uint64		now;
 		SnoDecision d = {0};
-		CounterOutcome outcome = sno_decide(word, now, pool, NULL, &d);
+		CounterOutcome outcome;
+
+		/*
+		 * The word, then the clock.  A clock read first could be overtaken
+		 * by another backend's word and look behind (a false regression,
+		 * taking the lock at every unit boundary), or, across a real step
+		 * back, issue in the unit of the old clock with the toggled
+		 * tick-tock, after which every caller waits out the step.
+		 */
+		pg_read_barrier();
+		now = clock_units(def);
+		outcome = sno_decide(word, now, pool, NULL, &d);
 
 		if (likely(outcome == COUNTER_ISSUE))
 		{
@@ -331,14 +360,16 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		if (outcome == COUNTER_BEHIND)
 		{
 			uint64		issued = 0;
-			bool		done;
+			bool		done,
+						behind = false;
 
 			LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-			done = sno_regression_locked(def, slot, pool, &d, &outcome, &issued);
+			done = sno_regression_locked(def, slot, pool, &d, &outcome, &issued, &behind);
 			LWLockRelease(flakeid_lock);
 			if (done)
 			{
-				stats_issued(slot, true);
+				/* a regression only if the clock read under the lock, after the word, was behind */
+				stats_issued(slot, behind);
 				return issued;
 			}
 			if (outcome != COUNTER_WAIT)
@@ -349,9 +380,11 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 }
 
 /*
- * The pool of a generator variant, after its identities: a standby refuses
- * before anything is issued.  Identities and pools are fixed at server
- * start, so once both are known a backend keeps the pool.
+ * The pool of a generator variant, after everything that may refuse it: a
+ * setting whose configured value was refused, recovery (unless
+ * flakeid.generate_on_standby), its identities, the saved state.  All of
+ * these are fixed while a backend lives, except recovery ending, so once a
+ * variant is prepared a backend keeps its pool.
  */
 static CounterPool
 prepare(const GeneratorDef *def, int variant)
@@ -363,8 +396,18 @@ prepare(const GeneratorDef *def, int variant)
 	generator_require_shared(def->name);
 	if (likely(prepared[slot]))
 		return pools[slot];
+	for (int i = 0; i < (int) lengthof(def->settings) && def->settings[i]; i++)
+		settings_refuse_rejected(def->settings[i], def->name);
+	if (RecoveryInProgress() && !identity_generate_on_standby())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate IDs during recovery"),
+				 errdetail("A standby would issue the IDs its primary issues."),
+				 errhint("Generate IDs on the primary, or give this standby identities no other server uses and set flakeid.generate_on_standby = on.")));
 	for (int i = 0; i < def->nidentities; i++)
 		(void) flakeid_identity(def->identities[i]);
+	if (def->check_state)
+		def->check_state();
 	pools[slot] = def->pool(variant);
 	prepared[slot] = true;
 	return pools[slot];

@@ -20,6 +20,7 @@
 
 #include "port/atomics.h"
 #include "storage/lwlock.h"
+#include "utils/guc.h"
 
 #include "flakeid.h"
 #include "format/counter.h"
@@ -42,7 +43,13 @@ typedef struct GeneratorDef
 	CounterPool (*pool) (int variant);	/* may raise 22023 for a bad pool setting */
 	const char *(*variant_name) (int variant);	/* NULL: one variant */
 	char	   *(*describe_settings) (void);	/* for the view: settings besides identities, or NULL */
+	const char *settings[5];	/* the settings it reads: refused when configured badly */
+	void		(*check_state) (void);	/* may refuse what the saved state rules out, or NULL */
 } GeneratorDef;
+
+/* --- generator.c -------------------------------------------------------------- */
+/* raises every counter below the unit holding `mark_unix_us` to it, its pool used up */
+extern void generator_resume_after(int64 mark_unix_us, bool sno_ticktock);
 
 extern const GeneratorDef generator_defs[GEN_COUNT];
 
@@ -88,6 +95,8 @@ typedef struct FlakeidShared
 	/* under flakeid_lock: sno's timeline and the persisted copy of its bound */
 	SnoTimeline sno_timeline;
 	int64		sno_other_bound_unix_us;
+	int64		snowflake_epoch_ms; /* of the snowflakes issued (saved with the mark) */
+	bool		snowflake_epoch_refused;	/* the configured epoch is later */
 	/* set once at start */
 	StateRefusal state_refusal;
 	uint32		state_file_version; /* of the file read at start; 0: none */
@@ -106,7 +115,22 @@ extern LWLock *flakeid_lock;
 /* raises 55000 with the preload hint when the shared state is missing; `what` names the caller */
 extern void generator_require_shared(const char *what);
 
+/* --- settings.c -------------------------------------------------------------- */
+/* DefineCustom*Variable, remembering a configured value that was refused */
+extern void define_int_setting(const char *name, const char *description, const char *hint,
+							   int *value, int boot, int min, int max, GucContext context, int flags,
+							   GucIntCheckHook check);
+extern void define_bool_setting(const char *name, const char *description, const char *hint,
+								bool *value, bool boot, GucContext context, int flags);
+extern void define_string_setting(const char *name, const char *description, const char *hint,
+								  char **value, const char *boot, GucContext context, int flags,
+								  GucStringCheckHook check, GucStringAssignHook assign);
+/* raises 22023, naming the setting and its configured value, if that value was refused */
+extern void settings_refuse_rejected(const char *name, const char *generator);
+
 /* --- identity.c -------------------------------------------------------------- */
+/* flakeid.generate_on_standby */
+extern bool identity_generate_on_standby(void);
 /* defines the identity and pool settings (from _PG_init, while preloading) */
 extern void identity_init(void);
 /* logs at start which identities are set and which derived; WARNING for a bad sno pool */
@@ -137,8 +161,19 @@ extern char *clock_describe_snowflake_epoch(void);
 #define MARK_RENEW_US		(1 * USECS_PER_SEC)
 
 typedef struct FlakeidPersisted FlakeidPersisted;
+
+/*
+ * The custom WAL resource manager that carries the mark to standbys (PostgreSQL
+ * 15's RegisterCustomRmgr): an ID from the custom range, recorded in the README.
+ */
+#define FLAKEID_RMGR_ID		149
+
+/* registers the WAL resource manager (from _PG_init, while preloading) */
+extern void mark_init(void);
 /* at start, in the postmaster: reads the state file, publishes the mark (never raises) */
-extern void mark_startup(FlakeidPersisted *saved);
+extern void mark_startup(void);
+/* raises 55000 when the configured snowflake epoch could repeat issued values */
+extern void mark_check_snowflake_epoch(void);
 extern void mark_ensure_renewed(int64 unit_start);
 /*
  * With flakeid_lock held: save the state (fsync, durable rename) and then
@@ -168,7 +203,9 @@ struct FlakeidPersisted
 {
 	int64		mark_unix_us;	/* every ID issued so far lies before this instant */
 	int64		sno_other_bound_unix_us;	/* sno IDs with the other tick-tock lie before this */
+	int64		snowflake_epoch_ms; /* of the snowflakes issued; -1: not known (version 1) */
 	uint32		sno_ticktock;	/* the tick-tock in use */
+	uint32		padding;
 };
 
 #define STATE_VERSION	2

@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -82,10 +83,26 @@ kuid_backfill_fields(TimestampTz ts, const FlakeFormat *format)
 	return fields;
 }
 
+/*
+ * Even with flakeid.generate_on_standby: kuid IDs carry no node, so nothing
+ * would tell a standby's from its primary's.
+ */
+static void
+refuse_kuid_during_recovery(void)
+{
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate kuid IDs during recovery"),
+				 errdetail("kuid IDs carry no node, so a standby's would repeat its primary's."),
+				 errhint("Generate kuid IDs on the primary, or kuid96 IDs with a flakeid.kuid_node of this standby's own.")));
+}
+
 PG_FUNCTION_INFO_V1(kuid_new);
 Datum
 kuid_new(PG_FUNCTION_ARGS)
 {
+	refuse_kuid_during_recovery();
 	return kuid_datum(kuid_next_fields());
 }
 
@@ -102,6 +119,7 @@ PG_FUNCTION_INFO_V1(kuid_new_at);
 Datum
 kuid_new_at(PG_FUNCTION_ARGS)
 {
+	refuse_kuid_during_recovery();
 	return kuid_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), &kuid_format));
 }
 

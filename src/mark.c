@@ -4,62 +4,263 @@
  * The mark is saved to disk (state.c) ahead of the clock and renewed before
  * it runs out, so that a restart, clean or after a crash, resumes above
  * everything issued before it whatever the clock then says
- * (generator.c restore_counters).  The state file also keeps sno's
- * tick-tock and the bound of the tick-tock it left.
+ * (generator_resume_after).  The state file also keeps sno's tick-tock
+ * and the bound of the tick-tock it left, and the snowflake epoch.  Every
+ * renewal also goes through the WAL (below), so standbys follow it.
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xloginsert.h"
+#include "access/xlogreader.h"
 #include "utils/timestamp.h"
 
 #include "generator.h"
 
 /*
+ * Takes up a persisted state (read at start, or replayed from the primary's
+ * WAL): the mark, sno's timeline and every counter only ever move up, so
+ * taking up an older state changes nothing.  At start, or with flakeid_lock
+ * held.
+ */
+static void
+adopt_state(const FlakeidPersisted *state)
+{
+	uint64		sno_word,
+				bound_unit = 0;
+	bool		flag;
+	int64		bound;
+
+	if (state->mark_unix_us > (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value))
+		pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) state->mark_unix_us);
+	if (state->sno_other_bound_unix_us > flakeid_shared->sno_other_bound_unix_us)
+		flakeid_shared->sno_other_bound_unix_us = state->sno_other_bound_unix_us;
+	generator_resume_after(state->mark_unix_us, (state->sno_ticktock & 1) != 0);
+
+	/*
+	 * sno's tick-tock in use now is the state's (taken up above), or one of
+	 * its own in a later unit.  The other value was used by the state's
+	 * server up to its bound, or up to its mark if that server was using it:
+	 * the timeline may take it up only after that (spec §5.1).
+	 */
+	sno_word = pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value);
+	flag = counter_flag(sno_word);
+	bound = flag == ((state->sno_ticktock & 1) != 0) ? state->sno_other_bound_unix_us : state->mark_unix_us;
+	if (bound > 0 && sno_format.units_at(bound, &bound_unit))
+		flakeid_shared->sno_timeline.wall_safe = Max(flakeid_shared->sno_timeline.wall_safe, bound_unit);
+	if ((flakeid_shared->sno_timeline.drifts & 1) != (flag ? 1 : 0))
+		flakeid_shared->sno_timeline.drifts++;
+	if (state->snowflake_epoch_ms >= 0)
+		flakeid_shared->snowflake_epoch_ms = state->snowflake_epoch_ms;
+}
+
+/*
+ * A snowflake's value is its Unix millisecond less the epoch, so a later
+ * epoch than the one snowflakes were issued under gives values those IDs
+ * already had; an earlier one only gives larger values.  The state keeps
+ * the epoch of the snowflakes issued (-1 until the first is, or when a 1.0
+ * file did not say).  At start, or with flakeid_lock held.
+ */
+static void save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms);
+
+static void
+check_snowflake_epoch(void)
+{
+	int64		issued_under = flakeid_shared->snowflake_epoch_ms;
+
+	flakeid_shared->snowflake_epoch_refused =
+		issued_under >= 0 && flakeid_configured_snowflake_epoch_ms() > issued_under;
+}
+
+/*
  * At start (postmaster, shared memory being set up): reads the state file
  * into *saved, all zero when there is none or it cannot be used, and
- * publishes the mark and sno's timeline.  A file of an older version is
- * rewritten in the current one; a damaged or newer one makes every
- * generator refuse (mark_ensure) until an operator acts.
+ * takes it up.  A file of an older version is rewritten in the current
+ * one; a damaged or newer one makes every generator refuse (mark_ensure)
+ * until an operator acts.  Never raises.
  */
 void
-mark_startup(FlakeidPersisted *saved)
+mark_startup(void)
 {
+	FlakeidPersisted saved;
 	uint32		file_version = 0;
-	StateLoad	load = state_load(saved, &file_version);
+	StateLoad	load = state_load(&saved, &file_version);
 
 	flakeid_shared->state_file_version = file_version;
 	flakeid_shared->state_refusal = load == STATE_LOAD_DAMAGED ? STATE_DAMAGED
 		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW : STATE_USABLE;
 	if (flakeid_shared->state_refusal != STATE_USABLE)
-		memset(saved, 0, sizeof(*saved));
-	if (load == STATE_LOAD_MIGRATED && state_save(saved, LOG))
-		ereport(LOG,
-				(errmsg("upgraded the generator state file from version %u to version %u",
-						file_version, STATE_VERSION)));
-
-	pg_atomic_init_u64(&flakeid_shared->mark_unix_us.value, (uint64) Max(saved->mark_unix_us, 0));
-	flakeid_shared->sno_other_bound_unix_us = saved->sno_other_bound_unix_us;
-	flakeid_shared->sno_timeline.drifts = saved->sno_ticktock & 1;
-	flakeid_shared->sno_timeline.wall_safe = 0;
-	if (saved->sno_other_bound_unix_us > 0)
-		(void) sno_format.units_at(saved->sno_other_bound_unix_us, &flakeid_shared->sno_timeline.wall_safe);
-	if (saved->mark_unix_us > 0)
+	{
+		memset(&saved, 0, sizeof(saved));
+		saved.snowflake_epoch_ms = -1;
+	}
+	pg_atomic_init_u64(&flakeid_shared->mark_unix_us.value, 0);
+	flakeid_shared->snowflake_epoch_ms = -1;
+	adopt_state(&saved);
+	check_snowflake_epoch();
+	if (load == STATE_LOAD_MIGRATED)
+	{
+		if (state_save(&saved, LOG))
+			ereport(LOG,
+					(errmsg("upgraded the generator state file from version %u to version %u",
+							file_version, STATE_VERSION)));
+	}
+	if (saved.mark_unix_us > 0)
 		ereport(LOG,
 				(errmsg("generators resume after the saved mark %s",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->mark_unix_us)))));
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.mark_unix_us)))));
+	if (flakeid_shared->snowflake_epoch_refused)
+		ereport(WARNING,
+				(errmsg("flakeid.snowflake_epoch_ms was moved from " INT64_FORMAT " to " INT64_FORMAT " after snowflakes were issued; snowflake generation will be refused",
+						flakeid_shared->snowflake_epoch_ms, flakeid_configured_snowflake_epoch_ms())));
+}
+
+/*
+ * For the snowflake generator, before it issues anything: refuses when the
+ * configured epoch could repeat issued values, and otherwise makes sure the
+ * state (and the WAL) holds the epoch in use before any snowflake is issued
+ * under it.  That costs one save on the first snowflake after a change.
+ */
+void
+mark_check_snowflake_epoch(void)
+{
+	int64		configured = flakeid_configured_snowflake_epoch_ms();
+
+	if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
+	{
+		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		check_snowflake_epoch();	/* a replayed state may have changed it */
+		if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
+		{
+			save_locked((int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value), configured);
+			flakeid_shared->snowflake_epoch_ms = configured;
+		}
+		LWLockRelease(flakeid_lock);
+	}
+	if (flakeid_shared->snowflake_epoch_refused)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("flakeid.snowflake_epoch_ms is later than the epoch of the snowflakes already issued"),
+				 errdetail("Snowflakes were issued with epoch " INT64_FORMAT " ms; with epoch " INT64_FORMAT " ms new values could repeat them.",
+						   flakeid_shared->snowflake_epoch_ms, flakeid_configured_snowflake_epoch_ms()),
+				 errhint("Set flakeid.snowflake_epoch_ms back to " INT64_FORMAT " (or earlier) and restart the server.",
+						 flakeid_shared->snowflake_epoch_ms)));
+}
+
+/* --- the mark in the WAL ------------------------------------------------------- */
+
+/*
+ * Every renewal is WAL-logged before the new mark is published, so a
+ * standby replays it: its state file and counters follow the primary's,
+ * and once promoted it issues nothing the old primary could have issued,
+ * whatever the two clocks say (with the same identities).  A base backup
+ * copies flakeid.state; renewals after the backup's start are replayed.
+ */
+#define XLOG_FLAKEID_MARK	0x00
+
+static void
+mark_redo(XLogReaderState *record)
+{
+	FlakeidPersisted state;
+
+	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_FLAKEID_MARK ||
+		XLogRecGetDataLen(record) != sizeof(state))
+		elog(PANIC, "flakeid_redo: unknown record");
+	memcpy(&state, XLogRecGetData(record), sizeof(state));
+	if (flakeid_shared == NULL)
+		return;
+	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+	adopt_state(&state);
+	check_snowflake_epoch();
+	state.sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
+	state.mark_unix_us = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
+	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
+	state.snowflake_epoch_ms = flakeid_shared->snowflake_epoch_ms;
+	(void) state_save(&state, ERROR);
+	LWLockRelease(flakeid_lock);
+}
+
+static void
+mark_desc(StringInfo buf, XLogReaderState *record)
+{
+	FlakeidPersisted state;
+
+	if (XLogRecGetDataLen(record) != sizeof(state))
+		return;
+	memcpy(&state, XLogRecGetData(record), sizeof(state));
+	appendStringInfo(buf, "mark " INT64_FORMAT " us; sno tick-tock %u, other bound " INT64_FORMAT " us; snowflake epoch " INT64_FORMAT " ms",
+					 state.mark_unix_us, state.sno_ticktock, state.sno_other_bound_unix_us, state.snowflake_epoch_ms);
+}
+
+static const char *
+mark_identify(uint8 info)
+{
+	return (info & ~XLR_INFO_MASK) == XLOG_FLAKEID_MARK ? "MARK" : NULL;
+}
+
+static RmgrData mark_rmgr = {
+	.rm_name = "flakeid",
+	.rm_redo = mark_redo,
+	.rm_desc = mark_desc,
+	.rm_identify = mark_identify,
+};
+
+/* from _PG_init, while preloading */
+void
+mark_init(void)
+{
+	RegisterCustomRmgr(FLAKEID_RMGR_ID, &mark_rmgr);
+}
+
+/*
+ * Logs and flushes the state before it is published; a standby has no WAL
+ * to write.  FLAKEID_NO_MARK_WAL builds without the record, only for
+ * bench/wal_cost (its cost) and the failover test's negative control.
+ */
+static void
+log_state(FlakeidPersisted *state)
+{
+	XLogRecPtr	lsn;
+
+#ifdef FLAKEID_NO_MARK_WAL
+	return;
+#endif
+	if (RecoveryInProgress())
+		return;
+	XLogBeginInsert();
+	XLogRegisterData((char *) state, sizeof(*state));
+	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_MARK);
+	XLogFlush(lsn);
+}
+
+/*
+ * With flakeid_lock held: logs and writes the state with the given mark and
+ * snowflake epoch, then publishes the mark.  Raises an error, publishing
+ * nothing, when either fails.
+ */
+static void
+save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms)
+{
+	FlakeidPersisted state;
+
+	memset(&state, 0, sizeof(state));	/* no stray padding in the WAL */
+	state.mark_unix_us = mark_unix_us;
+	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
+	state.sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
+	state.snowflake_epoch_ms = snowflake_epoch_ms;
+	log_state(&state);
+	(void) state_save(&state, ERROR);
+	pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) mark_unix_us);
 }
 
 /* With flakeid_lock held: writes the state with the given mark, then publishes the mark. */
 void
 mark_save_locked(int64 mark_unix_us)
 {
-	FlakeidPersisted state = {0};
-
-	state.mark_unix_us = mark_unix_us;
-	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
-	state.sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
-	(void) state_save(&state, ERROR);
-	pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) mark_unix_us);
+	save_locked(mark_unix_us, flakeid_shared->snowflake_epoch_ms);
 }
+
 
 /* With flakeid_lock held: moves the mark a reserve ahead of the clock and of `unit_start`. */
 void

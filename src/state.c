@@ -10,7 +10,8 @@
  * than this code understands, and guessing could repeat IDs.
  *
  *   version 1 (flakeid 1.0): magic, version, the three fields, CRC-32, padded
- *   version 2: magic, version, body length, reserved; the body; CRC-32.  A
+ *   version 2: magic, version, body length, reserved; the body (the
+ *              three fields and the snowflake epoch); CRC-32.  A
  *              later version appends fields to the body, so its reader
  *              can tell a shorter, older body by its length.
  */
@@ -54,6 +55,7 @@ typedef struct StateBodyV2
 {
 	int64		mark_unix_us;
 	int64		sno_other_bound_unix_us;
+	int64		snowflake_epoch_ms;
 	uint32		sno_ticktock;
 	uint32		padding;
 } StateBodyV2;
@@ -77,6 +79,7 @@ read_v1(const uint8 *file, size_t size, FlakeidPersisted *state)
 	state->mark_unix_us = image.mark_unix_us;
 	state->sno_other_bound_unix_us = image.sno_other_bound_unix_us;
 	state->sno_ticktock = image.sno_ticktock;
+	state->snowflake_epoch_ms = -1; /* 1.0 did not keep it */
 	return true;
 }
 
@@ -97,6 +100,7 @@ read_v2(const uint8 *file, size_t size, FlakeidPersisted *state)
 	state->mark_unix_us = body.mark_unix_us;
 	state->sno_other_bound_unix_us = body.sno_other_bound_unix_us;
 	state->sno_ticktock = body.sno_ticktock;
+	state->snowflake_epoch_ms = body.snowflake_epoch_ms;
 	return true;
 }
 
@@ -107,7 +111,8 @@ static bool (*const readers[STATE_VERSION + 1]) (const uint8 *file, size_t size,
 };
 
 /*
- * Reads the file at server start into *state (all zero unless loaded) and
+ * Reads the file at server start into *state (all zero, the epoch -1,
+ * unless loaded) and
  * sets *file_version (0 without a file).  Logs why a file cannot be used.
  * Never raises an error: it runs in the postmaster.
  */
@@ -120,6 +125,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	ssize_t		size;
 
 	memset(state, 0, sizeof(*state));
+	state->snowflake_epoch_ms = -1;
 	*file_version = 0;
 	if (fd < 0)
 	{
@@ -153,6 +159,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	if (size == (ssize_t) sizeof(file) || !readers[header.version](file, (size_t) size, state))
 	{
 		memset(state, 0, sizeof(*state));
+		state->snowflake_epoch_ms = -1;
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the generator state file \"%s\" is damaged", STATE_FILE),
@@ -179,6 +186,7 @@ state_save(const FlakeidPersisted *state, int elevel)
 	body.mark_unix_us = state->mark_unix_us;
 	body.sno_other_bound_unix_us = state->sno_other_bound_unix_us;
 	body.sno_ticktock = state->sno_ticktock;
+	body.snowflake_epoch_ms = state->snowflake_epoch_ms;
 	memcpy(image, &header, sizeof(header));
 	memcpy(image + sizeof(header), &body, sizeof(body));
 	crc = crc_of(image, sizeof(header) + sizeof(body));

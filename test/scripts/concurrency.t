@@ -27,6 +27,15 @@ increasing() {
 		"0" "$1: IDs strictly increase within each backend"
 }
 
+# 16 clients with the clock left alone: clock_regressions stays where it was
+regressions="SELECT sum(clock_regressions) FROM flakeid_generators"
+before=$(sql "$regressions")
+for b in $(seq 16); do
+	sql "SELECT count(sno_new()), count(siq_new('user')), count(kuid_new()), count(snowflake_new()) FROM generate_series(1, 20000)" >/dev/null &
+done
+wait
+is "$(sql "$regressions")" "$before" "16 clients minting at once with no clock change: clock_regressions does not move"
+
 generate sno "sno_new(0)"
 increasing "sno_new(0)"
 is "$(sql "SELECT count(DISTINCT sno_partition(id)) FROM concurrency_ids")" "1" "sno: one partition for the whole server"

@@ -78,7 +78,7 @@ echo "$out" | grep -q "outside the time range of epoch 253402300799999 ms"
 ok $? "the message names the epoch"
 is "$(echo "$out" | tail -1)" "ok" "the epoch overloads (their own epoch) still work"
 
-# a malformed epoch is refused by the check hook
+# a malformed epoch is refused by the check hook (ALTER SYSTEM)
 out=$(in_cluster "-o shared_preload_libraries=flakeid" '
 	for v in 1.5e12 -1 abc 253402300800000 "" 253402300799999; do
 		sqlstate "ALTER SYSTEM SET flakeid.snowflake_epoch_ms = '"'"'$v'"'"'"
@@ -121,4 +121,93 @@ is "$(echo "$out" | tail -7 | head -6 | tr '\n' ' ')" "55000 55000 55000 55000 5
 	"not preloaded: the kuid, kuid96 and snowflake generators are ERROR 55000"
 is "$(echo "$out" | tail -1)" "2016-04-30 11:18:25.796+00|.5.tXVEf8n4vPN.0" \
 	"not preloaded: snowflake extractors use Discord's epoch; kuid96 with an explicit node works"
+# Settings the server refused at start: it starts (PostgreSQL keeps the
+# default and logs a WARNING), the generators that read them refuse with
+# 22023 naming the setting and the configured value, and everything else works.
+refused_settings() {   # refused_settings "-o ..." "REFUSED;CALLS" "WORKING;CALLS": one line per call
+	local script="" call
+	IFS=';' read -ra refused <<< "$2"
+	IFS=';' read -ra working <<< "$3"
+	for call in "${refused[@]}"; do script+="sqlstate $(printf '%q' "SELECT $call"); "; done
+	for call in "${refused[@]}"; do script+="message_of $(printf '%q' "SELECT $call") | grep -m1 '^ERROR'; "; done
+	for call in "${working[@]}"; do script+="sqlstate $(printf '%q' "SELECT $call"); "; done
+	script+="sql \"SELECT sno_time('brpk4q72xwf2m63l'), 'brpk4q72xwf2m63l'::sno::text, kuid96('.5.tXbhdV.3'::kuid, 1)::text <> ''\""
+	in_cluster "-o shared_preload_libraries=flakeid $1" "$script"
+}
+out=$(refused_settings "-o flakeid.sno_partition=70000 -o flakeid.siq_shard=300" \
+	"sno_new();sno_new_at(now());siq_new('user');siq_new_at(now(), 'tag')" "kuid_new();kuid96_new();snowflake_new();flax_new()")
+is "$(echo "$out" | sed -n 1,4p | tr '\n' ' ')" "22023 22023 22023 22023 " \
+	"flakeid.sno_partition = 70000, flakeid.siq_shard = 300: the sno and siq generators are ERROR 22023"
+is "$(echo "$out" | sed -n 5p)" 'ERROR:  invalid value for parameter "flakeid.sno_partition": "70000"' "the message names the setting and its value"
+is "$(echo "$out" | sed -n 7p)" 'ERROR:  invalid value for parameter "flakeid.siq_shard": "300"' "the message names the siq setting and its value"
+is "$(echo "$out" | sed -n 9,13p | tr '\n' ' ')" "ok ok ok ok 2031-05-08 23:03:34.976+00|brpk4q72xwf2m63l|t " \
+	"the other generators and every type's I/O work"
+
+out=$(refused_settings "-o flakeid.snowflake_worker=40 -o flakeid.siq_domain=exämple.com" \
+	"snowflake_new();snowflake_new_at(now());siq_new('user')" "sno_new();kuid_new();kuid96_new()")
+is "$(echo "$out" | sed -n 1,3p | tr '\n' ' ')" "22023 22023 22023 " \
+	"flakeid.snowflake_worker = 40, flakeid.siq_domain = 'exämple.com': the snowflake and siq generators are ERROR 22023"
+is "$(echo "$out" | sed -n 4p)" 'ERROR:  invalid value for parameter "flakeid.snowflake_worker": "40"' "the message names the worker and its value"
+is "$(echo "$out" | sed -n 6p)" 'ERROR:  invalid value for parameter "flakeid.siq_domain": "exämple.com"' "the message names the domain as configured"
+is "$(echo "$out" | sed -n 7,10p | tr '\n' ' ')" "ok ok ok 2031-05-08 23:03:34.976+00|brpk4q72xwf2m63l|t " \
+	"the other generators and every type's I/O work"
+
+out=$(refused_settings "-o flakeid.snowflake_epoch_ms=1577833200000x -o flakeid.sno_sequence_max=70000" \
+	"snowflake_new();snowflake_time(0);sno_new()" "siq_new('user');kuid_new();kuid96_new()")
+is "$(echo "$out" | sed -n 1,3p | tr '\n' ' ')" "22023 22023 22023 " \
+	"a malformed epoch and flakeid.sno_sequence_max = 70000: snowflake_new(), snowflake_time() and sno_new() are ERROR 22023"
+is "$(echo "$out" | sed -n 4p)" 'ERROR:  invalid value for parameter "flakeid.snowflake_epoch_ms": "1577833200000x"' "the message names the epoch as configured"
+is "$(echo "$out" | sed -n 6p)" 'ERROR:  invalid value for parameter "flakeid.sno_sequence_max": "70000"' "the pool's 70000 does not become 65535"
+is "$(echo "$out" | sed -n 7,10p | tr '\n' ' ')" "ok ok ok 2031-05-08 23:03:34.976+00|brpk4q72xwf2m63l|t " \
+	"the other generators and every type's I/O work"
+
+# the snowflake epoch is kept with the state: a later one is refused, an earlier one is taken
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.snowflake_epoch_ms=1577836800000" '
+	sql "CREATE TABLE old_ids AS SELECT snowflake_new() AS id FROM generate_series(1, 20000)"
+	sql "ALTER SYSTEM SET flakeid.snowflake_epoch_ms = 1577836805000"
+	server_ctl restart
+	sqlstate "SELECT snowflake_new()"
+	message_of "SELECT snowflake_new()" | grep -E "^(ERROR|HINT)"
+	sqlstate "SELECT sno_new()"
+	server_ctl restart
+	sqlstate "SELECT snowflake_new()"
+	sql "ALTER SYSTEM SET flakeid.snowflake_epoch_ms = 1577836795000"
+	server_ctl restart
+	sql "SELECT count(*) FROM (SELECT snowflake_new() AS id FROM generate_series(1, 20000)) n WHERE id <= (SELECT max(id) FROM old_ids)"
+	sql "ALTER SYSTEM SET flakeid.snowflake_epoch_ms = 1577836800000"
+	server_ctl restart
+	sqlstate "SELECT snowflake_new()"')
+is "$(echo "$out" | sed -n 1p)" "55000" "the epoch moved 5 s later after snowflakes were issued: snowflake_new() is ERROR 55000"
+is "$(echo "$out" | sed -n 2p)" "ERROR:  flakeid.snowflake_epoch_ms is later than the epoch of the snowflakes already issued" "the message says so"
+is "$(echo "$out" | sed -n 3p)" "HINT:  Set flakeid.snowflake_epoch_ms back to 1577836800000 (or earlier) and restart the server." "the hint names the epoch in use"
+is "$(echo "$out" | sed -n 4,5p | tr '\n' ' ')" "ok 55000 " "the other generators work; the refusal lasts across restarts"
+is "$(echo "$out" | sed -n 6p)" "0" "an epoch 5 s earlier is taken: 20,000 new snowflakes, all above the old ones"
+is "$(echo "$out" | sed -n 7p)" "55000" "then going back to the first epoch is refused (the new snowflakes were issued under the earlier one)"
+
+# the debug clock offset: only where the server allows it, and never through GRANT SET
+out=$(in_cluster "-o shared_preload_libraries=flakeid" '
+	sqlstate "SET flakeid.debug_clock_offset_ms = 1000"
+	message_of "SET flakeid.debug_clock_offset_ms = 1000" | grep "^DETAIL"
+	sqlstate "SET flakeid.debug_clock_offset_ms = 0"
+	sqlstate "CREATE ROLE offset_tester; GRANT SET ON PARAMETER flakeid.debug_clock_offset_ms TO offset_tester"
+	sqlstate "SET ROLE offset_tester; SET flakeid.debug_clock_offset_ms = -30000"
+	sqlstate "SHOW flakeid.allow_debug_clock_offset"
+	sqlstate "ALTER SYSTEM SET flakeid.allow_debug_clock_offset = on"')
+is "$(echo "$out" | sed -n 1p)" "42501" "without flakeid.allow_debug_clock_offset, a superuser cannot shift the clock (42501)"
+is "$(echo "$out" | sed -n 2p)" "DETAIL:  The generators' clock may be shifted only on a server started with flakeid.allow_debug_clock_offset = on." \
+	"the detail names the switch"
+is "$(echo "$out" | sed -n 3,7p | tr '\n' ' ')" "ok ok 42501 ok ok " \
+	"0 is allowed; GRANT SET ON PARAMETER hands on nothing; the switch is a server setting"
+
+# flakeid_generators and its function: superusers and pg_monitor only
+out=$(in_cluster "-o shared_preload_libraries=flakeid" '
+	sql "CREATE ROLE app LOGIN; CREATE ROLE watcher LOGIN IN ROLE pg_monitor"
+	PGUSER=app sqlstate "SELECT count(*) FROM flakeid_generators"
+	PGUSER=app sqlstate "SELECT count(*) FROM flakeid_generators()"
+	PGUSER=app sqlstate "SELECT sno_new()"
+	PGUSER=watcher sql "SELECT count(*) FROM flakeid_generators"
+	PGUSER=watcher sql "SELECT count(*) FROM flakeid_generators()"')
+is "$(echo "$out" | tr '\n' ' ')" "42501 42501 ok 18 18 " \
+	"a plain role can generate but not read flakeid_generators (view or function); a pg_monitor member reads both"
+
 done_testing
