@@ -19,7 +19,9 @@
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "storage/shmem.h"
+#include "utils/wait_event.h"
 
 #include "generator.h"
 #include "format/kuid.h"
@@ -232,9 +234,31 @@ clock_units(const GeneratorDef *def)
 }
 
 /*
- * Sleeps towards the start of `unit` (at most 10 ms at a time,
- * interruptible); the caller re-reads the clock.  The first wait of a call
- * is counted for flakeid_generators.
+ * The wait event a waiting generator shows in pg_stat_activity: its own
+ * name, FlakeidUnitWait, from PostgreSQL 17 on (registered at first use), and
+ * the generic Extension before.
+ */
+static uint32
+unit_wait_event(void)
+{
+#if PG_VERSION_NUM >= 170000
+	static uint32 event = 0;
+
+	if (event == 0)
+		event = WaitEventExtensionNew("FlakeidUnitWait");
+	return event;
+#else
+	return PG_WAIT_EXTENSION;
+#endif
+}
+
+/*
+ * Waits towards the start of `unit` (at most 10 ms at a time); the caller
+ * re-reads the clock.  On the process latch, so that the wait shows its wait
+ * event, a cancel or terminate ends it at once, and the backend exits if
+ * the postmaster dies.  A wait shorter than the latch's millisecond
+ * resolution sleeps instead, under the same wait event.  The first wait of
+ * a call is counted for flakeid_generators.
  */
 static void
 wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited)
@@ -244,8 +268,18 @@ wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited)
 	if (!*waited)
 		stats_waited(slot);
 	*waited = true;
-	if (remaining > 0)
-		pg_usleep(Min(remaining, 10000));
+	if (remaining >= 1000)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) Min(remaining / 1000, 10), unit_wait_event());
+		ResetLatch(MyLatch);
+	}
+	else if (remaining > 0)
+	{
+		pgstat_report_wait_start(unit_wait_event());
+		pg_usleep(remaining);
+		pgstat_report_wait_end();
+	}
 	CHECK_FOR_INTERRUPTS();
 }
 

@@ -99,5 +99,31 @@ is "$(sql "SELECT string_agg(generator || ':' || (clock_regressions > 0)::text, 
 is "$(sqlstate "CREATE ROLE clock_tester; SET ROLE clock_tester; SET flakeid.debug_clock_offset_ms = -1000")" "42501" \
 	"flakeid.debug_clock_offset_ms is superuser-only (42501 for others)"
 sql "SELECT step, min(t), max(t), min(ticktock), max(ticktock) FROM clock_ids WHERE generator = 'sno' GROUP BY step ORDER BY step" | sed 's/^/# sno step|/'
+
+# A long wait (a second step back of 30 s into sno's unsafe period) shows its
+# wait event in pg_stat_activity, and a cancel ends it at once.
+case $(sql "SHOW server_version_num") in
+	1[5-6]*) event="Extension:Extension" ;;
+	*) event="Extension:FlakeidUnitWait" ;;
+esac
+started=$(date +%s)
+PGAPPNAME=flakeid_waiter sqlstate "SET client_min_messages = warning;
+	SET flakeid.debug_clock_offset_ms = 0; SELECT sno_new();
+	SET flakeid.debug_clock_offset_ms = -30000; SELECT sno_new();
+	SET flakeid.debug_clock_offset_ms = 0; SELECT sno_new();
+	SET flakeid.debug_clock_offset_ms = -30000; SELECT sno_new();" > "${TMPDIR:-/tmp}/flakeid_waiter.$$" &
+waiter=$!
+seen=""
+for i in $(seq 100); do
+	seen=$(sql "SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity WHERE application_name = 'flakeid_waiter' AND state = 'active'")
+	[ "$seen" = "$event" ] && break
+	sleep 0.1
+done
+is "$seen" "$event" "a sno_new() waiting out the unsafe period shows the wait event $event"
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'flakeid_waiter'" >/dev/null
+wait $waiter
+is "$(cat "${TMPDIR:-/tmp}/flakeid_waiter.$$")" "57014" "pg_cancel_backend() ends the wait with 57014"
+ok "$([ $(($(date +%s) - started)) -lt 20 ]; echo $?)" "the cancelled call did not wait out its 30 s"
+rm -f "${TMPDIR:-/tmp}/flakeid_waiter.$$"
 sql "DROP ROLE IF EXISTS clock_tester; DROP TABLE clock_ids"
 done_testing
