@@ -63,6 +63,7 @@ adopt_state(const FlakeidPersisted *state)
  * file did not say).  At start, or with flakeid_lock held.
  */
 static void save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms);
+static void refuse_unusable_state(void);
 
 static void
 check_snowflake_epoch(void)
@@ -118,15 +119,19 @@ mark_startup(void)
 
 /*
  * For the snowflake generator, before it issues anything: refuses when the
- * configured epoch could repeat issued values, and otherwise makes sure the
- * state (and the WAL) holds the epoch in use before any snowflake is issued
- * under it.  That costs one save on the first snowflake after a change.
+ * state file read at start cannot be used (before anything could write over
+ * it) or when the configured epoch could repeat issued values, and
+ * otherwise makes sure the state (and the WAL) holds the epoch in use
+ * before any snowflake is issued under it.  That costs one save on the
+ * first snowflake after a change.
  */
 void
 mark_check_snowflake_epoch(void)
 {
 	int64		configured = flakeid_configured_snowflake_epoch_ms();
 
+	if (flakeid_shared->state_refusal != STATE_USABLE)
+		refuse_unusable_state();
 	if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
 	{
 		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
@@ -177,7 +182,9 @@ mark_redo(XLogReaderState *record)
 	state.mark_unix_us = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
 	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
 	state.snowflake_epoch_ms = flakeid_shared->snowflake_epoch_ms;
-	(void) state_save(&state, ERROR);
+	/* a damaged or newer file read at start waits for an operator, as on a primary */
+	if (flakeid_shared->state_refusal == STATE_USABLE)
+		(void) state_save(&state, ERROR);
 	LWLockRelease(flakeid_lock);
 }
 
@@ -244,6 +251,8 @@ save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms)
 {
 	FlakeidPersisted state;
 
+	if (flakeid_shared->state_refusal != STATE_USABLE)
+		refuse_unusable_state();	/* a damaged or newer file stays as it is */
 	memset(&state, 0, sizeof(state));	/* no stray padding in the WAL */
 	state.mark_unix_us = mark_unix_us;
 	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
@@ -273,6 +282,7 @@ mark_renew_locked(int64 unit_start)
 	mark_save_locked(Max(Max(flakeid_clock_unix_us(), unit_start + 1) + MARK_RESERVE_US, mark));
 }
 
+/* Raises the error for a state file that was refused at start. */
 static void
 refuse_unusable_state(void)
 {

@@ -75,7 +75,7 @@ out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/v99.state" '
 	message_of "SELECT kuid_new()"
 	sql "SELECT sno_time('"'"'brpk4q72xwf2m63l'"'"'), length(flax_new()::text)"
 	grep -c "LOG:  the generator state file \"flakeid.state\" was written by a newer version of flakeid" "$FLAKEID_PG_LOG"
-	od -An -tu4 -j4 -N4 "$PGDATA/flakeid.state" | tr -d " "')
+	cmp -s "$PGDATA/flakeid.state" "'"$work"'/v99.state" && echo unchanged || echo rewritten')
 is "$(echo "$out" | sed -n 1,5p | tr '\n' ' ')" "55000 55000 55000 55000 55000 " \
 	"a version 99 file: every generator is ERROR 55000"
 echo "$out" | grep -q 'ERROR:  flakeid.s generator state file was written by a newer version of flakeid'
@@ -84,7 +84,7 @@ echo "$out" | grep -q 'DETAIL:  The file "flakeid.state" has state version 99; t
 ok $? "the detail names both versions"
 echo "$out" | grep -qx '2031-05-08 23:03:34.976+00|16'
 ok $? "the types, and flax_new(), still work"
-is "$(echo "$out" | tail -2 | tr '\n' ' ')" "1 99 " "the server logs it at start and leaves the file as it is"
+is "$(echo "$out" | tail -2 | tr '\n' ' ')" "1 unchanged " "the server logs it at start, and no generator call changes a byte of the file"
 
 # a damaged file (one bit of the mark flipped): refused as damaged
 python3 - "$work/v1.state" "$work/damaged.state" <<'EOF'
@@ -94,11 +94,12 @@ raw[9] ^= 0x10
 open(sys.argv[2], 'wb').write(raw)
 EOF
 out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/damaged.state" '
-	sqlstate "SELECT sno_new()"
+	for call in "sno_new()" "siq_new('"'"'user'"'"')" "kuid_new()" "kuid96_new()" "snowflake_new()"; do sqlstate "SELECT $call"; done
 	message_of "SELECT snowflake_new()"
-	grep -c "the generator state file \"flakeid.state\" is damaged" "$FLAKEID_PG_LOG"')
-is "$(echo "$out" | sed -n 1p)" "XX001" "a damaged file: sno_new() is ERROR XX001"
+	grep -c "the generator state file \"flakeid.state\" is damaged" "$FLAKEID_PG_LOG"
+	cmp -s "$PGDATA/flakeid.state" "'"$work"'/damaged.state" && echo unchanged || echo rewritten')
+is "$(echo "$out" | sed -n 1,5p | tr '\n' ' ')" "XX001 XX001 XX001 XX001 XX001 " "a damaged file: every generator is ERROR XX001"
 echo "$out" | grep -q "ERROR:  flakeid.s generator state file is damaged, so generation is refused"
 ok $? "the message says the file is damaged"
-is "$(echo "$out" | tail -1)" "1" "the server logs it at start"
+is "$(echo "$out" | tail -2 | tr '\n' ' ')" "1 unchanged " "the server logs it at start, and no generator call changes a byte of the file"
 done_testing
