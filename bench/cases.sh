@@ -189,6 +189,9 @@ case_pgbench() {
 
 for c in $CASES; do "case_$c"; done
 
+# bench/latency's section (two builds, so not a case here) is kept as it is
+kept=
+[ ! -f "$OUT" ] || kept=$(sed -n '/<!-- bench\/latency -->/,/<!-- \/bench\/latency -->/p' "$OUT")
 {
 	echo "# flakeid benchmark results"
 	echo
@@ -200,4 +203,5 @@ for c in $CASES; do "case_$c"; done
 	echo "* flakeid: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 	echo
 	printf '%s\n' "${report[@]}"
+	[ -z "$kept" ] || printf '\n%s\n' "$kept"
 } > "$OUT"

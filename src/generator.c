@@ -147,6 +147,26 @@ generator_resume_after(int64 mark_unix_us, bool sno_ticktock)
 	}
 }
 
+int64
+generator_latest_unit_start(void)
+{
+	int64		latest = 0;
+
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+
+		for (int v = 0; v < def->variants; v++)
+		{
+			uint64		word = pg_atomic_read_u64(&flakeid_shared->slots[def->first_slot + v].word.value);
+
+			if (word != 0)
+				latest = Max(latest, def->format->unit_start(counter_unit(word)));
+		}
+	}
+	return latest;
+}
+
 static void
 shmem_startup(void)
 {
@@ -171,7 +191,9 @@ shmem_startup(void)
 		}
 		for (int i = 0; i < IDENTITY_COUNT; i++)
 			pg_atomic_init_u64(&flakeid_shared->derived_identity[i], 0);
+		pg_atomic_init_u64(&flakeid_shared->sno_wall_safe.value, 0);
 		mark_startup();
+		mark_save_high_water_at_exit();
 	}
 	flakeid_lock = &(GetNamedLWLockTranche("flakeid"))->lock;
 	LWLockRelease(AddinShmemInitLock);
@@ -208,6 +230,7 @@ flakeid_generators_init(void)
 	identity_init();
 	clock_init();
 	mark_init();
+	mark_renewer_register();
 #if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = request_shmem;
@@ -283,49 +306,82 @@ wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/* a counter word in shared memory, as counter_take reaches it */
+typedef struct SlotAccess
+{
+	const GeneratorDef *def;
+	pg_atomic_uint64 *counter;
+} SlotAccess;
+
+static uint64_t
+slot_load(void *arg)
+{
+	return pg_atomic_read_u64(((SlotAccess *) arg)->counter);
+}
+
+/* after the word (counter_take): the barrier keeps the clock read after it */
+static uint64_t
+slot_clock(void *arg)
+{
+	pg_read_barrier();
+	return clock_units(((SlotAccess *) arg)->def);
+}
+
+/* the ID must lie before the saved mark before anyone can see it */
+static bool
+slot_exchange(void *arg, uint64_t *word, uint64_t next)
+{
+	SlotAccess *access = (SlotAccess *) arg;
+
+	mark_ensure(access->def->format->unit_start(counter_unit(next)));
+	return pg_atomic_compare_exchange_u64(access->counter, word, next);
+}
+
+static void
+refuse_end_of_range(const GeneratorDef *def)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("the %s generator has used up the last time unit it can issue in", def->name)));
+}
+
 /*
- * The monotonic rule of every generator but sno: read the clock, decide
- * with counter_advance_monotonic, publish with compare-and-swap; wait only
- * when a unit's pool is used up while the clock is in that unit.
+ * The monotonic rule of every generator but sno: counter_take with
+ * counter_advance_monotonic; waits only when a unit's pool is used up while
+ * the clock is in that unit.
  */
 static uint64
 monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 {
-	pg_atomic_uint64 *counter = &flakeid_shared->slots[slot].word.value;
+	SlotAccess	target = {def, &flakeid_shared->slots[slot].word.value};
+	CounterAccess access = {slot_load, slot_clock, slot_exchange, &target};
 	bool		waited = false;
 
 	for (;;)
 	{
-		uint64		word = pg_atomic_read_u64(counter);
-		uint64		now,
-					next_word = 0,
-					wait_past = 0;
+		CounterTaken taken = {0};
 
-		/* the word, then the clock: only a clock read after the word proves it behind */
-		pg_read_barrier();
-		now = clock_units(def);
-
-		if (counter_advance_monotonic(word, now, pool, &next_word, &wait_past) == COUNTER_ISSUE)
+		switch (counter_take(&access, counter_advance_monotonic, pool, &taken))
 		{
-			mark_ensure(def->format->unit_start(counter_unit(next_word)));
-			if (pg_atomic_compare_exchange_u64(counter, &word, next_word))
-			{
-				stats_issued(slot, now < counter_unit(word));
-				return next_word;
-			}
-			continue;
+			case COUNTER_ISSUE:
+				stats_issued(slot, taken.now < counter_unit(taken.word));
+				return taken.next_word;
+			case COUNTER_END:
+				refuse_end_of_range(def);
+				break;
+			default:
+				wait_for_unit(def, slot, taken.wait_past + 1, &waited);
 		}
-		wait_for_unit(def, slot, wait_past + 1, &waited);
 	}
 }
 
 /*
  * sno with the clock behind its last used unit, under flakeid_lock:
- * sno_decide with the timeline.  A tick-tock toggle is saved before it is
- * published, with the bound of the value it leaves set to the mark (above
- * everything issued), so a restart can never take up that value below
- * anything it issued.  Returns true with *issued set when an ID was
- * published.
+ * sno_decide with the timeline, on a word and a clock read again.  A
+ * tick-tock toggle is saved before it is published, with the bound of the
+ * value it leaves set to the mark (above everything issued), so a restart
+ * can never take up that value below anything it issued.  Returns true
+ * with *issued set when an ID was published.
  */
 static bool
 sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool,
@@ -336,6 +392,7 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	uint64		now;
 
 	/* the word first, then the clock: only a clock read after the word proves a regression */
+	pg_read_barrier();
 	if (!def->format->units_at(clock_read(def), &now))
 		return false;
 	*behind = now < counter_unit(word);
@@ -345,71 +402,79 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	mark_renew_locked(def->format->unit_start(counter_unit(d->next_word)));
 	if (counter_flag(d->next_word) != counter_flag(word))
 	{
+		Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 		flakeid_shared->sno_other_bound_unix_us = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
 		mark_save_locked(flakeid_shared->sno_other_bound_unix_us);
 	}
 	if (!pg_atomic_compare_exchange_u64(counter, &word, d->next_word))
 		return false;
 	/* the saved toggle is correct now; if the exchange had failed it would only be conservative */
-	flakeid_shared->sno_timeline = d->next_timeline;
+	sno_timeline_publish(&d->next_timeline);
 	*issued = d->next_word;
 	return true;
 }
 
-/* The tick-tock rule of sno (spec §5.1): lock-free until the clock is behind. */
+/*
+ * The tick-tock rule of sno (spec §5.1): counter_take with counter_advance
+ * (sno's rule without a timeline) until the clock is behind.  Then, while
+ * the clock is inside the unsafe period (at or before the timeline's
+ * wall_safe, published for reading without the lock), it waits without
+ * taking the lock; past it, the lock decides and may toggle.
+ */
 static uint64
 ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 {
-	pg_atomic_uint64 *counter = &flakeid_shared->slots[slot].word.value;
+	SlotAccess	target = {def, &flakeid_shared->slots[slot].word.value};
+	CounterAccess access = {slot_load, slot_clock, slot_exchange, &target};
 	bool		waited = false;
 
 	for (;;)
 	{
-		uint64		word = pg_atomic_read_u64(counter);
-		uint64		now;
+		CounterTaken taken = {0};
 		SnoDecision d = {0};
-		CounterOutcome outcome;
-
-		/*
-		 * The word, then the clock.  A clock read first could be overtaken
-		 * by another backend's word and look behind (a false regression,
-		 * taking the lock at every unit boundary), or, across a real step
-		 * back, issue in the unit of the old clock with the toggled
-		 * tick-tock, after which every caller waits out the step.
-		 */
-		pg_read_barrier();
-		now = clock_units(def);
-		outcome = sno_decide(word, now, pool, NULL, &d);
+		CounterOutcome outcome = counter_take(&access, counter_advance, pool, &taken);
+		uint64		issued = 0,
+					unsafe_until;
+		bool		done,
+					behind = false;
 
 		if (likely(outcome == COUNTER_ISSUE))
 		{
-			mark_ensure(def->format->unit_start(counter_unit(d.next_word)));
-			if (pg_atomic_compare_exchange_u64(counter, &word, d.next_word))
-			{
-				stats_issued(slot, false);
-				return d.next_word;
-			}
-			continue;			/* another backend moved the word: decide again */
+			stats_issued(slot, false);
+			return taken.next_word;
 		}
-		if (outcome == COUNTER_BEHIND)
+		if (outcome == COUNTER_WAIT)
 		{
-			uint64		issued = 0;
-			bool		done,
-						behind = false;
-
-			LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-			done = sno_regression_locked(def, slot, pool, &d, &outcome, &issued, &behind);
-			LWLockRelease(flakeid_lock);
-			if (done)
-			{
-				/* a regression only if the clock read under the lock, after the word, was behind */
-				stats_issued(slot, behind);
-				return issued;
-			}
-			if (outcome != COUNTER_WAIT)
-				continue;
+			wait_for_unit(def, slot, taken.wait_past + 1, &waited);
+			continue;
 		}
-		wait_for_unit(def, slot, d.wait_past + 1, &waited);
+		Assert(outcome == COUNTER_BEHIND);
+
+		/*
+		 * Inside the unsafe period only if the word is still the one found
+		 * behind: the lock holder publishes the word before the bound, so a
+		 * bound read first and a word read after it that has not moved mean
+		 * that the wait is real, not a toggle this caller has not seen yet.
+		 */
+		unsafe_until = pg_atomic_read_u64(&flakeid_shared->sno_wall_safe.value);
+		pg_read_barrier();
+		if (taken.now <= unsafe_until)
+		{
+			if (pg_atomic_read_u64(target.counter) == taken.word)
+				wait_for_unit(def, slot, unsafe_until + 1, &waited);
+			continue;
+		}
+		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		done = sno_regression_locked(def, slot, pool, &d, &outcome, &issued, &behind);
+		LWLockRelease(flakeid_lock);
+		if (done)
+		{
+			/* a regression only if the clock read under the lock, after the word, was behind */
+			stats_issued(slot, behind);
+			return issued;
+		}
+		if (outcome == COUNTER_WAIT)
+			wait_for_unit(def, slot, d.wait_past + 1, &waited);
 	}
 }
 

@@ -50,6 +50,8 @@ typedef struct GeneratorDef
 /* --- generator.c -------------------------------------------------------------- */
 /* raises every counter below the unit holding `mark_unix_us` to it, its pool used up */
 extern void generator_resume_after(int64 mark_unix_us, bool sno_ticktock);
+/* the latest start of a unit any counter used (Unix µs), 0 if none was used */
+extern int64 generator_latest_unit_start(void);
 
 extern const GeneratorDef generator_defs[GEN_COUNT];
 
@@ -92,6 +94,7 @@ typedef struct FlakeidShared
 {
 	GeneratorSlot slots[GEN_SLOT_COUNT];
 	PaddedCounter mark_unix_us; /* the saved mark: every issued ID lies before it */
+	PaddedCounter sno_wall_safe;	/* sno_timeline.wall_safe, for waiters without the lock */
 	/* under flakeid_lock: sno's timeline and the persisted copy of its bound */
 	SnoTimeline sno_timeline;
 	int64		sno_other_bound_unix_us;
@@ -104,6 +107,21 @@ typedef struct FlakeidShared
 } FlakeidShared;
 
 extern FlakeidShared *flakeid_shared;
+
+/* every hot word, the mark included, alone on its cache line (the struct is aligned to one) */
+StaticAssertDecl(sizeof(GeneratorSlot) % PG_CACHE_LINE_SIZE == 0, "counter slots fill whole cache lines");
+StaticAssertDecl(offsetof(FlakeidShared, mark_unix_us) % PG_CACHE_LINE_SIZE == 0, "the mark starts a cache line");
+
+/*
+ * With flakeid_lock held (or at start): sets sno's timeline, and publishes
+ * its unsafe-period bound for waiters that do not take the lock.
+ */
+static inline void
+sno_timeline_publish(const SnoTimeline *timeline)
+{
+	flakeid_shared->sno_timeline = *timeline;
+	pg_atomic_write_u64(&flakeid_shared->sno_wall_safe.value, timeline->wall_safe);
+}
 
 /*
  * Serialises saving the state and sno's clock regressions.  Never taken per
@@ -181,6 +199,10 @@ extern void mark_ensure_renewed(int64 unit_start);
  */
 extern void mark_renew_locked(int64 unit_start);
 extern void mark_save_locked(int64 mark_unix_us);
+/* registers the "flakeid mark renewer" background worker (from _PG_init, while preloading) */
+extern void mark_renewer_register(void);
+/* in the postmaster once shared memory is set up: at a clean exit, save the high-water mark */
+extern void mark_save_high_water_at_exit(void);
 
 /*
  * Called before publishing an ID whose unit starts at `unit_start`: the ID

@@ -14,7 +14,13 @@
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "generator.h"
 
@@ -31,6 +37,7 @@ adopt_state(const FlakeidPersisted *state)
 				bound_unit = 0;
 	bool		flag;
 	int64		bound;
+	SnoTimeline timeline = flakeid_shared->sno_timeline;
 
 	if (state->mark_unix_us > (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value))
 		pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) state->mark_unix_us);
@@ -48,9 +55,10 @@ adopt_state(const FlakeidPersisted *state)
 	flag = counter_flag(sno_word);
 	bound = flag == ((state->sno_ticktock & 1) != 0) ? state->sno_other_bound_unix_us : state->mark_unix_us;
 	if (bound > 0 && sno_format.units_at(bound, &bound_unit))
-		flakeid_shared->sno_timeline.wall_safe = Max(flakeid_shared->sno_timeline.wall_safe, bound_unit);
-	if ((flakeid_shared->sno_timeline.drifts & 1) != (flag ? 1 : 0))
-		flakeid_shared->sno_timeline.drifts++;
+		timeline.wall_safe = Max(timeline.wall_safe, bound_unit);
+	if ((timeline.drifts & 1) != (flag ? 1 : 0))
+		timeline.drifts++;
+	sno_timeline_publish(&timeline);
 	if (state->snowflake_epoch_ms >= 0)
 		flakeid_shared->snowflake_epoch_ms = state->snowflake_epoch_ms;
 }
@@ -62,7 +70,7 @@ adopt_state(const FlakeidPersisted *state)
  * the epoch of the snowflakes issued (-1 until the first is, or when a 1.0
  * file did not say).  At start, or with flakeid_lock held.
  */
-static void save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms);
+static bool save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms, int elevel);
 static void refuse_unusable_state(void);
 
 static void
@@ -138,7 +146,7 @@ mark_check_snowflake_epoch(void)
 		check_snowflake_epoch();	/* a replayed state may have changed it */
 		if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
 		{
-			save_locked((int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value), configured);
+			(void) save_locked((int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value), configured, ERROR);
 			flakeid_shared->snowflake_epoch_ms = configured;
 		}
 		LWLockRelease(flakeid_lock);
@@ -241,45 +249,70 @@ log_state(FlakeidPersisted *state)
 	XLogFlush(lsn);
 }
 
+/* the state to save with the given mark and epoch: sno's from shared memory */
+static void
+current_state(FlakeidPersisted *state, int64 mark_unix_us, int64 snowflake_epoch_ms)
+{
+	memset(state, 0, sizeof(*state));	/* no stray padding in the WAL */
+	state->mark_unix_us = mark_unix_us;
+	state->sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
+	state->sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
+	state->snowflake_epoch_ms = snowflake_epoch_ms;
+}
+
 /*
  * With flakeid_lock held: logs and writes the state with the given mark and
- * snowflake epoch, then publishes the mark.  Raises an error, publishing
- * nothing, when either fails.
+ * snowflake epoch, then publishes the mark.  When either fails nothing is
+ * published: at ERROR it raises, below it reports the failure at `elevel`
+ * and returns false.
  */
-static void
-save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms)
+static bool
+save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms, int elevel)
 {
 	FlakeidPersisted state;
 
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		refuse_unusable_state();	/* a damaged or newer file stays as it is */
-	memset(&state, 0, sizeof(state));	/* no stray padding in the WAL */
-	state.mark_unix_us = mark_unix_us;
-	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
-	state.sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
-	state.snowflake_epoch_ms = snowflake_epoch_ms;
+	current_state(&state, mark_unix_us, snowflake_epoch_ms);
 	log_state(&state);
-	(void) state_save(&state, ERROR);
+	if (!state_save(&state, elevel))
+		return false;
 	pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) mark_unix_us);
+	return true;
 }
 
 /* With flakeid_lock held: writes the state with the given mark, then publishes the mark. */
 void
 mark_save_locked(int64 mark_unix_us)
 {
-	save_locked(mark_unix_us, flakeid_shared->snowflake_epoch_ms);
+	(void) save_locked(mark_unix_us, flakeid_shared->snowflake_epoch_ms, ERROR);
 }
 
-
-/* With flakeid_lock held: moves the mark a reserve ahead of the clock and of `unit_start`. */
-void
-mark_renew_locked(int64 unit_start)
+/*
+ * With flakeid_lock held: unless the mark is already more than `within` ahead
+ * of `unit_start`, moves it a reserve ahead of the clock and of
+ * `unit_start`.  Returns whether it saved; a failed save below ERROR
+ * returns false, and sets *failed.
+ */
+static bool
+renew_locked(int64 unit_start, int64 within, int elevel, bool *failed)
 {
 	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
 
-	if (unit_start + MARK_RENEW_US < mark)
-		return;					/* another backend renewed it meanwhile */
-	mark_save_locked(Max(Max(flakeid_clock_unix_us(), unit_start + 1) + MARK_RESERVE_US, mark));
+	*failed = false;
+	if (unit_start + within < mark)
+		return false;			/* another backend, or the renewer, renewed it meanwhile */
+	*failed = !save_locked(Max(Max(flakeid_clock_unix_us(), unit_start + 1) + MARK_RESERVE_US, mark),
+						   flakeid_shared->snowflake_epoch_ms, elevel);
+	return !*failed;
+}
+
+void
+mark_renew_locked(int64 unit_start)
+{
+	bool		failed;
+
+	(void) renew_locked(unit_start, MARK_RENEW_US, ERROR, &failed);
 }
 
 /* Raises the error for a state file that was refused at start. */
@@ -301,16 +334,22 @@ refuse_unusable_state(void)
 
 /*
  * mark_ensure's slow path: the mark is within MARK_RENEW_US of
- * `unit_start`.  One backend renews it (the others go on, since they are
- * still covered); only past the mark does a caller wait for the renewal.
- * Renewing takes flakeid_lock and fsyncs the state file; a failure to save
- * is an ERROR (nothing is issued then).  Raises XX001 or 55000 when the
- * state file read at start cannot be used.
+ * `unit_start`.  The renewer normally keeps it further ahead than that, so
+ * this is the fallback when the renewer is late or not running.  A caller
+ * still covered by the mark renews only if the lock is free, and a failure
+ * then is a WARNING (at most one a second per backend): its ID is covered,
+ * so its call goes on.  Only past the mark does a caller wait for a
+ * renewal, and a failure to save is then an ERROR (nothing is issued).
+ * Renewing takes flakeid_lock and fsyncs the state file.  Raises XX001 or
+ * 55000 when the state file read at start cannot be used.
  */
 void
 mark_ensure_renewed(int64 unit_start)
 {
+	static TimestampTz last_failure = 0;
 	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
+	bool		renewed = false,
+				failed;
 
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		refuse_unusable_state();
@@ -318,14 +357,138 @@ mark_ensure_renewed(int64 unit_start)
 		return;
 	if (unit_start < mark)
 	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		if (!TimestampDifferenceExceeds(last_failure, now, 1000))
+			return;
 		if (LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
 		{
-			mark_renew_locked(unit_start);
+			renewed = renew_locked(unit_start, MARK_RENEW_US, WARNING, &failed);
+			if (failed)
+				last_failure = now;
 			LWLockRelease(flakeid_lock);
 		}
-		return;
 	}
-	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-	mark_renew_locked(unit_start);
-	LWLockRelease(flakeid_lock);
+	else
+	{
+		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		renewed = renew_locked(unit_start, MARK_RENEW_US, ERROR, &failed);
+		LWLockRelease(flakeid_lock);
+	}
+	if (renewed)
+		ereport(DEBUG1,
+				(errmsg_internal("a generator call renewed the saved mark%s",
+								 unit_start < mark ? "" : ", past it")));
+}
+
+/* --- the renewer ------------------------------------------------------------ */
+
+/*
+ * A background worker ("flakeid mark renewer") keeps the mark more than
+ * MARK_RENEW_US ahead of the latest ID, so that no generator call pays for
+ * the fsyncs of a renewal: it renews once the mark is within
+ * RENEWER_AHEAD_US of the latest unit any generator used (every half second
+ * or so while IDs are minted) and never while nothing is minted, so an idle
+ * server writes no WAL for it.  It runs on a primary only (standbys follow
+ * the WAL); if it is not running, generator calls renew as before.
+ */
+#define RENEWER_AHEAD_US	(3 * USECS_PER_SEC / 2)
+#define RENEWER_NAP_MS		100
+
+StaticAssertDecl(MARK_RENEW_US < RENEWER_AHEAD_US && RENEWER_AHEAD_US < MARK_RESERVE_US,
+				 "the renewer renews before the callers would, and moves the mark when it does");
+
+PGDLLEXPORT void flakeid_mark_renewer_main(Datum arg);
+
+void
+flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
+{
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	/* no database: as the logical replication launcher, so that pg_stat_activity shows it */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	for (;;)
+	{
+		int64		latest;
+
+		CHECK_FOR_INTERRUPTS();
+		latest = generator_latest_unit_start();
+		if (flakeid_shared->state_refusal == STATE_USABLE && latest > 0 &&
+			latest + RENEWER_AHEAD_US >= (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value))
+		{
+			bool		failed;
+
+			LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+			(void) renew_locked(latest, RENEWER_AHEAD_US, ERROR, &failed);
+			LWLockRelease(flakeid_lock);
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 RENEWER_NAP_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/*
+ * From _PG_init, while preloading.  A failure to save makes the worker exit
+ * with an ERROR in the log; the postmaster starts it again after a second,
+ * and until then generator calls renew themselves.
+ */
+void
+mark_renewer_register(void)
+{
+	BackgroundWorker worker;
+
+#ifdef FLAKEID_NO_MARK_RENEWER
+	return;						/* bench/latency's baseline: the calls renew */
+#endif
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "flakeid");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "flakeid_mark_renewer_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "flakeid mark renewer");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "flakeid mark renewer");
+	RegisterBackgroundWorker(&worker);
+}
+
+/* --- the high-water mark at shutdown -------------------------------------------- */
+
+/*
+ * In the postmaster as it exits, every other process gone: the counters
+ * hold every ID ever published, so the state can carry a mark just past the
+ * latest used unit instead of the reserve ahead of the clock.  A server
+ * restarted at once then resumes where it stopped; with the reserve, each
+ * restart that minted would move the IDs (and the mark) 2 s further ahead
+ * of the clock.  A crash skips this and resumes after the saved mark, as
+ * before.  Never raises: the saved mark, larger, stays if this fails.
+ */
+static void
+save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
+{
+	FlakeidPersisted state;
+	int64		latest = generator_latest_unit_start();
+	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
+
+	/* a clean exit only: after a crash, shared memory is not trusted */
+	if (code != 0 || IsUnderPostmaster || flakeid_shared->state_refusal != STATE_USABLE ||
+		latest <= 0 || latest + 1 >= mark)
+		return;
+	current_state(&state, latest + 1, flakeid_shared->snowflake_epoch_ms);
+	if (state_save(&state, LOG))
+		ereport(LOG,
+				(errmsg("saved the generators' high-water mark %s at shutdown",
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(state.mark_unix_us)))));
+}
+
+/*
+ * In the postmaster, each time shared memory is set up (shmem_exit runs
+ * and forgets the callbacks before shared memory is set up again after a
+ * crash; children forget them as they start).
+ */
+void
+mark_save_high_water_at_exit(void)
+{
+	if (!IsUnderPostmaster)
+		on_shmem_exit(save_high_water_at_exit, (Datum) 0);
 }

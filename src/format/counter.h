@@ -29,7 +29,8 @@ typedef enum CounterOutcome
 {
 	COUNTER_ISSUE,				/* publish next_word; the ID is (unit, flag, seq) of it */
 	COUNTER_WAIT,				/* nothing to issue until the clock passes wait_past */
-	COUNTER_BEHIND				/* the clock is behind the last used unit */
+	COUNTER_BEHIND,				/* the clock is behind the last used unit */
+	COUNTER_END					/* the last unit the word can hold is used up */
 } CounterOutcome;
 
 typedef struct CounterPool
@@ -106,9 +107,69 @@ counter_advance_monotonic(uint64_t word, uint64_t now, const CounterPool *pool,
 		return counter_advance(word, now, pool, next_word, wait_past);
 	if (counter_seq(word) < pool->seq_max)
 		*next_word = word + 1;
-	else
+	else if (unit < COUNTER_MAX_UNIT)
 		*next_word = counter_word(unit + 1, counter_flag(word), pool->seq_min);
+	else
+		return COUNTER_END;		/* unit + 1 would wrap to unit 0 */
 	return COUNTER_ISSUE;
+}
+
+/*
+ * How a generator loop reaches its counter word and its clock: shared
+ * memory, compare-and-swap and the system clock in the server; scripts in
+ * the unit tests.
+ */
+typedef struct CounterAccess
+{
+	uint64_t	(*load) (void *arg);	/* the word as published now */
+	uint64_t	(*clock) (void *arg);	/* the clock in the format's units */
+	/* publishes `next` if the word is still *word; else false, with *word set to the word now */
+	bool		(*exchange) (void *arg, uint64_t *word, uint64_t next);
+	void	   *arg;
+} CounterAccess;
+
+typedef CounterOutcome (*CounterRule) (uint64_t word, uint64_t now, const CounterPool *pool,
+									   uint64_t *next_word, uint64_t *wait_past);
+
+/* what counter_take saw: the word it decided on and the clock read after it */
+typedef struct CounterTaken
+{
+	uint64_t	word;
+	uint64_t	now;
+	uint64_t	next_word;		/* ISSUE: the word published */
+	uint64_t	wait_past;		/* WAIT: the unit the clock must pass */
+} CounterTaken;
+
+/*
+ * The lock-free loop of every generator: the word, then the clock, decide,
+ * publish by exchange; a lost exchange decides again with the word it
+ * returned and a fresh clock.  Returns ISSUE with the ID published, or the
+ * rule's WAIT, BEHIND or END with nothing published.
+ *
+ * The clock is read after the word, every time (the server's clock
+ * callback puts a read barrier before it): only then does a clock behind
+ * the word prove a regression.  Read the other way round, a word another
+ * backend moved after the clock read makes the clock look behind (a false
+ * regression at every unit boundary), and across a real step back a
+ * caller can publish the old clock's unit with the tick-tock another
+ * backend just toggled, so that every later caller waits out the step.
+ */
+static inline CounterOutcome
+counter_take(const CounterAccess *access, CounterRule rule, const CounterPool *pool,
+			 CounterTaken *taken)
+{
+	taken->word = access->load(access->arg);
+	for (;;)
+	{
+		CounterOutcome outcome;
+
+		taken->now = access->clock(access->arg);
+		outcome = rule(taken->word, taken->now, pool, &taken->next_word, &taken->wait_past);
+		if (outcome != COUNTER_ISSUE)
+			return outcome;
+		if (access->exchange(access->arg, &taken->word, taken->next_word))
+			return COUNTER_ISSUE;
+	}
 }
 
 #endif

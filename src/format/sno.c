@@ -106,8 +106,8 @@ sno_decide(uint64_t word, uint64_t now, const CounterPool *pool,
 	}
 	decision->next_timeline.wall_safe = unit;
 	decision->next_timeline.drifts = timeline->drifts + 1;
-	decision->next_word = counter_word(now, (decision->next_timeline.drifts & 1) != 0,
-									   pool->seq_min);
+	/* the other tick-tock is the word's toggled, whatever the count of drifts says */
+	decision->next_word = counter_word(now, !counter_flag(word), pool->seq_min);
 	return COUNTER_ISSUE;
 }
 

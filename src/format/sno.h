@@ -53,7 +53,7 @@ extern bool sno_pool_is_valid(int seq_min, int seq_max);
 typedef struct SnoTimeline
 {
 	uint64_t	wall_safe;		/* highest unit used by the timeline we left */
-	uint64_t	drifts;			/* regressions applied; tick-tock = drifts & 1 */
+	uint64_t	drifts;			/* toggles so far; its parity is the word's tick-tock (the server asserts it) */
 } SnoTimeline;
 
 typedef struct SnoDecision

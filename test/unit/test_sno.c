@@ -382,6 +382,126 @@ test_decide_again_not_behind(void)
 		   "after that, a step back past wall_safe toggles at once");
 }
 
+/*
+ * A scripted counter word and clock for counter_take, as one backend (B)
+ * sees them while another (L) runs between two of B's reads.
+ */
+typedef struct ScriptedSlot
+{
+	uint64_t	word;
+	uint64_t	clock;
+	SnoTimeline timeline;
+	CounterPool pool;
+	int			clock_reads;
+	int			step_after_read;	/* L runs right after this clock read of B's (1-based) */
+	uint64_t	step_back;
+	uint64_t	l_issued;
+} ScriptedSlot;
+
+static uint64_t
+scripted_load(void *arg)
+{
+	return ((ScriptedSlot *) arg)->word;
+}
+
+/*
+ * B reads the clock; then, before B goes on, the clock steps back and L
+ * (under the lock) finds it behind and toggles the tick-tock.
+ */
+static uint64_t
+scripted_clock(void *arg)
+{
+	ScriptedSlot *slot = (ScriptedSlot *) arg;
+	uint64_t	now = slot->clock;
+
+	if (++slot->clock_reads == slot->step_after_read)
+	{
+		SnoDecision d;
+
+		slot->clock -= slot->step_back;
+		if (sno_decide(slot->word, slot->clock, &slot->pool, &slot->timeline, &d) == COUNTER_ISSUE)
+		{
+			slot->word = slot->l_issued = d.next_word;
+			slot->timeline = d.next_timeline;
+		}
+	}
+	return now;
+}
+
+static bool
+scripted_exchange(void *arg, uint64_t *word, uint64_t next)
+{
+	ScriptedSlot *slot = (ScriptedSlot *) arg;
+
+	if (slot->word != *word)
+	{
+		*word = slot->word;
+		return false;
+	}
+	slot->word = next;
+	return true;
+}
+
+/*
+ * The interleaving a review reproduced with threads (issue 17): B reads the
+ * clock at unit U and is descheduled; the clock steps back D units; L
+ * toggles the tick-tock at U - D, leaving wall_safe at U.  Had B read the
+ * clock before the word, it would now issue (U, toggled tick-tock), and
+ * every later caller, its clock inside (U - D, U], would wait about D.
+ * counter_take reads the word first, so B's first decision is on the old
+ * word and loses the exchange, and it decides again with the clock stepped
+ * back: the first step back goes on without waiting, as the README says.
+ */
+static void
+test_step_back_interleaving(void)
+{
+	const uint64_t U = TRACE_T,
+				D = 250;		/* 1 s of 4 ms units */
+	ScriptedSlot slot = {
+		.word = counter_word(U, false, 5), .clock = U,
+		.timeline = {.wall_safe = U - 1000, .drifts = 0}, .pool = {0, 65535},
+		.step_after_read = 1, .step_back = D,
+	};
+	CounterAccess access = {scripted_load, scripted_clock, scripted_exchange, &slot};
+	CounterTaken b = {0},
+				c = {0};
+	CounterOutcome outcome;
+	SnoDecision d;
+
+	outcome = counter_take(&access, counter_advance, &slot.pool, &b);
+	tap_ok(slot.l_issued == counter_word(U - D, true, 0),
+		   "interleaving: L toggled the tick-tock at U - D while B was between its reads");
+	tap_ok(outcome == COUNTER_ISSUE && counter_unit(b.next_word) == U - D &&
+		   counter_flag(b.next_word) && b.next_word != slot.l_issued,
+		   "B, descheduled across the step, issues in L's unit and tick-tock, not (U, toggled)");
+
+	/* a later caller, its clock one unit on from the step */
+	slot.clock = U - D + 1;
+	outcome = counter_take(&access, counter_advance, &slot.pool, &c);
+	if (outcome == COUNTER_BEHIND)
+	{
+		outcome = sno_decide(slot.word, c.now, &slot.pool, &slot.timeline, &d);
+		c.next_word = d.next_word;
+	}
+	tap_ok(outcome == COUNTER_ISSUE && counter_unit(c.next_word) == U - D + 1,
+		   "the next caller issues at once (outcome %d, not a wait of about %d units)", (int) outcome, (int) D);
+}
+
+/* the monotonic rule cannot move past the last unit the word holds: it ends, never wraps */
+static void
+test_monotonic_end(void)
+{
+	CounterPool pool = {0, 3};
+	uint64_t	next = 0,
+				wait = 0;
+
+	tap_ok(counter_advance_monotonic(counter_word(COUNTER_MAX_UNIT, false, 3), 5, &pool, &next, &wait) == COUNTER_END,
+		   "monotonic: a used-up pool in the last unit is END, not unit 0");
+	tap_ok(counter_advance_monotonic(counter_word(COUNTER_MAX_UNIT - 1, false, 3), 5, &pool, &next, &wait) == COUNTER_ISSUE &&
+		   next == counter_word(COUNTER_MAX_UNIT, false, 0),
+		   "monotonic: the unit before the last still moves on to the last");
+}
+
 static void
 test_pool_rules(void)
 {
@@ -404,6 +524,8 @@ main(int argc, char **argv)
 	test_frozen_clock();
 	test_random_clock_walk();
 	test_decide_again_not_behind();
+	test_step_back_interleaving();
+	test_monotonic_end();
 	test_pool_rules();
 	return tap_done();
 }
