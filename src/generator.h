@@ -241,6 +241,8 @@ typedef enum StateLoad
 	STATE_LOAD_TOO_NEW
 } StateLoad;
 
+/* the state of a server that has issued nothing: all zero, the snowflake epoch unknown (-1) */
+extern void state_set_empty(FlakeidPersisted *state);
 extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
 extern bool state_save(const FlakeidPersisted *state, int elevel);
 

@@ -24,6 +24,24 @@
 
 #include "generator.h"
 
+/* the tick-tock sno's counter word carries now */
+static bool
+sno_ticktock_in_use(void)
+{
+	return counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value));
+}
+
+/* the state to save with the given mark and epoch: sno's from shared memory */
+static void
+current_state(FlakeidPersisted *state, int64 mark_unix_us, int64 snowflake_epoch_ms)
+{
+	state_set_empty(state);
+	state->mark_unix_us = mark_unix_us;
+	state->sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
+	state->sno_ticktock = sno_ticktock_in_use() ? 1 : 0;
+	state->snowflake_epoch_ms = snowflake_epoch_ms;
+}
+
 /*
  * Takes up a persisted state (read at start, or replayed from the primary's
  * WAL): the mark, sno's timeline and every counter only ever move up, so
@@ -33,8 +51,7 @@
 static void
 adopt_state(const FlakeidPersisted *state)
 {
-	uint64		sno_word,
-				bound_unit = 0;
+	uint64		bound_unit = 0;
 	bool		flag;
 	int64		bound;
 	SnoTimeline timeline = flakeid_shared->sno_timeline;
@@ -51,8 +68,7 @@ adopt_state(const FlakeidPersisted *state)
 	 * server up to its bound, or up to its mark if that server was using it:
 	 * the timeline may take it up only after that (spec §5.1).
 	 */
-	sno_word = pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value);
-	flag = counter_flag(sno_word);
+	flag = sno_ticktock_in_use();
 	bound = flag == ((state->sno_ticktock & 1) != 0) ? state->sno_other_bound_unix_us : state->mark_unix_us;
 	if (bound > 0 && sno_format.units_at(bound, &bound_unit))
 		timeline.wall_safe = Max(timeline.wall_safe, bound_unit);
@@ -84,8 +100,8 @@ check_snowflake_epoch(void)
 
 /*
  * At start (postmaster, shared memory being set up): reads the state file
- * into *saved, all zero when there is none or it cannot be used, and
- * takes it up.  A file of an older version is rewritten in the current
+ * and takes it up (an empty state when there is none or it cannot be
+ * used).  A file of an older version is rewritten in the current
  * one; a damaged or newer one makes every generator refuse (mark_ensure)
  * until an operator acts.  Never raises.
  */
@@ -100,10 +116,7 @@ mark_startup(void)
 	flakeid_shared->state_refusal = load == STATE_LOAD_DAMAGED ? STATE_DAMAGED
 		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW : STATE_USABLE;
 	if (flakeid_shared->state_refusal != STATE_USABLE)
-	{
-		memset(&saved, 0, sizeof(saved));
-		saved.snowflake_epoch_ms = -1;
-	}
+		state_set_empty(&saved);
 	pg_atomic_init_u64(&flakeid_shared->mark_unix_us.value, 0);
 	flakeid_shared->snowflake_epoch_ms = -1;
 	adopt_state(&saved);
@@ -186,10 +199,8 @@ mark_redo(XLogReaderState *record)
 	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
 	adopt_state(&state);
 	check_snowflake_epoch();
-	state.sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
-	state.mark_unix_us = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
-	state.sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
-	state.snowflake_epoch_ms = flakeid_shared->snowflake_epoch_ms;
+	current_state(&state, (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value),
+				  flakeid_shared->snowflake_epoch_ms);
 	/* a damaged or newer file read at start waits for an operator, as on a primary */
 	if (flakeid_shared->state_refusal == STATE_USABLE)
 		(void) state_save(&state, ERROR);
@@ -249,17 +260,6 @@ log_state(FlakeidPersisted *state)
 	XLogFlush(lsn);
 }
 
-/* the state to save with the given mark and epoch: sno's from shared memory */
-static void
-current_state(FlakeidPersisted *state, int64 mark_unix_us, int64 snowflake_epoch_ms)
-{
-	memset(state, 0, sizeof(*state));	/* no stray padding in the WAL */
-	state->mark_unix_us = mark_unix_us;
-	state->sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
-	state->sno_ticktock = counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value)) ? 1 : 0;
-	state->snowflake_epoch_ms = snowflake_epoch_ms;
-}
-
 /*
  * With flakeid_lock held: logs and writes the state with the given mark and
  * snowflake epoch, then publishes the mark.  When either fails nothing is
@@ -288,31 +288,32 @@ mark_save_locked(int64 mark_unix_us)
 	(void) save_locked(mark_unix_us, flakeid_shared->snowflake_epoch_ms, ERROR);
 }
 
+typedef enum RenewOutcome
+{
+	RENEW_NOT_NEEDED,			/* another backend, or the renewer, renewed it meanwhile */
+	RENEW_SAVED,
+	RENEW_FAILED				/* only below ERROR: at ERROR a failure raises */
+} RenewOutcome;
+
 /*
  * With flakeid_lock held: unless the mark is already more than `within` ahead
- * of `unit_start`, moves it a reserve ahead of the clock and of
- * `unit_start`.  Returns whether it saved; a failed save below ERROR
- * returns false, and sets *failed.
+ * of `unit_start`, moves it a reserve ahead of the clock and of `unit_start`.
  */
-static bool
-renew_locked(int64 unit_start, int64 within, int elevel, bool *failed)
+static RenewOutcome
+renew_locked(int64 unit_start, int64 within, int elevel)
 {
 	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
 
-	*failed = false;
 	if (unit_start + within < mark)
-		return false;			/* another backend, or the renewer, renewed it meanwhile */
-	*failed = !save_locked(Max(Max(flakeid_clock_unix_us(), unit_start + 1) + MARK_RESERVE_US, mark),
-						   flakeid_shared->snowflake_epoch_ms, elevel);
-	return !*failed;
+		return RENEW_NOT_NEEDED;
+	return save_locked(Max(Max(flakeid_clock_unix_us(), unit_start + 1) + MARK_RESERVE_US, mark),
+					   flakeid_shared->snowflake_epoch_ms, elevel) ? RENEW_SAVED : RENEW_FAILED;
 }
 
 void
 mark_renew_locked(int64 unit_start)
 {
-	bool		failed;
-
-	(void) renew_locked(unit_start, MARK_RENEW_US, ERROR, &failed);
+	(void) renew_locked(unit_start, MARK_RENEW_US, ERROR);
 }
 
 /* Raises the error for a state file that was refused at start. */
@@ -348,8 +349,7 @@ mark_ensure_renewed(int64 unit_start)
 {
 	static TimestampTz last_failure = 0;
 	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
-	bool		renewed = false,
-				failed;
+	RenewOutcome outcome = RENEW_NOT_NEEDED;
 
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		refuse_unusable_state();
@@ -363,8 +363,8 @@ mark_ensure_renewed(int64 unit_start)
 			return;
 		if (LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
 		{
-			renewed = renew_locked(unit_start, MARK_RENEW_US, WARNING, &failed);
-			if (failed)
+			outcome = renew_locked(unit_start, MARK_RENEW_US, WARNING);
+			if (outcome == RENEW_FAILED)
 				last_failure = now;
 			LWLockRelease(flakeid_lock);
 		}
@@ -372,10 +372,10 @@ mark_ensure_renewed(int64 unit_start)
 	else
 	{
 		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-		renewed = renew_locked(unit_start, MARK_RENEW_US, ERROR, &failed);
+		outcome = renew_locked(unit_start, MARK_RENEW_US, ERROR);
 		LWLockRelease(flakeid_lock);
 	}
-	if (renewed)
+	if (outcome == RENEW_SAVED)
 		ereport(DEBUG1,
 				(errmsg_internal("a generator call renewed the saved mark%s",
 								 unit_start < mark ? "" : ", past it")));
@@ -416,10 +416,8 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 		if (flakeid_shared->state_refusal == STATE_USABLE && latest > 0 &&
 			latest + RENEWER_AHEAD_US >= (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value))
 		{
-			bool		failed;
-
 			LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-			(void) renew_locked(latest, RENEWER_AHEAD_US, ERROR, &failed);
+			(void) renew_locked(latest, RENEWER_AHEAD_US, ERROR);
 			LWLockRelease(flakeid_lock);
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -110,6 +110,13 @@ static bool (*const readers[STATE_VERSION + 1]) (const uint8 *file, size_t size,
 	[2] = read_v2,
 };
 
+void
+state_set_empty(FlakeidPersisted *state)
+{
+	memset(state, 0, sizeof(*state));	/* padding included: the state also goes into the WAL */
+	state->snowflake_epoch_ms = -1;
+}
+
 /*
  * Reads the file at server start into *state (all zero, the epoch -1,
  * unless loaded) and
@@ -124,8 +131,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	int			fd = open(STATE_FILE, O_RDONLY | PG_BINARY, 0);
 	ssize_t		size;
 
-	memset(state, 0, sizeof(*state));
-	state->snowflake_epoch_ms = -1;
+	state_set_empty(state);
 	*file_version = 0;
 	if (fd < 0)
 	{
@@ -158,8 +164,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	}
 	if (size == (ssize_t) sizeof(file) || !readers[header.version](file, (size_t) size, state))
 	{
-		memset(state, 0, sizeof(*state));
-		state->snowflake_epoch_ms = -1;
+		state_set_empty(state);
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the generator state file \"%s\" is damaged", STATE_FILE),

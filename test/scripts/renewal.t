@@ -12,7 +12,6 @@ cd "$(dirname "$0")/../.."
 
 sql "CREATE EXTENSION IF NOT EXISTS flakeid" >/dev/null
 datadir=$(sql "SHOW data_directory")
-file_mark() { od -An -td8 -j16 -N8 "$datadir/flakeid.state" | tr -d ' '; }
 renewals_in_calls() { grep -c "DEBUG:  a generator call renewed the saved mark" "$FLAKEID_PG_LOG"; }
 # mint SECONDS: one session mints sno, kuid and snowflake IDs for that long, logging at DEBUG1
 mint() {
@@ -29,9 +28,9 @@ ok "$([ -n "$worker" ] && [ "$(echo "$worker" | wc -l)" = 1 ]; echo $?)" "one 'f
 
 mint 0.5   # the renewer finds the generators in use
 before_calls=$(renewals_in_calls)
-before_mark=$(file_mark)
+before_mark=$(state_file_mark "$datadir")
 mint 4
-after_mark=$(file_mark)
+after_mark=$(state_file_mark "$datadir")
 is "$(( $(renewals_in_calls) - before_calls ))" "0" "4 s of minting: no generator call renewed the mark"
 ok "$([ $((after_mark - before_mark)) -ge 3000000 ]; echo $?)" \
 	"the renewer moved the saved mark on with the clock ($(( (after_mark - before_mark) / 1000 )) ms in 4 s)"
@@ -51,7 +50,7 @@ is "$(sql "SELECT count(*) FROM pg_stat_activity WHERE pid = $worker")" "1" "the
 mint 0.5
 kill -STOP "$worker"
 mkdir "$datadir/flakeid.state.tmp"
-mark=$(file_mark)
+mark=$(state_file_mark "$datadir")
 out=$(sql "SET client_min_messages = warning;
 	DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
 		WHILE clock_timestamp() < t0 + interval '5 s' LOOP

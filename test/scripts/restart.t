@@ -35,7 +35,6 @@ ok "$([ -s "$datadir/flakeid.state" ]; echo $?)" "the generator state is saved i
 
 # clean restarts save the high-water mark: a restart resumes where the
 # server stopped, not the 2 s reserve ahead of the clock (2 s more per restart)
-file_mark() { od -An -td8 -j16 -N8 "$datadir/flakeid.state" | tr -d ' '; }
 latest_id_us() {   # the time of the latest ID this test minted, whatever its generator
 	sql "SELECT (extract(epoch FROM max(CASE generator WHEN 'sno' THEN sno_time(id::sno) WHEN 'siq' THEN siq_time(id::siq)
 		WHEN 'kuid' THEN kuid_time(id::kuid) WHEN 'kuid96' THEN kuid96_time(id::kuid96)
@@ -45,7 +44,7 @@ creep_run() {   # creep_run N: one clean stop and start; IDs minted before it; t
 	sql "INSERT INTO restart_ids SELECT $1, 'kuid', kuid_new()::text FROM generate_series(1, 1000)" >/dev/null
 	last=$(latest_id_us)
 	server_ctl stop -m fast
-	stopped_mark=$(file_mark)
+	stopped_mark=$(state_file_mark "$datadir")
 	server_ctl start
 	ok "$([ "$stopped_mark" -gt "$last" ] && [ "$stopped_mark" -le $((last + 1100)) ]; echo $?)" \
 		"clean stop $1: the saved mark is just past the latest ID ($((stopped_mark - last)) us), not 2 s ahead of the clock"
@@ -59,7 +58,7 @@ no_duplicates "no duplicates across two clean restarts"
 # a crash keeps the rule it had: resume after the saved mark, renewed ahead of the IDs
 sql "INSERT INTO restart_ids SELECT 103, 'kuid', kuid_new()::text FROM generate_series(1, 1000)" >/dev/null
 server_ctl stop -m immediate
-crash_mark=$(file_mark)
+crash_mark=$(state_file_mark "$datadir")
 server_ctl start
 is "$(sql "SELECT kuid_time(kuid_new()) >= to_timestamp($crash_mark / 1e6) - interval '2 ms'")" "t" \
 	"after a crash, IDs resume after the saved mark (which is ahead of the clock)"

@@ -29,6 +29,9 @@ sqlstate() {
 }
 message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
 
+# state_file_mark DATADIR: the saved mark (Unix us) in a version 2 flakeid.state (body offset 16)
+state_file_mark() { od -An -td8 -j16 -N8 "$1/flakeid.state" | tr -d ' '; }
+
 # a server command as the postgres user (servers refuse root), from a
 # directory it may read
 as_postgres() { (cd / && runuser -u postgres -- "$@"); }
