@@ -115,15 +115,14 @@ shared_size(void)
 }
 
 /*
- * Resume after a mark (read at start, or replayed from the primary): each
- * counter whose last used unit is below the one holding the mark moves to
- * that unit with its sequence used up, so its next ID is in a later unit
+ * Resume after the marks (read at start, or replayed from the primary):
+ * each counter whose last used unit is below the one holding its mark moves
+ * to that unit with its sequence used up, so its next ID is in a later unit
  * than anything issued before the mark (a clock behind counts on from
- * there, or for sno follows its timeline).  Counters never move down; sno's
- * takes the given tick-tock when it moves.
+ * there, or for sno follows its timeline).  Counters never move down.
  */
 void
-generator_resume_after(int64 mark_unix_us, bool sno_ticktock)
+generator_resume_monotonic(int64 mark_unix_us)
 {
 	if (mark_unix_us <= 0)
 		return;
@@ -132,7 +131,7 @@ generator_resume_after(int64 mark_unix_us, bool sno_ticktock)
 		const GeneratorDef *def = &generator_defs[g];
 		uint64		unit;
 
-		if (!def->format->units_at(mark_unix_us, &unit))
+		if (def->ticktock || !def->format->units_at(mark_unix_us, &unit))
 			continue;
 		for (int v = 0; v < def->variants; v++)
 		{
@@ -140,18 +139,47 @@ generator_resume_after(int64 mark_unix_us, bool sno_ticktock)
 			uint64		word = pg_atomic_read_u64(counter);
 
 			while (counter_unit(word) < unit)
-				if (pg_atomic_compare_exchange_u64(counter, &word,
-												   counter_word(unit, def->ticktock && sno_ticktock, COUNTER_SEQ_MASK)))
+				if (pg_atomic_compare_exchange_u64(counter, &word, counter_word(unit, false, COUNTER_SEQ_MASK)))
 					break;
 		}
 	}
 }
 
-int64
-generator_latest_unit_start(void)
+/* the unit holding a mark; 0 for no mark, or one before the format's range */
+static uint64
+unit_of_mark(const GeneratorDef *def, int64 mark_unix_us)
 {
-	int64		latest = 0;
+	uint64		unit = 0;
 
+	if (mark_unix_us <= 0 || !def->format->units_at(mark_unix_us, &unit))
+		return 0;
+	return unit;
+}
+
+bool
+generator_resume_sno(const int64 sno_marks[2], bool flag)
+{
+	const GeneratorDef *def = &generator_defs[GEN_SNO];
+	pg_atomic_uint64 *counter = &flakeid_shared->slots[def->first_slot].word.value;
+	uint64		word = pg_atomic_read_u64(counter);
+	uint64		resume = counter_word(unit_of_mark(def, sno_marks[flag]), flag, COUNTER_SEQ_MASK);
+
+	/*
+	 * A counter at or above the mark of its own tick-tock keeps it (the other
+	 * value's mark bounds the timeline); a failed exchange returns the word
+	 * another backend published, judged the same way.
+	 */
+	while (counter_unit(word) < unit_of_mark(def, sno_marks[counter_flag(word)]))
+		if (pg_atomic_compare_exchange_u64(counter, &word, resume))
+			return flag;
+	return counter_flag(word);
+}
+
+void
+generator_latest_unit_starts(int64 latest[MARK_COUNT])
+{
+	for (int m = 0; m < MARK_COUNT; m++)
+		latest[m] = 0;
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
@@ -159,12 +187,12 @@ generator_latest_unit_start(void)
 		for (int v = 0; v < def->variants; v++)
 		{
 			uint64		word = pg_atomic_read_u64(&flakeid_shared->slots[def->first_slot + v].word.value);
+			MarkId		mark = mark_of(def, word);
 
 			if (word != 0)
-				latest = Max(latest, def->format->unit_start(counter_unit(word)));
+				latest[mark] = Max(latest[mark], def->format->unit_start(counter_unit(word)));
 		}
 	}
-	return latest;
 }
 
 static void
@@ -333,7 +361,7 @@ slot_exchange(void *arg, uint64_t *word, uint64_t next)
 {
 	SlotAccess *access = (SlotAccess *) arg;
 
-	mark_ensure(access->def->format->unit_start(counter_unit(next)));
+	mark_ensure(mark_of(access->def, next), access->def->format->unit_start(counter_unit(next)));
 	return pg_atomic_compare_exchange_u64(access->counter, word, next);
 }
 
@@ -378,10 +406,10 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 /*
  * sno with the clock behind its last used unit, under flakeid_lock:
  * sno_decide with the timeline, on a word and a clock read again.  A
- * tick-tock toggle is saved before it is published, with the bound of the
- * value it leaves set to the mark (above everything issued), so a restart
- * can never take up that value below anything it issued.  Returns true
- * with *issued set when an ID was published.
+ * toggle needs no save of its own: the mark of the value it leaves already
+ * lies above every ID with that value, and is saved as its bound; the ID
+ * it issues is checked against the mark of the value it takes up, as every
+ * ID is.  Returns true with *issued set when an ID was published.
  */
 static bool
 sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool,
@@ -399,16 +427,10 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	*outcome = sno_decide(word, now, pool, &flakeid_shared->sno_timeline, d);
 	if (*outcome != COUNTER_ISSUE)
 		return false;
-	mark_renew_locked(def->format->unit_start(counter_unit(d->next_word)));
-	if (counter_flag(d->next_word) != counter_flag(word))
-	{
-		Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
-		flakeid_shared->sno_other_bound_unix_us = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
-		mark_save_locked(flakeid_shared->sno_other_bound_unix_us);
-	}
+	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
+	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 	if (!pg_atomic_compare_exchange_u64(counter, &word, d->next_word))
 		return false;
-	/* the saved toggle is correct now; if the exchange had failed it would only be conservative */
 	sno_timeline_publish(&d->next_timeline);
 	*issued = d->next_word;
 	return true;
@@ -460,8 +482,9 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		pg_read_barrier();
 		if (taken.now <= unsafe_until)
 		{
+			/* as sno_decide: until the clock passes the period or reaches the word's unit */
 			if (pg_atomic_read_u64(target.counter) == taken.word)
-				wait_for_unit(def, slot, unsafe_until + 1, &waited);
+				wait_for_unit(def, slot, Min(unsafe_until + 1, counter_unit(taken.word)), &waited);
 			continue;
 		}
 		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);

@@ -47,11 +47,39 @@ typedef struct GeneratorDef
 	void		(*check_state) (void);	/* may refuse what the saved state rules out, or NULL */
 } GeneratorDef;
 
+/*
+ * The saved marks (mark.c).  Every ID lies before the mark of its counter:
+ * one mark for the generators with the monotonic rule, and one per sno
+ * tick-tock value.  sno IDs never run ahead of the clock, but the monotonic
+ * generators count on ahead of a clock that stepped back; with one mark for
+ * both, sno would resume after a restart where they were, and wait for the
+ * clock to get there.  sno's mark of the value in use is the bound of that
+ * value when it toggles, so a toggle needs no save of its own.
+ */
+typedef enum MarkId
+{
+	MARK_MONOTONIC,				/* siq, kuid, kuid96, snowflake */
+	MARK_SNO_FLAG0,				/* sno IDs with tick-tock 0 */
+	MARK_SNO_FLAG1,				/* sno IDs with tick-tock 1 */
+	MARK_COUNT
+} MarkId;
+
 /* --- generator.c -------------------------------------------------------------- */
-/* raises every counter below the unit holding `mark_unix_us` to it, its pool used up */
-extern void generator_resume_after(int64 mark_unix_us, bool sno_ticktock);
-/* the latest start of a unit any counter used (Unix µs), 0 if none was used */
-extern int64 generator_latest_unit_start(void);
+/* raises every monotonic counter below the unit holding `mark_unix_us` to it, its pool used up */
+extern void generator_resume_monotonic(int64 mark_unix_us);
+
+/*
+ * Unless sno's counter already lies in the unit of its tick-tock's mark or
+ * later, moves it to the unit of the mark of `flag` (its pool used up).
+ * Returns the tick-tock the counter carries afterwards.
+ */
+extern bool generator_resume_sno(const int64 sno_marks[2], bool flag);
+
+/*
+ * The latest start of a unit (Unix µs) the counters of each mark used, 0
+ * where none was: for sno, its counter under the mark of its tick-tock.
+ */
+extern void generator_latest_unit_starts(int64 latest[MARK_COUNT]);
 
 extern const GeneratorDef generator_defs[GEN_COUNT];
 
@@ -93,11 +121,10 @@ typedef enum StateRefusal
 typedef struct FlakeidShared
 {
 	GeneratorSlot slots[GEN_SLOT_COUNT];
-	PaddedCounter mark_unix_us; /* the saved mark: every issued ID lies before it */
+	PaddedCounter marks[MARK_COUNT];	/* the saved marks (Unix µs): every ID lies before its own */
 	PaddedCounter sno_wall_safe;	/* sno_timeline.wall_safe, for waiters without the lock */
-	/* under flakeid_lock: sno's timeline and the persisted copy of its bound */
+	/* under flakeid_lock: sno's timeline */
 	SnoTimeline sno_timeline;
-	int64		sno_other_bound_unix_us;
 	int64		snowflake_epoch_ms; /* of the snowflakes issued (saved with the mark) */
 	bool		snowflake_epoch_refused;	/* the configured epoch is later */
 	/* set once at start */
@@ -110,7 +137,7 @@ extern FlakeidShared *flakeid_shared;
 
 /* every hot word, the mark included, alone on its cache line (the struct is aligned to one) */
 StaticAssertDecl(sizeof(GeneratorSlot) % PG_CACHE_LINE_SIZE == 0, "counter slots fill whole cache lines");
-StaticAssertDecl(offsetof(FlakeidShared, mark_unix_us) % PG_CACHE_LINE_SIZE == 0, "the mark starts a cache line");
+StaticAssertDecl(offsetof(FlakeidShared, marks) % PG_CACHE_LINE_SIZE == 0, "the marks start a cache line");
 
 /*
  * With flakeid_lock held (or at start): sets sno's timeline, and publishes
@@ -192,30 +219,44 @@ extern void mark_init(void);
 extern void mark_startup(void);
 /* raises 55000 when the configured snowflake epoch could repeat issued values */
 extern void mark_check_snowflake_epoch(void);
-extern void mark_ensure_renewed(int64 unit_start);
+extern void mark_ensure_renewed(MarkId mark, int64 unit_start);
 /*
- * With flakeid_lock held: save the state (fsync, durable rename) and then
- * publish the new mark.  A failure to save is an ERROR and publishes nothing.
+ * With flakeid_lock held: unless `mark` is more than MARK_RENEW_US ahead of
+ * `unit_start`, saves the state with that mark renewed (fsync, durable
+ * rename) and then publishes it.  A failure to save is an ERROR and
+ * publishes nothing.
  */
-extern void mark_renew_locked(int64 unit_start);
-extern void mark_save_locked(int64 mark_unix_us);
+extern void mark_renew_locked(MarkId mark, int64 unit_start);
 /* registers the "flakeid mark renewer" background worker (from _PG_init, while preloading) */
 extern void mark_renewer_register(void);
 /* in the postmaster once shared memory is set up: at a clean exit, save the high-water mark */
 extern void mark_save_high_water_at_exit(void);
 
+/* the mark an ID of this generator with this counter word must lie before */
+static inline MarkId
+mark_of(const GeneratorDef *def, uint64 word)
+{
+	return !def->ticktock ? MARK_MONOTONIC : counter_flag(word) ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0;
+}
+
+static inline int64
+mark_read(MarkId mark)
+{
+	return (int64) pg_atomic_read_u64(&flakeid_shared->marks[mark].value);
+}
+
 /*
  * Called before publishing an ID whose unit starts at `unit_start`: the ID
- * must lie before the saved mark.  Normally one atomic read, inline; when
+ * must lie before its saved mark.  Normally one atomic read, inline; when
  * the mark is within MARK_RENEW_US, mark_ensure_renewed (which may take
  * flakeid_lock, fsync, and raise).
  */
 static inline void
-mark_ensure(int64 unit_start)
+mark_ensure(MarkId mark, int64 unit_start)
 {
-	if (likely(unit_start + MARK_RENEW_US < (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value)))
+	if (likely(unit_start + MARK_RENEW_US < mark_read(mark)))
 		return;
-	mark_ensure_renewed(unit_start);
+	mark_ensure_renewed(mark, unit_start);
 }
 
 /* --- state.c ----------------------------------------------------------------- */
@@ -223,7 +264,8 @@ mark_ensure(int64 unit_start)
 /* what the file holds, in the current version's terms */
 struct FlakeidPersisted
 {
-	int64		mark_unix_us;	/* every ID issued so far lies before this instant */
+	int64		mark_unix_us;	/* every ID of the monotonic generators lies before this instant */
+	int64		sno_mark_unix_us;	/* sno IDs with the tick-tock in use lie before this */
 	int64		sno_other_bound_unix_us;	/* sno IDs with the other tick-tock lie before this */
 	int64		snowflake_epoch_ms; /* of the snowflakes issued; -1: not known (version 1) */
 	uint32		sno_ticktock;	/* the tick-tock in use */

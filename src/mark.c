@@ -1,12 +1,14 @@
 /*
- * mark.c — the saved mark: an instant that every issued ID lies before
+ * mark.c — the saved marks: instants that every issued ID lies before
  *
- * The mark is saved to disk (state.c) ahead of the clock and renewed before
- * it runs out, so that a restart, clean or after a crash, resumes above
- * everything issued before it whatever the clock then says
- * (generator_resume_after).  The state file also keeps sno's tick-tock
- * and the bound of the tick-tock it left, and the snowflake epoch.  Every
- * renewal also goes through the WAL (below), so standbys follow it.
+ * Every counter has a mark (generator.h, MarkId): one for the generators
+ * with the monotonic rule, one per sno tick-tock value.  The marks are saved
+ * to disk (state.c) ahead of the clock and renewed before they run out, so
+ * that a restart, clean or after a crash, resumes above everything issued
+ * before it whatever the clock then says (generator_resume_monotonic,
+ * generator_resume_sno).  The state file also keeps sno's tick-tock in use
+ * and the snowflake epoch.  Every renewal also goes through the WAL (below),
+ * so standbys follow it.
  */
 #include "postgres.h"
 
@@ -16,9 +18,11 @@
 #include "access/xlogreader.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "utils/datetime.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -31,45 +35,56 @@ sno_ticktock_in_use(void)
 	return counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value));
 }
 
-/* the state to save with the given mark and epoch: sno's from shared memory */
 static void
-current_state(FlakeidPersisted *state, int64 mark_unix_us, int64 snowflake_epoch_ms)
+read_marks(int64 marks[MARK_COUNT])
 {
+	for (int m = 0; m < MARK_COUNT; m++)
+		marks[m] = mark_read((MarkId) m);
+}
+
+/* the state to save with the given marks and epoch, and sno's tick-tock from shared memory */
+static void
+current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], int64 snowflake_epoch_ms)
+{
+	bool		flag = sno_ticktock_in_use();
+
 	state_set_empty(state);
-	state->mark_unix_us = mark_unix_us;
-	state->sno_other_bound_unix_us = flakeid_shared->sno_other_bound_unix_us;
-	state->sno_ticktock = sno_ticktock_in_use() ? 1 : 0;
+	state->mark_unix_us = marks[MARK_MONOTONIC];
+	state->sno_ticktock = flag ? 1 : 0;
+	state->sno_mark_unix_us = marks[flag ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0];
+	state->sno_other_bound_unix_us = marks[flag ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1];
 	state->snowflake_epoch_ms = snowflake_epoch_ms;
 }
 
 /*
  * Takes up a persisted state (read at start, or replayed from the primary's
- * WAL): the mark, sno's timeline and every counter only ever move up, so
- * taking up an older state changes nothing.  At start, or with flakeid_lock
- * held.
+ * WAL): the marks, sno's timeline and every counter only ever move up, so
+ * taking up an older state changes nothing.  sno resumes with the state's
+ * tick-tock; the other value may be taken up again only after its mark
+ * (spec §5.1).  At start, or with flakeid_lock held.
  */
 static void
 adopt_state(const FlakeidPersisted *state)
 {
-	uint64		bound_unit = 0;
+	int64		marks[MARK_COUNT];
+	bool		ticktock = (state->sno_ticktock & 1) != 0;
 	bool		flag;
 	int64		bound;
+	uint64		bound_unit = 0;
 	SnoTimeline timeline = flakeid_shared->sno_timeline;
 
-	if (state->mark_unix_us > (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value))
-		pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) state->mark_unix_us);
-	if (state->sno_other_bound_unix_us > flakeid_shared->sno_other_bound_unix_us)
-		flakeid_shared->sno_other_bound_unix_us = state->sno_other_bound_unix_us;
-	generator_resume_after(state->mark_unix_us, (state->sno_ticktock & 1) != 0);
+	marks[MARK_MONOTONIC] = state->mark_unix_us;
+	marks[ticktock ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0] = state->sno_mark_unix_us;
+	marks[ticktock ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1] = state->sno_other_bound_unix_us;
+	for (int m = 0; m < MARK_COUNT; m++)
+	{
+		marks[m] = Max(marks[m], mark_read((MarkId) m));
+		pg_atomic_write_u64(&flakeid_shared->marks[m].value, (uint64) marks[m]);
+	}
+	generator_resume_monotonic(marks[MARK_MONOTONIC]);
+	flag = generator_resume_sno(&marks[MARK_SNO_FLAG0], ticktock);
 
-	/*
-	 * sno's tick-tock in use now is the state's (taken up above), or one of
-	 * its own in a later unit.  The other value was used by the state's
-	 * server up to its bound, or up to its mark if that server was using it:
-	 * the timeline may take it up only after that (spec §5.1).
-	 */
-	flag = sno_ticktock_in_use();
-	bound = flag == ((state->sno_ticktock & 1) != 0) ? state->sno_other_bound_unix_us : state->mark_unix_us;
+	bound = marks[flag ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1];
 	if (bound > 0 && sno_format.units_at(bound, &bound_unit))
 		timeline.wall_safe = Max(timeline.wall_safe, bound_unit);
 	if ((timeline.drifts & 1) != (flag ? 1 : 0))
@@ -86,7 +101,7 @@ adopt_state(const FlakeidPersisted *state)
  * the epoch of the snowflakes issued (-1 until the first is, or when a 1.0
  * file did not say).  At start, or with flakeid_lock held.
  */
-static bool save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms, int elevel);
+static bool save_locked(const int64 marks[MARK_COUNT], int64 snowflake_epoch_ms, int elevel);
 static void refuse_unusable_state(void);
 
 static void
@@ -117,7 +132,8 @@ mark_startup(void)
 		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW : STATE_USABLE;
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		state_set_empty(&saved);
-	pg_atomic_init_u64(&flakeid_shared->mark_unix_us.value, 0);
+	for (int m = 0; m < MARK_COUNT; m++)
+		pg_atomic_init_u64(&flakeid_shared->marks[m].value, 0);
 	flakeid_shared->snowflake_epoch_ms = -1;
 	adopt_state(&saved);
 	check_snowflake_epoch();
@@ -128,10 +144,18 @@ mark_startup(void)
 					(errmsg("upgraded the generator state file from version %u to version %u",
 							file_version, STATE_VERSION)));
 	}
-	if (saved.mark_unix_us > 0)
+	if (saved.mark_unix_us > 0 || saved.sno_mark_unix_us > 0)
+	{
+		/* timestamptz_to_str returns a static buffer: one call per message part */
+		char		monotonic[MAXDATELEN + 1];
+
+		strlcpy(monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.mark_unix_us)), sizeof(monotonic));
+
 		ereport(LOG,
-				(errmsg("generators resume after the saved mark %s",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.mark_unix_us)))));
+				(errmsg("generators resume after the saved mark %s; sno after %s with tick-tock %u",
+						monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.sno_mark_unix_us)),
+						saved.sno_ticktock & 1)));
+	}
 	if (flakeid_shared->snowflake_epoch_refused)
 		ereport(WARNING,
 				(errmsg("flakeid.snowflake_epoch_ms was moved from " INT64_FORMAT " to " INT64_FORMAT " after snowflakes were issued; snowflake generation will be refused",
@@ -159,7 +183,10 @@ mark_check_snowflake_epoch(void)
 		check_snowflake_epoch();	/* a replayed state may have changed it */
 		if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
 		{
-			(void) save_locked((int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value), configured, ERROR);
+			int64		marks[MARK_COUNT];
+
+			read_marks(marks);
+			(void) save_locked(marks, configured, ERROR);
 			flakeid_shared->snowflake_epoch_ms = configured;
 		}
 		LWLockRelease(flakeid_lock);
@@ -189,6 +216,7 @@ static void
 mark_redo(XLogReaderState *record)
 {
 	FlakeidPersisted state;
+	int64		marks[MARK_COUNT];
 
 	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_FLAKEID_MARK ||
 		XLogRecGetDataLen(record) != sizeof(state))
@@ -199,8 +227,8 @@ mark_redo(XLogReaderState *record)
 	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
 	adopt_state(&state);
 	check_snowflake_epoch();
-	current_state(&state, (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value),
-				  flakeid_shared->snowflake_epoch_ms);
+	read_marks(marks);
+	current_state(&state, marks, flakeid_shared->snowflake_epoch_ms);
 	/* a damaged or newer file read at start waits for an operator, as on a primary */
 	if (flakeid_shared->state_refusal == STATE_USABLE)
 		(void) state_save(&state, ERROR);
@@ -215,8 +243,9 @@ mark_desc(StringInfo buf, XLogReaderState *record)
 	if (XLogRecGetDataLen(record) != sizeof(state))
 		return;
 	memcpy(&state, XLogRecGetData(record), sizeof(state));
-	appendStringInfo(buf, "mark " INT64_FORMAT " us; sno tick-tock %u, other bound " INT64_FORMAT " us; snowflake epoch " INT64_FORMAT " ms",
-					 state.mark_unix_us, state.sno_ticktock, state.sno_other_bound_unix_us, state.snowflake_epoch_ms);
+	appendStringInfo(buf, "mark " INT64_FORMAT " us; sno tick-tock %u, its mark " INT64_FORMAT " us, other bound " INT64_FORMAT " us; snowflake epoch " INT64_FORMAT " ms",
+					 state.mark_unix_us, state.sno_ticktock, state.sno_mark_unix_us, state.sno_other_bound_unix_us,
+					 state.snowflake_epoch_ms);
 }
 
 static const char *
@@ -261,31 +290,25 @@ log_state(FlakeidPersisted *state)
 }
 
 /*
- * With flakeid_lock held: logs and writes the state with the given mark and
- * snowflake epoch, then publishes the mark.  When either fails nothing is
- * published: at ERROR it raises, below it reports the failure at `elevel`
- * and returns false.
+ * With flakeid_lock held: logs and writes the state with the given marks
+ * and snowflake epoch, then publishes the marks (which only move up while
+ * the server runs).  When either fails nothing is published: at ERROR it
+ * raises, below it reports the failure at `elevel` and returns false.
  */
 static bool
-save_locked(int64 mark_unix_us, int64 snowflake_epoch_ms, int elevel)
+save_locked(const int64 marks[MARK_COUNT], int64 snowflake_epoch_ms, int elevel)
 {
 	FlakeidPersisted state;
 
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		refuse_unusable_state();	/* a damaged or newer file stays as it is */
-	current_state(&state, mark_unix_us, snowflake_epoch_ms);
+	current_state(&state, marks, snowflake_epoch_ms);
 	log_state(&state);
 	if (!state_save(&state, elevel))
 		return false;
-	pg_atomic_write_u64(&flakeid_shared->mark_unix_us.value, (uint64) mark_unix_us);
+	for (int m = 0; m < MARK_COUNT; m++)
+		pg_atomic_write_u64(&flakeid_shared->marks[m].value, (uint64) marks[m]);
 	return true;
-}
-
-/* With flakeid_lock held: writes the state with the given mark, then publishes the mark. */
-void
-mark_save_locked(int64 mark_unix_us)
-{
-	(void) save_locked(mark_unix_us, flakeid_shared->snowflake_epoch_ms, ERROR);
 }
 
 typedef enum RenewOutcome
@@ -296,24 +319,43 @@ typedef enum RenewOutcome
 } RenewOutcome;
 
 /*
- * With flakeid_lock held: unless the mark is already more than `within` ahead
- * of `unit_start`, moves it a reserve ahead of the clock and of `unit_start`.
+ * With flakeid_lock held: every mark that is not more than `within` ahead
+ * of the latest unit start given for it (0: none) moves a reserve ahead of
+ * the clock and of that unit, in one save.
  */
 static RenewOutcome
-renew_locked(int64 unit_start, int64 within, int elevel)
+renew_locked(const int64 latest[MARK_COUNT], int64 within, int elevel)
 {
-	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
+	int64		marks[MARK_COUNT];
+	int64		now = flakeid_clock_unix_us();
+	bool		needed = false;
 
-	if (unit_start + within < mark)
+	read_marks(marks);
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (latest[m] > 0 && latest[m] + within >= marks[m])
+		{
+			marks[m] = Max(Max(now, latest[m] + 1) + MARK_RESERVE_US, marks[m]);
+			needed = true;
+		}
+	if (!needed)
 		return RENEW_NOT_NEEDED;
-	return save_locked(Max(Max(flakeid_clock_unix_us(), unit_start + 1) + MARK_RESERVE_US, mark),
-					   flakeid_shared->snowflake_epoch_ms, elevel) ? RENEW_SAVED : RENEW_FAILED;
+	return save_locked(marks, flakeid_shared->snowflake_epoch_ms, elevel) ? RENEW_SAVED : RENEW_FAILED;
+}
+
+/* the latest unit start to renew one mark for */
+static RenewOutcome
+renew_one_locked(MarkId mark, int64 unit_start, int elevel)
+{
+	int64		latest[MARK_COUNT] = {0};
+
+	latest[mark] = unit_start;
+	return renew_locked(latest, MARK_RENEW_US, elevel);
 }
 
 void
-mark_renew_locked(int64 unit_start)
+mark_renew_locked(MarkId mark, int64 unit_start)
 {
-	(void) renew_locked(unit_start, MARK_RENEW_US, ERROR);
+	(void) renew_one_locked(mark, unit_start, ERROR);
 }
 
 /* Raises the error for a state file that was refused at start. */
@@ -345,10 +387,10 @@ refuse_unusable_state(void)
  * 55000 when the state file read at start cannot be used.
  */
 void
-mark_ensure_renewed(int64 unit_start)
+mark_ensure_renewed(MarkId which, int64 unit_start)
 {
 	static TimestampTz last_failure = 0;
-	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
+	int64		mark = mark_read(which);
 	RenewOutcome outcome = RENEW_NOT_NEEDED;
 
 	if (flakeid_shared->state_refusal != STATE_USABLE)
@@ -363,7 +405,7 @@ mark_ensure_renewed(int64 unit_start)
 			return;
 		if (LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
 		{
-			outcome = renew_locked(unit_start, MARK_RENEW_US, WARNING);
+			outcome = renew_one_locked(which, unit_start, WARNING);
 			if (outcome == RENEW_FAILED)
 				last_failure = now;
 			LWLockRelease(flakeid_lock);
@@ -372,7 +414,7 @@ mark_ensure_renewed(int64 unit_start)
 	else
 	{
 		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-		outcome = renew_locked(unit_start, MARK_RENEW_US, ERROR);
+		outcome = renew_one_locked(which, unit_start, ERROR);
 		LWLockRelease(flakeid_lock);
 	}
 	if (outcome == RENEW_SAVED)
@@ -404,17 +446,26 @@ void
 flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 {
 	pqsignal(SIGTERM, die);
+	/* the clock it reads takes settings (flakeid.debug_clock_offset_ms) as every backend does */
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 	/* no database: as the logical replication launcher, so that pg_stat_activity shows it */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	for (;;)
 	{
-		int64		latest;
+		int64		latest[MARK_COUNT];
+		bool		due = false;
 
 		CHECK_FOR_INTERRUPTS();
-		latest = generator_latest_unit_start();
-		if (flakeid_shared->state_refusal == STATE_USABLE && latest > 0 &&
-			latest + RENEWER_AHEAD_US >= (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value))
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		generator_latest_unit_starts(latest);
+		for (int m = 0; m < MARK_COUNT; m++)
+			due |= latest[m] > 0 && latest[m] + RENEWER_AHEAD_US >= mark_read((MarkId) m);
+		if (flakeid_shared->state_refusal == STATE_USABLE && due)
 		{
 			LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
 			(void) renew_locked(latest, RENEWER_AHEAD_US, ERROR);
@@ -454,8 +505,8 @@ mark_renewer_register(void)
 
 /*
  * In the postmaster as it exits, every other process gone: the counters
- * hold every ID ever published, so the state can carry a mark just past the
- * latest used unit instead of the reserve ahead of the clock.  A server
+ * hold every ID ever published, so the state can carry marks just past the
+ * latest used units instead of the reserve ahead of the clock.  A server
  * restarted at once then resumes where it stopped; with the reserve, each
  * restart that minted would move the IDs (and the mark) 2 s further ahead
  * of the clock.  A crash skips this and resumes after the saved mark, as
@@ -465,18 +516,29 @@ static void
 save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
 {
 	FlakeidPersisted state;
-	int64		latest = generator_latest_unit_start();
-	int64		mark = (int64) pg_atomic_read_u64(&flakeid_shared->mark_unix_us.value);
+	int64		latest[MARK_COUNT];
+	int64		marks[MARK_COUNT];
+	bool		lowered = false;
 
 	/* a clean exit only: after a crash, shared memory is not trusted */
-	if (code != 0 || IsUnderPostmaster || flakeid_shared->state_refusal != STATE_USABLE ||
-		latest <= 0 || latest + 1 >= mark)
+	if (code != 0 || IsUnderPostmaster || flakeid_shared->state_refusal != STATE_USABLE)
 		return;
-	current_state(&state, latest + 1, flakeid_shared->snowflake_epoch_ms);
+	generator_latest_unit_starts(latest);
+	read_marks(marks);
+	/* sno's mark of the value not in use keeps its reserve: it bounds that value */
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (latest[m] > 0 && latest[m] + 1 < marks[m])
+		{
+			marks[m] = latest[m] + 1;
+			lowered = true;
+		}
+	if (!lowered)
+		return;
+	current_state(&state, marks, flakeid_shared->snowflake_epoch_ms);
 	if (state_save(&state, LOG))
 		ereport(LOG,
 				(errmsg("saved the generators' high-water mark %s at shutdown",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(state.mark_unix_us)))));
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(state.mark_unix_us, state.sno_mark_unix_us))))));
 }
 
 /*

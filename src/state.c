@@ -9,11 +9,13 @@
  * newer version is refused, naming both versions: its fields may say more
  * than this code understands, and guessing could repeat IDs.
  *
- *   version 1 (flakeid 1.0): magic, version, the three fields, CRC-32, padded
- *   version 2: magic, version, body length, reserved; the body (the
- *              three fields and the snowflake epoch); CRC-32.  A
- *              later version appends fields to the body, so its reader
- *              can tell a shorter, older body by its length.
+ *   version 1 (flakeid 1.0): magic, version, the mark (of every
+ *              generator), sno's other bound and tick-tock, CRC-32, padded
+ *   version 2: magic, version, body length, reserved; the body (the mark
+ *              of the monotonic generators, sno's mark and other bound,
+ *              the snowflake epoch, sno's tick-tock); CRC-32.  A later
+ *              version appends fields to the body, so its reader can
+ *              tell a shorter, older body by its length.
  */
 #include "postgres.h"
 
@@ -54,6 +56,7 @@ typedef struct StateHeader
 typedef struct StateBodyV2
 {
 	int64		mark_unix_us;
+	int64		sno_mark_unix_us;
 	int64		sno_other_bound_unix_us;
 	int64		snowflake_epoch_ms;
 	uint32		sno_ticktock;
@@ -77,6 +80,7 @@ read_v1(const uint8 *file, size_t size, FlakeidPersisted *state)
 	if (image.crc != crc_of(&image, offsetof(StateImageV1, crc)))
 		return false;
 	state->mark_unix_us = image.mark_unix_us;
+	state->sno_mark_unix_us = image.mark_unix_us;	/* 1.0 had one mark for every generator */
 	state->sno_other_bound_unix_us = image.sno_other_bound_unix_us;
 	state->sno_ticktock = image.sno_ticktock;
 	state->snowflake_epoch_ms = -1; /* 1.0 did not keep it */
@@ -98,6 +102,7 @@ read_v2(const uint8 *file, size_t size, FlakeidPersisted *state)
 	if (crc != crc_of(file, sizeof(header) + sizeof(body)))
 		return false;
 	state->mark_unix_us = body.mark_unix_us;
+	state->sno_mark_unix_us = body.sno_mark_unix_us;
 	state->sno_other_bound_unix_us = body.sno_other_bound_unix_us;
 	state->sno_ticktock = body.sno_ticktock;
 	state->snowflake_epoch_ms = body.snowflake_epoch_ms;
@@ -189,6 +194,7 @@ state_save(const FlakeidPersisted *state, int elevel)
 	int			fd;
 
 	body.mark_unix_us = state->mark_unix_us;
+	body.sno_mark_unix_us = state->sno_mark_unix_us;
 	body.sno_other_bound_unix_us = state->sno_other_bound_unix_us;
 	body.sno_ticktock = state->sno_ticktock;
 	body.snowflake_epoch_ms = state->snowflake_epoch_ms;

@@ -29,8 +29,10 @@ sqlstate() {
 }
 message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
 
-# state_file_mark DATADIR: the saved mark (Unix us) in a version 2 flakeid.state (body offset 16)
+# state_file_mark DATADIR: the saved mark of the monotonic generators (Unix us) in a version 2
+# flakeid.state (body offset 0); state_file_sno_mark: sno's, of its tick-tock in use (body offset 8)
 state_file_mark() { od -An -td8 -j16 -N8 "$1/flakeid.state" | tr -d ' '; }
+state_file_sno_mark() { od -An -td8 -j24 -N8 "$1/flakeid.state" | tr -d ' '; }
 
 # a server command as the postgres user (servers refuse root), from a
 # directory it may read

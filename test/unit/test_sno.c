@@ -383,6 +383,35 @@ test_decide_again_not_behind(void)
 }
 
 /*
+ * A clock behind the word inside the unsafe period waits until it passes
+ * wall_safe or reaches the word's unit, whichever comes first.  After a
+ * restart the word sits at sno's own mark, which may be well before the
+ * bound of the other tick-tock: waiting for that bound would stall sno
+ * for the rest of a step back.
+ */
+static void
+test_unsafe_wait_ends_at_word(void)
+{
+	CounterPool pool = {0, 65535};
+	SnoTimeline timeline = {.wall_safe = TRACE_T + 2500, .drifts = 1};
+	uint64_t	word = counter_word(TRACE_T + 500, true, COUNTER_SEQ_MASK);
+	SnoDecision d = {0};
+
+	tap_ok(sno_decide(word, TRACE_T, &pool, &timeline, &d) == COUNTER_WAIT && d.wait_past == TRACE_T + 499,
+		   "behind the word, inside the unsafe period: waits only until the word's unit (%llu units, not %llu)",
+		   (unsigned long long) (d.wait_past - TRACE_T + 1), (unsigned long long) (timeline.wall_safe - TRACE_T + 1));
+	timeline.wall_safe = TRACE_T + 100;
+	tap_ok(sno_decide(word, TRACE_T, &pool, &timeline, &d) == COUNTER_WAIT && d.wait_past == TRACE_T + 100,
+		   "with the unsafe period ending first, waits until it ends (then toggles)");
+	timeline.wall_safe = TRACE_T + 2500;
+	tap_ok(sno_decide(word, TRACE_T + 500, &pool, &timeline, &d) == COUNTER_WAIT && d.wait_past == TRACE_T + 500,
+		   "at the word's unit with its pool used up, the same tick-tock goes on in the next unit");
+	tap_ok(sno_decide(word, TRACE_T + 501, &pool, &timeline, &d) == COUNTER_ISSUE &&
+		   counter_flag(d.next_word) && counter_unit(d.next_word) == TRACE_T + 501 && d.next_timeline.drifts == 1,
+		   "past the word's unit, it issues with the same tick-tock and no toggle");
+}
+
+/*
  * A scripted counter word and clock for counter_take, as one backend (B)
  * sees them while another (L) runs between two of B's reads.
  */
@@ -524,6 +553,7 @@ main(int argc, char **argv)
 	test_frozen_clock();
 	test_random_clock_walk();
 	test_decide_again_not_behind();
+	test_unsafe_wait_ends_at_word();
 	test_step_back_interleaving();
 	test_monotonic_end();
 	test_pool_rules();
