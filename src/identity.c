@@ -3,14 +3,30 @@
  * (sno partition, siq shard and domain, kuid node, snowflake worker and
  * process) and sno's sequence pool
  *
- * An identity setting of -1 (or an empty kuid node name) is derived from the
- * cluster's system identifier and timeline, which suits a single server: a
- * promoted standby is on a new timeline and so gets a new identity.
- * Servers that mint IDs into the same data must set distinct identities.
+ * An identity setting of -1 (or an empty kuid node name) is derived, once
+ * per server start, by the first backend that needs it:
+ *
+ *   - on a node of a Citus cluster (Citus in the backend's database, and
+ *     the node's own group a primary in its pg_dist_node), from the node's
+ *     group id: distinct groups give distinct identities by construction,
+ *     and a group too large for an identity's bits is an error, never a
+ *     chance;
+ *   - otherwise from the cluster's system identifier and timeline, which
+ *     suits a single server: a promoted standby is on a new timeline and so
+ *     gets a new identity.  Other servers that mint IDs into the same data
+ *     must set distinct identities.
+ *
+ * A setting always wins.  A standby never derives (it shares its primary's
+ * system identifier and Citus group).
  */
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "generator.h"
@@ -29,8 +45,10 @@ static int	snowflake_process_setting = -1;
 static bool generate_on_standby = false;
 
 /*
- * An identity: its setting's value, or -1 to derive it from the cluster
- * fingerprint (its bits from `shift`, `mask` wide).  A named identity
+ * An identity: its setting's value, or -1 to derive it.  From the cluster
+ * fingerprint it takes `mask` wide bits from `shift`; from a Citus group,
+ * (group >> group_shift) & mask, for groups below group_limit (snowflake's
+ * worker and process together carry the group's 10 bits).  A named identity
  * (kuid's Erlang node name) is configured as text and used through its
  * fingerprint.
  */
@@ -43,16 +61,39 @@ typedef struct IdentityDef
 	char	  **name;			/* the setting, when it is a name */
 	int			shift;
 	uint32		mask;
+	int			group_shift;
+	int32		group_limit;
 } IdentityDef;
 
 /* each identity takes its own bits of the 64-bit cluster fingerprint */
 static const IdentityDef identities[IDENTITY_COUNT] = {
-	[IDENTITY_SNO_PARTITION] = {"flakeid.sno_partition", "partition", "sno", &sno_partition_setting, NULL, 0, 0xFFFF},
-	[IDENTITY_SIQ_SHARD] = {"flakeid.siq_shard", "shard", "siq", &siq_shard_setting, NULL, 16, 0xFF},
-	[IDENTITY_KUID_NODE] = {"flakeid.kuid_node", "node", "kuid96", &kuid_node_fingerprint_value, &kuid_node_setting, 32, 0xFFFFFFFF},
-	[IDENTITY_SNOWFLAKE_WORKER] = {"flakeid.snowflake_worker", "worker", "snowflake", &snowflake_worker_setting, NULL, 24, 0x1F},
-	[IDENTITY_SNOWFLAKE_PROCESS] = {"flakeid.snowflake_process", "process", "snowflake", &snowflake_process_setting, NULL, 29, 0x1F},
+	[IDENTITY_SNO_PARTITION] = {"flakeid.sno_partition", "partition", "sno", &sno_partition_setting, NULL, 0, 0xFFFF, 0, 1 << 16},
+	[IDENTITY_SIQ_SHARD] = {"flakeid.siq_shard", "shard", "siq", &siq_shard_setting, NULL, 16, 0xFF, 0, 1 << 8},
+	[IDENTITY_KUID_NODE] = {"flakeid.kuid_node", "node", "kuid96", &kuid_node_fingerprint_value, &kuid_node_setting, 32, 0xFFFFFFFF, 0, 1 << 28},
+	[IDENTITY_SNOWFLAKE_WORKER] = {"flakeid.snowflake_worker", "worker", "snowflake", &snowflake_worker_setting, NULL, 24, 0x1F, 5, 1 << 10},
+	[IDENTITY_SNOWFLAKE_PROCESS] = {"flakeid.snowflake_process", "process", "snowflake", &snowflake_process_setting, NULL, 29, 0x1F, 0, 1 << 10},
 };
+
+/*
+ * A derived identity in shared memory, one atomic word so that every backend
+ * sees one value and where it came from: the value + 1 (bits 0-32, 0 = not
+ * derived yet), its source (bits 33-34) and the Citus group (bits 35-63).
+ */
+typedef enum IdentitySource
+{
+	SOURCE_SYSTEM_IDENTIFIER = 1,
+	SOURCE_CITUS_GROUP = 2
+} IdentitySource;
+
+#define DERIVED_VALUE(word)		((uint32) (((word) & UINT64CONST(0x1FFFFFFFF)) - 1))
+#define DERIVED_SOURCE(word)	((IdentitySource) (((word) >> 33) & 3))
+#define DERIVED_GROUP(word)		((int32) ((word) >> 35))
+
+static uint64
+derived_word(uint32 value, IdentitySource source, int32 group)
+{
+	return ((uint64) value + 1) | ((uint64) source << 33) | ((uint64) group << 35);
+}
 
 /* per-backend cache of resolved identities: value + 1, 0 = not resolved yet */
 static uint64 identity_cached[IDENTITY_COUNT];
@@ -83,7 +124,7 @@ assign_kuid_node(const char *newval, void *extra pg_attribute_unused())
 static void
 define_identity_int(const char *name, const char *description, int *value, int max)
 {
-	define_int_setting(name, description, "-1 derives it from the system identifier and timeline.",
+	define_int_setting(name, description, "-1 derives it from the node's Citus group, or else from the system identifier and timeline.",
 					   value, -1, -1, max, PGC_POSTMASTER, 0, NULL);
 }
 
@@ -106,7 +147,7 @@ identity_init(void)
 						  &siq_domain_setting, "", PGC_POSTMASTER, 0, check_siq_domain, NULL);
 	define_string_setting("flakeid.kuid_node",
 						  "Erlang node name whose fingerprint is written into kuid96 IDs generated by this server.",
-						  "Empty derives the node from the system identifier and timeline.",
+						  "Empty derives the node from the node's Citus group, or else from the system identifier and timeline.",
 						  &kuid_node_setting, "", PGC_POSTMASTER, 0, NULL, assign_kuid_node);
 	define_identity_int("flakeid.snowflake_worker", "Worker written into snowflake IDs generated by this server.",
 						&snowflake_worker_setting, SNOWFLAKE_MAX_WORKER);
@@ -134,8 +175,9 @@ identity_log_settings(void)
 
 		if (*id->value < 0)
 			ereport(LOG,
-					(errmsg("%s is derived from the system identifier and timeline", id->setting),
-					 errdetail("Servers that mint %s IDs into the same data must each set a distinct %s.",
+					(errmsg("%s is not set: it will be derived from this node's Citus group, or outside a Citus cluster from the system identifier and timeline",
+							id->setting),
+					 errdetail("Servers outside one Citus cluster that mint %s IDs into the same data must each set a distinct %s.",
 							   id->type_name, id->setting)));
 		else if (id->name)
 			ereport(LOG, (errmsg("%s = '%s' (fingerprint %d)", id->setting, *id->name, *id->value)));
@@ -167,6 +209,62 @@ derived_identity_seed(void)
 	return x ^ (x >> 31);
 }
 
+/*
+ * This node's group id when the backend's database has Citus and the group
+ * is a primary in the node's own pg_dist_node: a coordinator registered in
+ * its metadata, or a worker the coordinator added.  A node outside a cluster
+ * (a worker not yet added sees group 0, the coordinator's) gives false.
+ * Runs a query; raises if Citus's catalog cannot be read.
+ */
+static bool
+citus_group(int32 *group)
+{
+	bool		member = false;
+
+	if (!IsTransactionState() || !OidIsValid(get_extension_oid("citus", true)))
+		return false;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT l.groupid FROM pg_catalog.pg_dist_local_group l"
+					" WHERE EXISTS (SELECT FROM pg_catalog.pg_dist_node n"
+					" WHERE n.groupid = l.groupid AND n.noderole = 'primary' AND n.isactive)",
+					true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read this node's Citus group");
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull && SPI_gettypeid(SPI_tuptable->tupdesc, 1) == INT4OID)
+		{
+			*group = DatumGetInt32(value);
+			member = *group >= 0;
+		}
+	}
+	SPI_finish();
+	return member;
+}
+
+/* the identity of `id` derived from this server: its Citus group, else its system identifier */
+static uint64
+derive_identity(const IdentityDef *id)
+{
+	int32		group;
+
+	if (citus_group(&group))
+	{
+		if (group >= id->group_limit)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot derive %s from Citus group %d", id->setting, group),
+					 errdetail("%s IDs have room for %d distinct nodes when %s is derived from the group.",
+							   id->type_name, id->group_limit, id->setting),
+					 errhint("Set %s on every node to a value no other node uses.", id->setting)));
+		return derived_word((uint32) ((group >> id->group_shift) & id->mask), SOURCE_CITUS_GROUP, group);
+	}
+	return derived_word((uint32) ((derived_identity_seed() >> id->shift) & id->mask), SOURCE_SYSTEM_IDENTIFIER, 0);
+}
+
 uint32
 flakeid_identity(IdentityKind kind)
 {
@@ -183,6 +281,8 @@ flakeid_identity(IdentityKind kind)
 	derived = pg_atomic_read_u64(&flakeid_shared->derived_identity[kind]);
 	if (derived == 0)
 	{
+		uint64		expected = 0;
+
 		/*
 		 * A standby shares the primary's system identifier and timeline, so a
 		 * derived identity there would collide with the primary's.
@@ -195,14 +295,25 @@ flakeid_identity(IdentityKind kind)
 							   id->setting),
 					 errhint("Set %s to a value no other server uses, or generate IDs on the primary.",
 							 id->setting)));
-		derived = ((derived_identity_seed() >> id->shift) & id->mask) + 1;
-		if (pg_atomic_exchange_u64(&flakeid_shared->derived_identity[kind], derived) == 0)
+		derived = derive_identity(id);
+
+		/*
+		 * The first derivation wins: backends in databases with and without
+		 * Citus could derive differently, and a server has one identity.
+		 */
+		if (!pg_atomic_compare_exchange_u64(&flakeid_shared->derived_identity[kind], &expected, derived))
+			derived = expected;
+		else if (DERIVED_SOURCE(derived) == SOURCE_CITUS_GROUP)
 			ereport(LOG,
-					(errmsg("derived %s = " UINT64_FORMAT " from system identifier " UINT64_FORMAT " and the current timeline",
-							id->setting, derived - 1, GetSystemIdentifier())));
+					(errmsg("derived %s = %u from Citus group %d", id->setting, DERIVED_VALUE(derived),
+							DERIVED_GROUP(derived))));
+		else
+			ereport(LOG,
+					(errmsg("derived %s = %u from system identifier " UINT64_FORMAT " and the current timeline",
+							id->setting, DERIVED_VALUE(derived), GetSystemIdentifier())));
 	}
-	identity_cached[kind] = derived;
-	return (uint32) (derived - 1);
+	identity_cached[kind] = (uint64) DERIVED_VALUE(derived) + 1;
+	return DERIVED_VALUE(derived);
 }
 
 /* the pool settings are fixed at server start: checked once per backend */
@@ -247,7 +358,28 @@ flakeid_siq_domain_hash(void)
 
 /* --- for the view ------------------------------------------------------------------- */
 
-/* "partition 4660", "partition 123 (derived)" or "partition derived, not yet resolved" */
+/* "partition 4660" for a setting, with the fingerprint of a node name */
+static char *
+describe_setting(const IdentityDef *id)
+{
+	return id->name ? psprintf("%s '%s' (fingerprint %d)", id->label, *id->name, *id->value)
+		: psprintf("%s %d", id->label, *id->value);
+}
+
+/* where a derived identity came from, for the view and flakeid_identities */
+static char *
+describe_source(uint64 derived)
+{
+	if (DERIVED_SOURCE(derived) == SOURCE_CITUS_GROUP)
+		return psprintf("derived from Citus group %d", DERIVED_GROUP(derived));
+	return pstrdup("derived from the system identifier and timeline");
+}
+
+/*
+ * "partition 4660", "partition 2 (derived from Citus group 2)", "partition
+ * 123 (derived from the system identifier and timeline)" or "partition
+ * derived, not yet resolved"
+ */
 char *
 identity_describe(IdentityKind kind)
 {
@@ -255,12 +387,92 @@ identity_describe(IdentityKind kind)
 	uint64		derived;
 
 	if (*id->value >= 0)
-		return id->name ? psprintf("%s '%s' (fingerprint %d)", id->label, *id->name, *id->value)
-			: psprintf("%s %d", id->label, *id->value);
+		return describe_setting(id);
 	derived = pg_atomic_read_u64(&flakeid_shared->derived_identity[kind]);
 	if (derived == 0)
 		return psprintf("%s derived, not yet resolved", id->label);
-	return psprintf("%s " UINT64_FORMAT " (derived)", id->label, derived - 1);
+	return psprintf("%s %u (%s)", id->label, DERIVED_VALUE(derived), describe_source(derived));
+}
+
+/* --- flakeid_identities() -------------------------------------------------------- */
+
+/*
+ * What a type's IDs carry to tell this server's from another's: its
+ * identities (resolved, so derived ones are derived now), and the bits they
+ * put into every ID as one number, so that flakeid_cluster_identities() can
+ * compare nodes.  kuid carries none.
+ */
+typedef struct TypeIdentities
+{
+	const char *type_name;
+	int			count;
+	IdentityKind kinds[2];
+} TypeIdentities;
+
+static const TypeIdentities type_identities[] = {
+	{"sno", 1, {IDENTITY_SNO_PARTITION}},
+	{"siq", 1, {IDENTITY_SIQ_SHARD}},
+	{"kuid", 0, {0}},
+	{"kuid96", 1, {IDENTITY_KUID_NODE}},
+	{"snowflake", 2, {IDENTITY_SNOWFLAKE_WORKER, IDENTITY_SNOWFLAKE_PROCESS}},
+};
+
+/* "set by flakeid.siq_shard" or where the derived value came from */
+static char *
+describe_origin(IdentityKind kind)
+{
+	const IdentityDef *id = &identities[kind];
+
+	if (*id->value >= 0)
+		return psprintf("set by %s", id->setting);
+	return describe_source(pg_atomic_read_u64(&flakeid_shared->derived_identity[kind]));
+}
+
+PG_FUNCTION_INFO_V1(flakeid_identities);
+Datum
+flakeid_identities(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	generator_require_shared("flakeid_identities()");
+	InitMaterializedSRF(fcinfo, 0);
+	for (int t = 0; t < (int) lengthof(type_identities); t++)
+	{
+		const TypeIdentities *type = &type_identities[t];
+		StringInfoData text;
+		StringInfoData source;
+		int64		carried = 0;
+		Datum		values[4];
+		bool		nulls[4] = {false};
+
+		initStringInfo(&text);
+		initStringInfo(&source);
+		for (int i = 0; i < type->count; i++)
+		{
+			IdentityKind kind = type->kinds[i];
+			const IdentityDef *id = &identities[kind];
+			uint32		value = flakeid_identity(kind);
+			char	   *origin = describe_origin(kind);
+
+			appendStringInfo(&text, "%s%s %u", i > 0 ? ", " : "", id->label, value);
+			if (i == 0 || strcmp(origin, source.data) != 0)
+				appendStringInfo(&source, "%s%s", i > 0 ? "; " : "", origin);
+			carried = (carried << (kind == IDENTITY_SNOWFLAKE_PROCESS ? 5 : 0)) | value;
+		}
+		if (strcmp(type->type_name, "siq") == 0)
+		{
+			appendStringInfo(&text, ", %s", identity_describe_siq_domain());
+			carried |= (int64) flakeid_siq_domain_hash() << 8;
+		}
+		values[0] = CStringGetTextDatum(type->type_name);
+		values[1] = CStringGetTextDatum(text.data);
+		values[2] = Int64GetDatum(carried);
+		values[3] = CStringGetTextDatum(type->count > 0 ? source.data
+										: "none: kuid IDs carry no node; kuid96 is the form for several servers");
+		nulls[1] = nulls[2] = type->count == 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }
 
 char *
