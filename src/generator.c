@@ -124,14 +124,12 @@ shared_size(void)
 void
 generator_resume_monotonic(int64 mark_unix_us)
 {
-	if (mark_unix_us <= 0)
-		return;
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
-		uint64		unit;
+		uint64		unit = mark_unit(def->format, mark_unix_us);
 
-		if (def->ticktock || !def->format->units_at(mark_unix_us, &unit))
+		if (def->ticktock || unit == 0)
 			continue;
 		for (int v = 0; v < def->variants; v++)
 		{
@@ -145,31 +143,20 @@ generator_resume_monotonic(int64 mark_unix_us)
 	}
 }
 
-/* the unit holding a mark; 0 for no mark, or one before the format's range */
-static uint64
-unit_of_mark(const GeneratorDef *def, int64 mark_unix_us)
-{
-	uint64		unit = 0;
-
-	if (mark_unix_us <= 0 || !def->format->units_at(mark_unix_us, &unit))
-		return 0;
-	return unit;
-}
-
 bool
 generator_resume_sno(const int64 sno_marks[2], bool flag)
 {
 	const GeneratorDef *def = &generator_defs[GEN_SNO];
 	pg_atomic_uint64 *counter = &flakeid_shared->slots[def->first_slot].word.value;
 	uint64		word = pg_atomic_read_u64(counter);
-	uint64		resume = counter_word(unit_of_mark(def, sno_marks[flag]), flag, COUNTER_SEQ_MASK);
+	uint64		resume = counter_word(mark_unit(def->format, sno_marks[flag]), flag, COUNTER_SEQ_MASK);
 
 	/*
 	 * A counter at or above the mark of its own tick-tock keeps it (the other
 	 * value's mark bounds the timeline); a failed exchange returns the word
 	 * another backend published, judged the same way.
 	 */
-	while (counter_unit(word) < unit_of_mark(def, sno_marks[counter_flag(word)]))
+	while (counter_unit(word) < mark_unit(def->format, sno_marks[counter_flag(word)]))
 		if (pg_atomic_compare_exchange_u64(counter, &word, resume))
 			return flag;
 	return counter_flag(word);
@@ -482,9 +469,8 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		pg_read_barrier();
 		if (taken.now <= unsafe_until)
 		{
-			/* as sno_decide: until the clock passes the period or reaches the word's unit */
 			if (pg_atomic_read_u64(target.counter) == taken.word)
-				wait_for_unit(def, slot, Min(unsafe_until + 1, counter_unit(taken.word)), &waited);
+				wait_for_unit(def, slot, sno_unsafe_wait_past(unsafe_until, taken.word) + 1, &waited);
 			continue;
 		}
 		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);

@@ -239,6 +239,17 @@ mark_of(const GeneratorDef *def, uint64 word)
 	return !def->ticktock ? MARK_MONOTONIC : counter_flag(word) ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0;
 }
 
+/* the unit of `format` holding a mark; 0 for no mark, or one before the format's range */
+static inline uint64
+mark_unit(const FlakeFormat *format, int64 mark_unix_us)
+{
+	uint64		unit = 0;
+
+	if (mark_unix_us <= 0 || !format->units_at(mark_unix_us, &unit))
+		return 0;
+	return unit;
+}
+
 static inline int64
 mark_read(MarkId mark)
 {

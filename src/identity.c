@@ -26,6 +26,7 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
@@ -406,15 +407,16 @@ typedef struct TypeIdentities
 {
 	const char *type_name;
 	int			count;
-	IdentityKind kinds[2];
+	IdentityKind kinds[2];		/* in the order the type's bits carry them */
+	bool		with_domain;	/* siq IDs also carry the domain hash, above the shard */
 } TypeIdentities;
 
 static const TypeIdentities type_identities[] = {
-	{"sno", 1, {IDENTITY_SNO_PARTITION}},
-	{"siq", 1, {IDENTITY_SIQ_SHARD}},
-	{"kuid", 0, {0}},
-	{"kuid96", 1, {IDENTITY_KUID_NODE}},
-	{"snowflake", 2, {IDENTITY_SNOWFLAKE_WORKER, IDENTITY_SNOWFLAKE_PROCESS}},
+	{"sno", 1, {IDENTITY_SNO_PARTITION}, false},
+	{"siq", 1, {IDENTITY_SIQ_SHARD}, true},
+	{"kuid", 0, {0}, false},
+	{"kuid96", 1, {IDENTITY_KUID_NODE}, false},
+	{"snowflake", 2, {IDENTITY_SNOWFLAKE_WORKER, IDENTITY_SNOWFLAKE_PROCESS}, false},
 };
 
 /* "set by flakeid.siq_shard" or where the derived value came from */
@@ -457,12 +459,12 @@ flakeid_identities(PG_FUNCTION_ARGS)
 			appendStringInfo(&text, "%s%s %u", i > 0 ? ", " : "", id->label, value);
 			if (i == 0 || strcmp(origin, source.data) != 0)
 				appendStringInfo(&source, "%s%s", i > 0 ? "; " : "", origin);
-			carried = (carried << (kind == IDENTITY_SNOWFLAKE_PROCESS ? 5 : 0)) | value;
+			carried = (carried << (pg_leftmost_one_pos32(id->mask) + 1)) | value;
 		}
-		if (strcmp(type->type_name, "siq") == 0)
+		if (type->with_domain)
 		{
 			appendStringInfo(&text, ", %s", identity_describe_siq_domain());
-			carried |= (int64) flakeid_siq_domain_hash() << 8;
+			carried |= (int64) flakeid_siq_domain_hash() << (pg_leftmost_one_pos32(identities[IDENTITY_SIQ_SHARD].mask) + 1);
 		}
 		values[0] = CStringGetTextDatum(type->type_name);
 		values[1] = CStringGetTextDatum(text.data);

@@ -69,8 +69,6 @@ adopt_state(const FlakeidPersisted *state)
 	int64		marks[MARK_COUNT];
 	bool		ticktock = (state->sno_ticktock & 1) != 0;
 	bool		flag;
-	int64		bound;
-	uint64		bound_unit = 0;
 	SnoTimeline timeline = flakeid_shared->sno_timeline;
 
 	marks[MARK_MONOTONIC] = state->mark_unix_us;
@@ -84,9 +82,7 @@ adopt_state(const FlakeidPersisted *state)
 	generator_resume_monotonic(marks[MARK_MONOTONIC]);
 	flag = generator_resume_sno(&marks[MARK_SNO_FLAG0], ticktock);
 
-	bound = marks[flag ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1];
-	if (bound > 0 && sno_format.units_at(bound, &bound_unit))
-		timeline.wall_safe = Max(timeline.wall_safe, bound_unit);
+	timeline.wall_safe = Max(timeline.wall_safe, mark_unit(&sno_format, marks[flag ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1]));
 	if ((timeline.drifts & 1) != (flag ? 1 : 0))
 		timeline.drifts++;
 	sno_timeline_publish(&timeline);

@@ -97,14 +97,11 @@ sno_decide(uint64_t word, uint64_t now, const CounterPool *pool,
 	/*
 	 * Clock regression (spec §5.1 step 4).  Taking up the other tick-tock
 	 * value is safe only strictly after every unit that value was used in,
-	 * which is wall_safe; otherwise wait until the clock passes it, or
-	 * reaches the word's unit, where the same tick-tock simply goes on
-	 * (upstream's poll loop ends at whichever comes first too).  After a
-	 * restart the word's unit is that of sno's own mark, often the sooner.
+	 * which is wall_safe; otherwise wait (sno_unsafe_wait_past).
 	 */
 	if (now <= timeline->wall_safe)
 	{
-		decision->wait_past = timeline->wall_safe < unit - 1 ? timeline->wall_safe : unit - 1;
+		decision->wait_past = sno_unsafe_wait_past(timeline->wall_safe, word);
 		return COUNTER_WAIT;
 	}
 	decision->next_timeline.wall_safe = unit;

@@ -64,6 +64,22 @@ typedef struct SnoDecision
 } SnoDecision;
 
 /*
+ * With the clock behind the word and inside the unsafe period (at or before
+ * wall_safe): the unit the clock must pass before deciding again.  That is
+ * the end of the period, or the unit before the word's, where the same
+ * tick-tock simply goes on, whichever comes first (upstream's poll loop
+ * ends there too).  After a restart the word sits at sno's own mark, often
+ * the sooner.
+ */
+static inline uint64_t
+sno_unsafe_wait_past(uint64_t wall_safe, uint64_t word)
+{
+	uint64_t	before_word = counter_unit(word) - 1;	/* behind: the word's unit is above 0 */
+
+	return wall_safe < before_word ? wall_safe : before_word;
+}
+
+/*
  * One attempt at New() with clock reading `now` (in units).  With timeline
  * NULL (the lock-free fast path) a clock behind the word yields
  * COUNTER_BEHIND; the caller then takes the lock and decides again with the

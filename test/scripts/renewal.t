@@ -50,7 +50,7 @@ is "$(sql "SELECT count(*) FROM pg_stat_activity WHERE pid = $worker")" "1" "the
 mint 0.5
 kill -STOP "$worker"
 mkdir "$datadir/flakeid.state.tmp"
-mark=$(state_file_mark "$datadir")
+mark=$(state_file_sno_mark "$datadir")   # the calls mint sno: its own mark
 out=$(sql "SET client_min_messages = warning;
 	DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
 		WHILE clock_timestamp() < t0 + interval '5 s' LOOP
