@@ -202,6 +202,9 @@ shmem_startup(void)
 			pg_atomic_init_u64(&slot->backfill_draws.value, 0);
 			pg_atomic_init_u64(&slot->stats.issued, 0);
 			pg_atomic_init_u64(&slot->stats.exhausted_waits, 0);
+			pg_atomic_init_u64(&slot->stats.pool_exhaustions, 0);
+			pg_atomic_init_u64(&slot->stats.exhaustions_reported, 0);
+			pg_atomic_init_u64(&slot->stats.exhaustion_logged_at, 0);
 			pg_atomic_init_u64(&slot->stats.clock_regressions, 0);
 		}
 		for (int i = 0; i < IDENTITY_COUNT; i++)
@@ -296,15 +299,16 @@ unit_wait_event(void)
  * event, a cancel or terminate ends it at once, and the backend exits if
  * the postmaster dies.  A wait shorter than the latch's millisecond
  * resolution sleeps instead, under the same wait event.  The first wait of
- * a call is counted for flakeid_generators.
+ * a call is counted for flakeid_generators, and for the log when the pool
+ * was used up (not sno's unsafe period).
  */
 static void
-wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited)
+wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited, bool pool_used_up)
 {
 	int64		remaining = def->format->unit_start(unit) - clock_read(def);
 
 	if (!*waited)
-		stats_waited(slot);
+		stats_waited(def, slot, pool_used_up);
 	*waited = true;
 	if (remaining >= 1000)
 	{
@@ -385,7 +389,7 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 				refuse_end_of_range(def);
 				break;
 			default:
-				wait_for_unit(def, slot, taken.wait_past + 1, &waited);
+				wait_for_unit(def, slot, taken.wait_past + 1, &waited, true);
 		}
 	}
 }
@@ -454,7 +458,7 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		}
 		if (outcome == COUNTER_WAIT)
 		{
-			wait_for_unit(def, slot, taken.wait_past + 1, &waited);
+			wait_for_unit(def, slot, taken.wait_past + 1, &waited, true);
 			continue;
 		}
 		Assert(outcome == COUNTER_BEHIND);
@@ -470,7 +474,7 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		if (taken.now <= unsafe_until)
 		{
 			if (pg_atomic_read_u64(target.counter) == taken.word)
-				wait_for_unit(def, slot, sno_unsafe_wait_past(unsafe_until, taken.word) + 1, &waited);
+				wait_for_unit(def, slot, sno_unsafe_wait_past(unsafe_until, taken.word) + 1, &waited, false);
 			continue;
 		}
 		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
@@ -482,8 +486,8 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 			stats_issued(slot, behind);
 			return issued;
 		}
-		if (outcome == COUNTER_WAIT)
-			wait_for_unit(def, slot, d.wait_past + 1, &waited);
+		if (outcome == COUNTER_WAIT)	/* the clock behind: sno's timeline decides */
+			wait_for_unit(def, slot, d.wait_past + 1, &waited, false);
 	}
 }
 

@@ -100,7 +100,11 @@ typedef struct GeneratorStats
 	pg_atomic_uint64 issued;
 	pg_atomic_uint64 exhausted_waits;
 	pg_atomic_uint64 clock_regressions;
-	char		pad[PG_CACHE_LINE_SIZE - 3 * sizeof(pg_atomic_uint64)];
+	/* the log's report of used-up pools (stats_waited) */
+	pg_atomic_uint64 pool_exhaustions;	/* calls that waited because the unit's pool was used up */
+	pg_atomic_uint64 exhaustions_reported;	/* pool_exhaustions at the last LOG line */
+	pg_atomic_uint64 exhaustion_logged_at;	/* Unix µs of the last LOG line; 0: none yet */
+	char		pad[PG_CACHE_LINE_SIZE - 6 * sizeof(pg_atomic_uint64)];
 } GeneratorStats;
 
 typedef struct GeneratorSlot
@@ -312,7 +316,12 @@ typedef struct StatsPending
 
 extern StatsPending stats_pending;
 extern void stats_batch_full(void);
-extern void stats_waited(int slot);
+/*
+ * Counts a call that waited (exhausted_waits).  A wait because the unit's
+ * pool was used up is also told to the server log, at most one line a
+ * minute per generator variant, with the count since the line before.
+ */
+extern void stats_waited(const GeneratorDef *def, int slot, bool pool_used_up);
 
 /* the per-ID count: local increments; shared memory every STATS_BATCH IDs and at transaction end */
 #define STATS_BATCH			256

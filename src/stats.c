@@ -56,10 +56,58 @@ stats_batch_full(void)
 		stats_flush();
 }
 
-void
-stats_waited(int slot)
+#define EXHAUSTION_LOG_INTERVAL_US	(60 * USECS_PER_SEC)
+
+/* "sno", "siq user": as flakeid_generators names it */
+static char *
+variant_label(const GeneratorDef *def, int variant)
 {
-	pg_atomic_fetch_add_u64(&flakeid_shared->slots[slot].stats.exhausted_waits, 1);
+	return def->variant_name ? psprintf("%s %s", def->name, def->variant_name(variant)) : pstrdup(def->name);
+}
+
+/*
+ * Like sno's SequenceOverflowNotification, but in the log, where nothing
+ * can miss it: the first used-up pool of a generator variant is reported at
+ * once, later ones once a minute has passed since the last line, with the
+ * count since then.  The minute is the generators' clock's; a clock behind
+ * the last line also reports.  The compare-and-swap on the time makes one
+ * backend the reporter; the exchange hands it the count.
+ */
+void
+stats_waited(const GeneratorDef *def, int slot, bool pool_used_up)
+{
+	GeneratorStats *stats = &flakeid_shared->slots[slot].stats;
+	int64		now;
+	uint64		last,
+				exhaustions,
+				before;
+
+	pg_atomic_fetch_add_u64(&stats->exhausted_waits, 1);
+	if (!pool_used_up)
+		return;
+	pg_atomic_fetch_add_u64(&stats->pool_exhaustions, 1);
+	now = flakeid_clock_unix_us();
+	last = pg_atomic_read_u64(&stats->exhaustion_logged_at);
+	if (last != 0 && now >= (int64) last && now - (int64) last < EXHAUSTION_LOG_INTERVAL_US)
+		return;
+	if (!pg_atomic_compare_exchange_u64(&stats->exhaustion_logged_at, &last, (uint64) Max(now, 1)))
+		return;					/* another backend reports */
+	exhaustions = pg_atomic_read_u64(&stats->pool_exhaustions);
+	before = pg_atomic_exchange_u64(&stats->exhaustions_reported, exhaustions);
+	ereport(LOG,
+			(last == 0
+			 ? errmsg_plural("generator \"%s\" used up its pool " UINT64_FORMAT " time since the server started",
+							 "generator \"%s\" used up its pool " UINT64_FORMAT " times since the server started",
+							 (unsigned long) (exhaustions - before),
+							 variant_label(def, slot - def->first_slot), exhaustions - before)
+			 : errmsg_plural("generator \"%s\" used up its pool " UINT64_FORMAT " time since %s",
+							 "generator \"%s\" used up its pool " UINT64_FORMAT " times since %s",
+							 (unsigned long) (exhaustions - before),
+							 variant_label(def, slot - def->first_slot), exhaustions - before,
+							 timestamptz_to_str(flakeid_timestamptz_from_unix_us((int64) last))),
+			 errdetail("Each time, a call waited for the next unit (" INT64_FORMAT " microseconds) because this server had issued every ID of the current one.",
+					   def->format->unit_us),
+			 errhint("The view flakeid_generators counts these waits in exhausted_waits; this line comes at most once a minute per generator.")));
 }
 
 /* "partition 7, sequences 0..65535": the identities, then the other settings it writes */
@@ -85,9 +133,7 @@ put_row(ReturnSetInfo *rsinfo, const GeneratorDef *def, int variant)
 	Datum		values[8];
 	bool		nulls[8] = {false};
 
-	values[0] = CStringGetTextDatum(def->variant_name
-									? psprintf("%s %s", def->name, def->variant_name(variant))
-									: def->name);
+	values[0] = CStringGetTextDatum(variant_label(def, variant));
 	values[1] = CStringGetTextDatum(describe_settings(def));
 	values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&slot->stats.issued));
 	values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&slot->stats.exhausted_waits));
