@@ -14,12 +14,12 @@ PLAIN_SQL = snowflake generators
 # test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
 FORMATS = sno flax siq kuid snowflake
 # pure-C helpers every type uses, each with its test/unit/test_<m>.c
-HELPERS = formats time_layout uuid8
+HELPERS = formats time_layout uuid8 vclock
 UNIT_TESTS = $(FORMATS) $(HELPERS)
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
 MODULE_big = flakeid
 GENERATOR_OBJS = $(patsubst %,src/%.o,generator settings identity clock mark state stats)
-OBJS = src/flakeid.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
+OBJS = src/flakeid.o src/fields.o src/vclock.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
 # The shipped SQL is committed, so that review reads what users install:
 # sql/flakeid--<current>.sql is generated from the templates above by

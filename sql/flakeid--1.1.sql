@@ -45,6 +45,12 @@ CREATE FUNCTION sno_from_uuid(uuid) RETURNS sno
 CREATE CAST (sno AS uuid) WITH FUNCTION sno_to_uuid(sno);
 CREATE CAST (uuid AS sno) WITH FUNCTION sno_from_uuid(uuid);
 
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION sno_fields(sno) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_fields(sno) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- time ranges: id <@ range means exactly sno_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
 -- BRIN, partition pruning) and gives index bounds for ranges known at run time.
@@ -250,6 +256,12 @@ CREATE FUNCTION flax_from_uuid(uuid) RETURNS flax
 CREATE CAST (flax AS uuid) WITH FUNCTION flax_to_uuid(flax);
 CREATE CAST (uuid AS flax) WITH FUNCTION flax_from_uuid(uuid);
 
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION flax_fields(flax) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_fields(flax) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- time ranges: id <@ range means exactly flax_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
 -- BRIN, partition pruning) and gives index bounds for ranges known at run time.
@@ -441,6 +453,12 @@ CREATE FUNCTION siq_from_uuid(uuid) RETURNS siq
 CREATE CAST (siq AS uuid) WITH FUNCTION siq_to_uuid(siq);
 CREATE CAST (uuid AS siq) WITH FUNCTION siq_from_uuid(uuid);
 
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION siq_fields(siq) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_fields(siq) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- time ranges: id <@ range means exactly siq_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
 -- BRIN, partition pruning) and gives index bounds for ranges known at run time.
@@ -615,6 +633,20 @@ CREATE FUNCTION siq_upper_bound(ts timestamptz) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_upper_bound(timestamptz) IS 'largest siq whose tick contains ts';
 
+-- the library's other text forms, and its snowflake migrator (1.1)
+CREATE FUNCTION siq_format(id siq, form text) RETURNS text
+    AS 'MODULE_PATHNAME', 'siq_to_form' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_format(siq, text) IS
+    'the ID in one of the library''s forms: dec, hex, oct, base64, cb32, 0c, b32l, u or did';
+CREATE FUNCTION siq_parse(input text, form text) RETURNS siq
+    AS 'MODULE_PATHNAME', 'siq_from_form' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_parse(text, text) IS
+    'the inverse of siq_format: exactly the text that form writes (22P02 otherwise)';
+CREATE FUNCTION siq_from_snowflake(id int8, domain text, kind text, epoch timestamptz) RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_from_snowflake(int8, text, text, timestamptz) IS
+    'the library''s SnowflakeSiqMigrator: the siq a snowflake with the given epoch becomes, with the domain''s hash and the kind';
+
 -- =====================================================================
 -- kuid: 8 bytes, memcmp order (generated from sql/ext_fixed_type.sql.in)
 -- =====================================================================
@@ -656,6 +688,12 @@ CREATE FUNCTION kuid_from_uuid(uuid) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (kuid AS uuid) WITH FUNCTION kuid_to_uuid(kuid);
 CREATE CAST (uuid AS kuid) WITH FUNCTION kuid_from_uuid(uuid);
+
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION kuid_fields(kuid) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_fields(kuid) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
 
 -- time ranges: id <@ range means exactly kuid_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -858,6 +896,12 @@ CREATE FUNCTION kuid96_from_uuid(uuid) RETURNS kuid96
 CREATE CAST (kuid96 AS uuid) WITH FUNCTION kuid96_to_uuid(kuid96);
 CREATE CAST (uuid AS kuid96) WITH FUNCTION kuid96_from_uuid(uuid);
 
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION kuid96_fields(kuid96) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_fields(kuid96) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- time ranges: id <@ range means exactly kuid96_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
 -- BRIN, partition pruning) and gives index bounds for ranges known at run time.
@@ -1032,6 +1076,48 @@ CREATE FUNCTION kuid96_upper_bound(ts timestamptz) RETURNS kuid96
 COMMENT ON FUNCTION kuid96_upper_bound(timestamptz) IS
     'largest kuid96 of the 256-second window containing ts';
 
+-- the library's checked l(Id), and encode/2 and decode/2 at other intervals (1.1)
+CREATE FUNCTION kuid96_local(kuid96) RETURNS kuid
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_local(kuid96) IS
+    'the kuid of a kuid96 of this server''s node (flakeid.kuid_node); another node''s is refused (22023), as the library''s l/1 refuses it';
+CREATE FUNCTION kuid96_encode(id kuid96, "interval" int4) RETURNS bytea
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_encode(kuid96, int4) IS
+    'the 12 bytes the uid library''s encode/2 writes for neighbourhood interval 5 .. 10 (8 is the type''s own bytes)';
+CREATE FUNCTION kuid96_decode(b bytea, "interval" int4) RETURNS kuid96
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_decode(bytea, int4) IS
+    'the kuid96 of 12 bytes the uid library wrote with neighbourhood interval 5 .. 10';
+
+-- the uid library's vector clocks (spec/kuid.md §8) on kuid96[], one entry
+-- per node (1.1).  Not STRICT: a NULL clock or entry is an error, not NULL.
+CREATE FUNCTION kuid96_vclock() RETURNS kuid96[]
+    AS 'MODULE_PATHNAME', 'kuid96_vclock_new' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock() IS 'a new vector clock: ARRAY[kuid96_new()]';
+CREATE FUNCTION kuid96_vclock(vc kuid96[]) RETURNS kuid96[]
+    AS 'MODULE_PATHNAME', 'kuid96_vclock_tick' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock(kuid96[]) IS
+    'the tick: drops this server''s entry and puts a fresh kuid96_new() first';
+CREATE FUNCTION kuid96_vclock_join(a kuid96[], b kuid96[]) RETURNS kuid96[]
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock_join(kuid96[], kuid96[]) IS
+    'per node the larger entry (time, then sequence), sorted by node';
+CREATE FUNCTION kuid96_vclock_descends(a kuid96[], b kuid96[]) RETURNS bool
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock_descends(kuid96[], kuid96[]) IS
+    'every entry of b has an entry of its node in a that is at least as large; true when b is empty';
+CREATE FUNCTION kuid96_vclock_descends(a kuid96[], b kuid96[], ignore_node int8) RETURNS bool
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock_descends(kuid96[], kuid96[], int8) IS
+    'the same, the entries of node ignore_node left out of both';
+CREATE FUNCTION kuid96_vclock_diff(a kuid96[], b kuid96[],
+    OUT node int8, OUT entry kuid96, OUT time_ahead interval, OUT seq_ahead int4)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+COMMENT ON FUNCTION kuid96_vclock_diff(kuid96[], kuid96[]) IS
+    'the entries of b that a does not descend, in b''s order, with how far each is ahead of a''s entry of its node (NULL when a has none)';
+
 -- =====================================================================
 -- snowflake: Discord-style IDs on plain bigint (spec/siq-and-snowflake.md Part B)
 -- 42-bit ms since the epoch | 5 worker | 5 process | 12 sequence.
@@ -1088,6 +1174,16 @@ CREATE FUNCTION snowflake_upper_bound(ts timestamptz, epoch timestamptz) RETURNS
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake_upper_bound(timestamptz, timestamptz) IS
     'largest snowflake whose millisecond contains ts (the given epoch)';
+
+-- a snowflake at a glance (1.1)
+CREATE FUNCTION snowflake_fields(int8) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_fields(int8) IS
+    'every field and the time (UTC, ISO 8601) with the epoch flakeid.snowflake_epoch_ms, as jsonb';
+CREATE FUNCTION snowflake_fields(int8, epoch timestamptz) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_fields(int8, timestamptz) IS
+    'every field and the time (UTC, ISO 8601) with the given epoch, as jsonb';
 
 -- =====================================================================
 -- generators: what the server's stateful generators are doing

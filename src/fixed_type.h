@@ -380,6 +380,14 @@ fixed_time(const FlakeFormat *info, FunctionCallInfo fcinfo)
 		time_layout_time(info->time, (const uint8 *) PG_GETARG_POINTER(0))));
 }
 
+static inline Datum
+fixed_fields(const FlakeFormat *info, FunctionCallInfo fcinfo)
+{
+	const uint8 *id = (const uint8 *) PG_GETARG_POINTER(0);
+
+	return flakeid_fields_jsonb(info, id, flakeid_timestamptz_from_unix_us(time_layout_time(info->time, id)));
+}
+
 /* `width` is the format's width as a constant expression (SNO_SIZE, ...) */
 #define FLAKEID_FIXED_TYPE(prefix, info, width) \
 	FIXED_FN(prefix, in, return fixed_in(info, fcinfo)) \
@@ -390,6 +398,7 @@ fixed_time(const FlakeFormat *info, FunctionCallInfo fcinfo)
 	FIXED_FN(prefix, from_bytea, return fixed_from_bytea(info, fcinfo)) \
 	FIXED_FN(prefix, to_uuid, return fixed_to_uuid(info, fcinfo)) \
 	FIXED_FN(prefix, time, return fixed_time(info, fcinfo)) \
+	FIXED_FN(prefix, fields, return fixed_fields(info, fcinfo)) \
 	FIXED_FN(prefix, time_in, \
 			 PG_RETURN_BOOL(fixed_time_in_range(info, fcinfo, (const uint8 *) PG_GETARG_POINTER(0), \
 												PG_GETARG_RANGE_P(1)))) \

@@ -30,6 +30,10 @@ extern void flakeid_check_field(int64 value, int64 max, const char *field, const
 struct FlakeFormat;
 pg_noreturn extern void flakeid_time_out_of_range(const struct FlakeFormat *format);
 
+/* <type>_fields: the format's fields and the time, as jsonb (fields.c) */
+struct FlakeFormat;
+extern Datum flakeid_fields_jsonb(const struct FlakeFormat *format, const uint8 *id, TimestampTz time);
+
 /* secure random bytes from a per-backend buffer (random.c) */
 extern void flakeid_random_bytes(void *out, size_t n);
 
@@ -86,6 +90,10 @@ typedef enum IdentityKind
  * 55000 for a derived identity during recovery, or without the preload.
  */
 extern uint32 flakeid_identity(IdentityKind kind);
+/* whether the preload set up the shared state (generator.c) */
+extern bool flakeid_shared_state_loaded(void);
+/* a fresh kuid96 (kuid.c), as kuid96_new() gives */
+extern void flakeid_kuid96_next(uint8 *out);
 /* the hash of flakeid.siq_domain (checked as ASCII when set) */
 extern uint32 flakeid_siq_domain_hash(void);
 /* flakeid.snowflake_epoch_ms; raises 22023 when its configured value was refused */

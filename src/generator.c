@@ -96,6 +96,12 @@ const GeneratorDef generator_defs[GEN_COUNT] = {
 
 StaticAssertDecl(3 + SIQ_NAMED_KINDS == GEN_SLOT_COUNT, "every generator variant has a slot");
 
+bool
+flakeid_shared_state_loaded(void)
+{
+	return flakeid_shared != NULL;
+}
+
 void
 generator_require_shared(const char *what)
 {

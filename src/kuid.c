@@ -106,13 +106,23 @@ kuid_new(PG_FUNCTION_ARGS)
 	return kuid_datum(kuid_next_fields());
 }
 
+void
+flakeid_kuid96_next(uint8 *out)
+{
+	uint32		node = flakeid_identity(IDENTITY_KUID_NODE);	/* refuses on a standby before anything is issued */
+	KuidFields	fields = kuid_next_fields();
+
+	kuid96_pack(&fields, node, out);
+}
+
 PG_FUNCTION_INFO_V1(kuid96_new);
 Datum
 kuid96_new(PG_FUNCTION_ARGS)
 {
-	uint32		node = flakeid_identity(IDENTITY_KUID_NODE);	/* refuses on a standby before anything is issued */
+	uint8		bytes[KUID96_SIZE];
 
-	return kuid96_datum(kuid_next_fields(), node);
+	flakeid_kuid96_next(bytes);
+	return fixed_datum(&kuid96_format, bytes);
 }
 
 PG_FUNCTION_INFO_V1(kuid_new_at);
@@ -158,6 +168,22 @@ kuid96_node(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) node);
 }
 
+/*
+ * This server's node, for a conversion: flakeid.kuid_node or the derived
+ * one, both of which need the preload (the setting exists only then).
+ */
+static uint32
+this_server_node(const char *function)
+{
+	if (!flakeid_shared_state_loaded())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s needs this server's node", function),
+				 errdetail("This server's node (flakeid.kuid_node, or the one derived from the server) is known only when flakeid is preloaded."),
+				 errhint(FLAKEID_PRELOAD_HINT)));
+	return flakeid_identity(IDENTITY_KUID_NODE);
+}
+
 /* kuid96(kuid): this server's node (STABLE); kuid96(kuid, node): the given one */
 PG_FUNCTION_INFO_V1(kuid96_from_kuid);
 Datum
@@ -173,7 +199,7 @@ kuid96_from_kuid(PG_FUNCTION_ARGS)
 		node = (uint32) given;
 	}
 	else
-		node = flakeid_identity(IDENTITY_KUID_NODE);
+		node = this_server_node("kuid96(kuid)");
 	return kuid96_datum(kuid_arg(fcinfo), node);
 }
 
@@ -185,6 +211,74 @@ kuid_from_kuid96(PG_FUNCTION_ARGS)
 	uint32		node;
 
 	return kuid_datum(kuid96_arg(fcinfo, &node));
+}
+
+/*
+ * The library's checked l(Id): a kuid96 of this server's node becomes a
+ * kuid; another node's is refused, since its kuid could repeat one of ours.
+ */
+PG_FUNCTION_INFO_V1(kuid96_local);
+Datum
+kuid96_local(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+	KuidFields	fields = kuid96_arg(fcinfo, &node);
+	uint32		ours = this_server_node("kuid96_local()");
+
+	if (node != ours)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("kuid96 of node %u is not of this server's node %u", node, ours),
+				 errdetail("kuid96_local() converts only this server's IDs, as the library's l/1 does."),
+				 errhint("kuid(kuid96) drops any node, without the check.")));
+	return kuid_datum(fields);
+}
+
+/* The library's encode/2 and decode/2 for a neighbourhood interval other than the type's 8. */
+static int
+interval_arg(FunctionCallInfo fcinfo, int argno)
+{
+	int32		interval = PG_GETARG_INT32(argno);
+
+	if (interval < KUID_INTERVAL_MIN || interval > KUID_INTERVAL_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("interval %d is out of range for kuid96", interval),
+				 errdetail("The uid library's neighbourhood interval runs from %d to %d; kuid96 itself uses %d.",
+						   KUID_INTERVAL_MIN, KUID_INTERVAL_MAX, KUID_INTERVAL)));
+	return interval;
+}
+
+PG_FUNCTION_INFO_V1(kuid96_encode);
+Datum
+kuid96_encode(PG_FUNCTION_ARGS)
+{
+	int			interval = interval_arg(fcinfo, 1);
+	uint32		node;
+	KuidFields	fields = kuid96_arg(fcinfo, &node);
+	bytea	   *result = palloc(VARHDRSZ + KUID96_SIZE);
+
+	SET_VARSIZE(result, VARHDRSZ + KUID96_SIZE);
+	kuid96_pack_interval(&fields, node, interval, (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
+}
+
+PG_FUNCTION_INFO_V1(kuid96_decode);
+Datum
+kuid96_decode(PG_FUNCTION_ARGS)
+{
+	bytea	   *input = PG_GETARG_BYTEA_PP(0);
+	int			interval = interval_arg(fcinfo, 1);
+	KuidFields	fields;
+	uint32		node;
+
+	if (VARSIZE_ANY_EXHDR(input) != KUID96_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary length for type kuid96: %d bytes", (int) VARSIZE_ANY_EXHDR(input)),
+				 errdetail("A kuid96 value is exactly %d bytes.", KUID96_SIZE)));
+	kuid96_unpack_interval((const uint8 *) VARDATA_ANY(input), interval, &fields, &node);
+	return kuid96_datum(fields, node);
 }
 
 PG_FUNCTION_INFO_V1(kuid_node_hash);

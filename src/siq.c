@@ -179,6 +179,84 @@ siq_domain_hash(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) hash);
 }
 
+/* --- the library's text forms (spec A7) ----------------------------------- */
+
+/* what each form looks like, for the errors of siq_parse */
+static const char *const form_shapes[SIQ_FORM_COUNT] = {
+	[SIQ_FORM_DEC] = "The dec form is a decimal numeral of 1 to 34 digits without leading zeros, below 2^112.",
+	[SIQ_FORM_HEX] = "The hex form is 1 to 28 hexadecimal digits without leading zeros.",
+	[SIQ_FORM_OCT] = "The oct form is 1 to 38 octal digits without leading zeros, below 2^112.",
+	[SIQ_FORM_BASE64] = "The base64 form is 20 characters of URL-safe base64 (A-Z a-z 0-9 - _): \"A\", then one of A to P, then 18 more.",
+	[SIQ_FORM_CB32] = "The cb32 form is a Crockford base32 numeral of at most 23 characters without leading zeros, below 2^112; zero is the empty string.",
+	[SIQ_FORM_0C] = "The 0c form is \"0\" followed by the cb32 form.",
+	[SIQ_FORM_B32L] = "The b32l form is 24 characters of RFC 4648 base32 (a-z 2-7): \"a\", then one of a to d, then 22 more.",
+	[SIQ_FORM_U] = "The u form is 29 characters of RFC 4648 base32 (a-z 2-7) holding a CRC-32 and the 14 bytes.",
+	[SIQ_FORM_DID] = "The did form is \"did:siq:\" followed by the u form.",
+};
+
+static SiqForm
+siq_form_arg(text *form)
+{
+	int			found = siq_form_lookup(VARDATA_ANY(form), VARSIZE_ANY_EXHDR(form));
+
+	if (found < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown siq form \"%s\"", text_to_cstring(form)),
+				 errhint("Forms are dec, hex, oct, base64, cb32, 0c, b32l, u and did.")));
+	return (SiqForm) found;
+}
+
+/* SQL siq_format(siq, form) */
+PG_FUNCTION_INFO_V1(siq_to_form);
+Datum
+siq_to_form(PG_FUNCTION_ARGS)
+{
+	SiqForm		form = siq_form_arg(PG_GETARG_TEXT_PP(1));
+	char		out[SIQ_FORM_MAX_LEN];
+	size_t		len = siq_format_form((const uint8 *) PG_GETARG_POINTER(0), form, out);
+
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(out, (int) len));
+}
+
+/* SQL siq_parse(text, form) */
+PG_FUNCTION_INFO_V1(siq_from_form);
+Datum
+siq_from_form(PG_FUNCTION_ARGS)
+{
+	text	   *input = PG_GETARG_TEXT_PP(0);
+	SiqForm		form = siq_form_arg(PG_GETARG_TEXT_PP(1));
+	uint8		bytes[SIQ_SIZE];
+
+	if (!siq_parse_form(VARDATA_ANY(input), VARSIZE_ANY_EXHDR(input), form, bytes))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for siq form %s: \"%s\"", siq_form_names[form], text_to_cstring(input)),
+				 errdetail("%s", form_shapes[form])));
+	return fixed_datum(&siq_format, bytes);
+}
+
+/*
+ * The library's SnowflakeSiqMigrator (spec B5), the epoch an instant: the
+ * same snowflake, domain, kind and epoch always give the same siq, and two
+ * snowflakes never give one.
+ */
+PG_FUNCTION_INFO_V1(siq_from_snowflake);
+Datum
+siq_from_snowflake(PG_FUNCTION_ARGS)
+{
+	uint64		snowflake = (uint64) PG_GETARG_INT64(0);	/* all 64 bits, unsigned, as the extractors read */
+	text	   *domain = PG_GETARG_TEXT_PP(1);
+	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(2));
+	int64		epoch_us = flakeid_unix_us_from_timestamptz(PG_GETARG_TIMESTAMPTZ(3), "siq");
+	uint32		hash = siq_domain_hash_of(VARDATA_ANY(domain), VARSIZE_ANY_EXHDR(domain));
+	SiqFields	fields;
+
+	if (!siq_from_snowflake_fields(snowflake, epoch_us, hash, siq_kinds[kind].value, &fields))
+		flakeid_time_out_of_range(&siq_format);
+	return siq_fields_datum(fields);
+}
+
 /* The smallest or largest siq of the tick containing a time. */
 static Datum
 siq_bound(TimestampTz ts, unsigned shard, uint32 domain, unsigned low)

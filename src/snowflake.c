@@ -15,6 +15,8 @@
 #include "utils/timestamp.h"
 
 #include "flakeid.h"
+#include "format/bytes.h"
+#include "format/format.h"
 #include "format/snowflake.h"
 
 /* the epoch in Unix microseconds: the argument at `argno` if given, else the setting */
@@ -105,12 +107,9 @@ snowflake_from_parts(PG_FUNCTION_ARGS)
 }
 
 /* The start of the millisecond; an epoch near the end of time can push it out of range. */
-PG_FUNCTION_INFO_V1(snowflake_time);
-Datum
-snowflake_time(PG_FUNCTION_ARGS)
+static TimestampTz
+snowflake_time_of(uint64 ms, int64 epoch_us)
 {
-	uint64		ms = snowflake_arg(fcinfo).ms;
-	int64		epoch_us = epoch_unix_us(fcinfo, 1);
 	int64		unix_us;
 	TimestampTz result;
 
@@ -119,7 +118,25 @@ snowflake_time(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("timestamp out of range")));
-	PG_RETURN_TIMESTAMPTZ(result);
+	return result;
+}
+
+PG_FUNCTION_INFO_V1(snowflake_time);
+Datum
+snowflake_time(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TIMESTAMPTZ(snowflake_time_of(snowflake_arg(fcinfo).ms, epoch_unix_us(fcinfo, 1)));
+}
+
+PG_FUNCTION_INFO_V1(snowflake_fields);
+Datum
+snowflake_fields(PG_FUNCTION_ARGS)
+{
+	uint8		bytes[8];
+
+	be_put(bytes, 8, (uint64) PG_GETARG_INT64(0));
+	return flakeid_fields_jsonb(&snowflake_format, bytes,
+								snowflake_time_of(snowflake_arg(fcinfo).ms, epoch_unix_us(fcinfo, 1)));
 }
 
 PG_FUNCTION_INFO_V1(snowflake_worker);

@@ -10,6 +10,15 @@ EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE;
 END $$;
 
+-- The message a statement fails with, or 'ok'.
+CREATE OR REPLACE FUNCTION message_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE statement;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLERRM;
+END $$;
+
 -- Vector text written with Python escapes (\xNN, \uNNNN, \n) as the string it
 -- stands for; NULL where PostgreSQL text cannot hold it (NUL).
 CREATE OR REPLACE FUNCTION unescape_vector(s text) RETURNS text LANGUAGE plpgsql AS $$

@@ -67,9 +67,20 @@ const TimeLayout flax_time_layout = {
 };
 
 /* stateless: no generator units */
+static int
+flax_fields(const uint8_t *in, FlakeField *out)
+{
+	uint64_t	ms,
+				random;
+
+	flax_unpack(in, &ms, &random);
+	out[0] = flake_number("random", (int64_t) random);
+	return 1;
+}
+
 const FlakeFormat flax_format = {
 	.id = FLAKE_FLAX, .name = "flax", .width = FLAX_SIZE,
-	.text = &flax_text, .repack = flax_repack,
+	.text = &flax_text, .repack = flax_repack, .fields = flax_fields,
 	.time = &flax_time_layout, .time_range = "2015-01-01 00:00:00+00, 2049-11-03 19:53:47.776+00",
 	.uuid_tag = UUID8_TAG_FLAX,
 };

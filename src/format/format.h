@@ -55,6 +55,20 @@ typedef struct FlakeAbbrevPlan
 	int			spare_bytes;
 } FlakeAbbrevPlan;
 
+/*
+ * One field of an ID as <type>_fields shows it: a number, or a name (siq's
+ * kind; NULL text for none).  The time is shown apart, from the time layout.
+ */
+typedef struct FlakeField
+{
+	const char *name;
+	bool		is_text;
+	int64_t		number;
+	const char *text;
+} FlakeField;
+
+#define FLAKE_MAX_FIELDS	6
+
 typedef struct FlakeFormat
 {
 	FlakeFormatId id;
@@ -66,6 +80,8 @@ typedef struct FlakeFormat
 	bool		(*parse) (const char *in, size_t len, uint8_t *out);	/* NULL: flake_decode(text) */
 	/* unpack then pack: every bit pattern of the width survives it */
 	void		(*repack) (const uint8_t *in, uint8_t *out);
+	/* every field but the time, in layout order; returns the count (<= FLAKE_MAX_FIELDS) */
+	int			(*fields) (const uint8_t *in, FlakeField *out);
 
 	/* time: the one implementation of <type>_time and of the range support */
 	const TimeLayout *time;		/* NULL: the time depends on a setting (snowflake's epoch) */
@@ -84,6 +100,15 @@ typedef struct FlakeFormat
 	FlakeAbbrevPlan abbrev;
 	uint8_t		uuid_tag;		/* UUID8_TAG_*; 0 for none */
 } FlakeFormat;
+
+/* a numeric field, for the describers */
+static inline FlakeField
+flake_number(const char *name, int64_t number)
+{
+	FlakeField	field = {name, false, number, NULL};
+
+	return field;
+}
 
 #define FLAKE_FORMAT_EXTERN(id, name) extern const FlakeFormat name##_format;
 FLAKE_FORMAT_LIST(FLAKE_FORMAT_EXTERN)

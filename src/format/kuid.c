@@ -65,7 +65,56 @@ kuid_unpack(const uint8_t *in, KuidFields *f)
 	split_tick_seq((uint32_t) v & 0xFFFFFF, f);
 }
 
-/* spec §3 with I = 8: bytes 0-3 Mega|SecHi, 4-7 Node, 8 SecLo, 9-11 Tick|Seq */
+/* Bit fields written and read most significant first, across byte boundaries. */
+static void
+put_bits(uint8_t *out, int *pos, uint64_t value, int nbits)
+{
+	for (int b = nbits - 1; b >= 0; b--, (*pos)++)
+	{
+		uint8_t		bit = (uint8_t) ((value >> b) & 1);
+
+		out[*pos / 8] = (uint8_t) ((out[*pos / 8] & ~(0x80 >> (*pos % 8))) | (bit << (7 - *pos % 8)));
+	}
+}
+
+static uint64_t
+get_bits(const uint8_t *in, int *pos, int nbits)
+{
+	uint64_t	value = 0;
+
+	for (int b = 0; b < nbits; b++, (*pos)++)
+		value = (value << 1) | ((in[*pos / 8] >> (7 - *pos % 8)) & 1);
+	return value;
+}
+
+/* spec §3: Mega 20 | SecHi 20-I | Node 32 | SecLo I | Tick 10 | Seq 14 */
+void
+kuid96_pack_interval(const KuidFields *f, uint32_t node, int interval, uint8_t *out)
+{
+	uint32_t	sec = f->sec & KUID_FIELD_MAX;
+	int			pos = 0;
+
+	put_bits(out, &pos, f->mega & KUID_FIELD_MAX, 20);
+	put_bits(out, &pos, sec >> interval, 20 - interval);
+	put_bits(out, &pos, node, 32);
+	put_bits(out, &pos, sec, interval);
+	put_bits(out, &pos, tick_seq(f), 24);
+}
+
+void
+kuid96_unpack_interval(const uint8_t *in, int interval, KuidFields *f, uint32_t *node)
+{
+	int			pos = 0;
+	uint32_t	sec_hi;
+
+	f->mega = (uint32_t) get_bits(in, &pos, 20);
+	sec_hi = (uint32_t) get_bits(in, &pos, 20 - interval);
+	*node = (uint32_t) get_bits(in, &pos, 32);
+	f->sec = (sec_hi << interval) | (uint32_t) get_bits(in, &pos, interval);
+	split_tick_seq((uint32_t) get_bits(in, &pos, 24), f);
+}
+
+/* I = 8, the type's own: every boundary but Tick|Seq is byte aligned (the hot path) */
 void
 kuid96_pack(const KuidFields *f, uint32_t node, uint8_t *out)
 {
@@ -215,9 +264,40 @@ const TimeLayout kuid96_time_layout = {
 
 #define KUID_TIME_RANGE "1970-01-01 00:00:00+00, 35198-01-19 07:06:40+00"
 
+/* the raw time fields too: a pattern no clock gives (Sec >= 10^6, Tick > 976) shows as it is */
+static int
+put_kuid_fields(const KuidFields *f, FlakeField *out)
+{
+	out[0] = flake_number("mega", f->mega);
+	out[1] = flake_number("sec", f->sec);
+	out[2] = flake_number("tick", f->tick);
+	out[3] = flake_number("seq", f->seq);
+	return 4;
+}
+
+static int
+kuid_fields(const uint8_t *in, FlakeField *out)
+{
+	KuidFields	f;
+
+	kuid_unpack(in, &f);
+	return put_kuid_fields(&f, out);
+}
+
+static int
+kuid96_fields(const uint8_t *in, FlakeField *out)
+{
+	KuidFields	f;
+	uint32_t	node;
+
+	kuid96_unpack(in, &f, &node);
+	out[0] = flake_number("node", node);
+	return 1 + put_kuid_fields(&f, out + 1);
+}
+
 const FlakeFormat kuid_format = {
 	.id = FLAKE_KUID, .name = "kuid", .width = KUID_SIZE,
-	.text = &kuid_text, .repack = kuid_repack,
+	.text = &kuid_text, .repack = kuid_repack, .fields = kuid_fields,
 	.time = &kuid_time_layout, .time_range = KUID_TIME_RANGE,
 	.units_at = kuid_units_at, .unit_start = kuid_unit_start, .unit_us = KUID_TICK_US,
 	.uuid_tag = UUID8_TAG_KUID,
@@ -226,7 +306,7 @@ const FlakeFormat kuid_format = {
 /* kuid96 IDs come from kuid's generator (API.md): the same units */
 const FlakeFormat kuid96_format = {
 	.id = FLAKE_KUID96, .name = "kuid96", .width = KUID96_SIZE,
-	.text = &kuid96_text, .repack = kuid96_repack,
+	.text = &kuid96_text, .repack = kuid96_repack, .fields = kuid96_fields,
 	.time = &kuid96_time_layout, .time_range = KUID_TIME_RANGE,
 	.units_at = kuid_units_at, .unit_start = kuid_unit_start, .unit_us = KUID_TICK_US,
 	/* Mega, SecHi | node | SecLo, Tick, Seq: time splits around the node; Mega < 4096 until 2099 */

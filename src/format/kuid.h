@@ -45,6 +45,16 @@ extern void kuid_unpack(const uint8_t *in, KuidFields *fields);
 extern void kuid96_pack(const KuidFields *fields, uint32_t node, uint8_t *out);
 extern void kuid96_unpack(const uint8_t *in, KuidFields *fields, uint32_t *node);
 
+/*
+ * The same for the library's other neighbourhood intervals (spec §3,
+ * encode/2 and decode/2): I in KUID_INTERVAL_MIN..KUID_INTERVAL_MAX, which
+ * the caller checks.  Lossless both ways: every 12-byte value unpacks.
+ */
+#define KUID_INTERVAL_MIN	5
+#define KUID_INTERVAL_MAX	10
+extern void kuid96_pack_interval(const KuidFields *fields, uint32_t node, int interval, uint8_t *out);
+extern void kuid96_unpack_interval(const uint8_t *in, int interval, KuidFields *fields, uint32_t *node);
+
 /* Floors a Unix-epoch microsecond instant to its tick (spec §1); false outside [1970, 2^20 Ms). */
 extern bool kuid_fields_from_unix_us(int64_t unix_us, KuidFields *fields);
 /* (Mega·10^6 + Sec)·10^6 + Tick·1024, for any bit pattern (API.md kuid_time). */

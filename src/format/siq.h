@@ -89,4 +89,45 @@ extern bool siq_parse(const char *in, size_t len, uint8_t *out);
 /* Writes the SIQ_DID_LEN characters of the DID form (no terminator). */
 extern void siq_format_did(const uint8_t *in, char *out);
 
+/*
+ * The library's text forms (spec A7), by the names of its format specs:
+ * decimal, lowercase hex and octal (no leading zeros), URL-safe base64 of
+ * 15 bytes, the Crockford numeral without leading zeros (zero is ""), '0'
+ * and that, RFC 4648 base32 of 15 bytes, the DID body 'u' and the DID.
+ * siq_parse_form is their strict inverse: the exact shape siq_format_form
+ * writes, except that case is free where the alphabet ignores it (hex,
+ * base32, Crockford with its aliases).
+ */
+typedef enum SiqForm
+{
+	SIQ_FORM_DEC,
+	SIQ_FORM_HEX,
+	SIQ_FORM_OCT,
+	SIQ_FORM_BASE64,
+	SIQ_FORM_CB32,
+	SIQ_FORM_0C,
+	SIQ_FORM_B32L,
+	SIQ_FORM_U,
+	SIQ_FORM_DID,
+	SIQ_FORM_COUNT
+} SiqForm;
+
+#define SIQ_DEC_MAX_LEN		34	/* 2^112 - 1 */
+#define SIQ_FORM_MAX_LEN	38	/* the longest form: octal */
+
+extern const char *const siq_form_names[SIQ_FORM_COUNT];
+/* The form of a name (exact, lowercase), or -1. */
+extern int	siq_form_lookup(const char *name, size_t len);
+/* Writes the form (at most SIQ_FORM_MAX_LEN characters, no terminator); returns its length. */
+extern size_t siq_format_form(const uint8_t *in, SiqForm form, char *out);
+extern bool siq_parse_form(const char *in, size_t len, SiqForm form, uint8_t *out);
+
+/*
+ * spec B5: the SIQ SnowflakeSiqMigrator makes of a snowflake (read as 64
+ * unsigned bits) with the given epoch, domain hash and kind value.  False
+ * when its time falls outside SIQ's range.
+ */
+extern bool siq_from_snowflake_fields(uint64_t snowflake, int64_t epoch_unix_us, uint32_t domain,
+									  unsigned kind_value, SiqFields *out);
+
 #endif

@@ -125,9 +125,22 @@ const TimeLayout sno_time_layout = {
 	{{39, SNO_UNIT_US, NULL}, {1, 0, NULL}, {8, 0, NULL}, {16, 0, NULL}, {16, 0, NULL}}
 };
 
+static int
+sno_fields(const uint8_t *in, FlakeField *out)
+{
+	SnoFields	f;
+
+	sno_unpack(in, &f);
+	out[0] = flake_number("meta", f.meta);
+	out[1] = flake_number("partition", f.partition);
+	out[2] = flake_number("sequence", f.sequence);
+	out[3] = flake_number("ticktock", f.ticktock);
+	return 4;
+}
+
 const FlakeFormat sno_format = {
 	.id = FLAKE_SNO, .name = "sno", .width = SNO_SIZE,
-	.text = &sno_text, .repack = sno_repack,
+	.text = &sno_text, .repack = sno_repack, .fields = sno_fields,
 	.time = &sno_time_layout, .time_range = "2010-01-01 00:00:00+00, 2079-09-07 15:47:35.552+00",
 	.units_at = sno_units_from_unix_us, .unit_start = sno_unix_us_from_units, .unit_us = SNO_UNIT_US,
 	/* unit and tick-tock | meta, partition | sequence */

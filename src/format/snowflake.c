@@ -89,8 +89,22 @@ snowflake_repack(const uint8_t *in, uint8_t *out)
 }
 
 /* a bigint: no text or time layout of its own (its time depends on the epoch setting) */
+/* ms_since_epoch is the raw time field: the time itself needs the epoch */
+static int
+snowflake_fields(const uint8_t *in, FlakeField *out)
+{
+	SnowflakeFields f;
+
+	snowflake_unpack(be_get(in, 8), &f);
+	out[0] = flake_number("ms_since_epoch", (int64_t) f.ms);
+	out[1] = flake_number("worker", f.worker);
+	out[2] = flake_number("process", f.process);
+	out[3] = flake_number("sequence", f.sequence);
+	return 4;
+}
+
 const FlakeFormat snowflake_format = {
 	.id = FLAKE_SNOWFLAKE, .name = "snowflake", .width = 8,
-	.repack = snowflake_repack,
+	.repack = snowflake_repack, .fields = snowflake_fields,
 	.units_at = snowflake_units_at, .unit_start = snowflake_unit_start, .unit_us = 1000,
 };

@@ -11,6 +11,12 @@
  *   odd:  binary input, as a receiver sees it.  A value of the right width
  *         must survive unpack -> pack and encode -> decode unchanged.
  *
+ * For siq, even inputs whose first byte is 2 mod 4 go to siq_parse_form
+ * instead (the form picked by the second byte): what it accepts must be
+ * what siq_format_form writes, up to the letter case the form ignores (and
+ * Crockford's I, L and O readings); and
+ * every form of a binary value parses back to it.
+ *
  * Any mismatch aborts, which libFuzzer reports as a crash.
  */
 #include <stdint.h>
@@ -19,6 +25,7 @@
 #include <string.h>
 
 #include "../../src/format/format.h"
+#include "../../src/format/siq.h"
 
 #define MAX_WIDTH 16
 
@@ -87,6 +94,66 @@ check_binary(const uint8_t *data, size_t size)
 		fail("the text of a binary value does not parse back to it", data, size);
 }
 
+/* a symbol as the form reads it: lowercase, and for Crockford I and L as 1, O as 0 */
+static char
+read_as(char c, bool crockford)
+{
+	if (c >= 'A' && c <= 'Z')
+		c = (char) (c - 'A' + 'a');
+	if (crockford && (c == 'i' || c == 'l'))
+		return '1';
+	if (crockford && c == 'o')
+		return '0';
+	return c;
+}
+
+static bool
+same_reading(const char *a, const char *b, size_t len, bool crockford)
+{
+	for (size_t i = 0; i < len; i++)
+		if (read_as(a[i], crockford) != read_as(b[i], crockford))
+			return false;
+	return true;
+}
+
+/* siq's other forms: one spelling per value and form, up to case where the alphabet ignores it */
+static void
+check_siq_form(const uint8_t *data, size_t size)
+{
+	uint8_t		bytes[SIQ_SIZE],
+				again[SIQ_SIZE];
+	char		text[SIQ_FORM_MAX_LEN];
+	SiqForm		form;
+	size_t		len;
+
+	if (size == 0)
+		return;
+	form = (SiqForm) (data[0] % SIQ_FORM_COUNT);
+	if (!siq_parse_form((const char *) data + 1, size - 1, form, bytes))
+		return;
+	len = siq_format_form(bytes, form, text);
+	if (len != size - 1 ||
+		(form == SIQ_FORM_BASE64 ? memcmp(text, data + 1, len) != 0
+		 : !same_reading(text, (const char *) data + 1, len, form == SIQ_FORM_CB32 || form == SIQ_FORM_0C)))
+		fail("siq_parse_form accepted a string siq_format_form does not write", data, size);
+	if (!siq_parse_form(text, len, form, again) || memcmp(bytes, again, SIQ_SIZE) != 0)
+		fail("a siq form does not parse back to its value", data, size);
+}
+
+static void
+check_siq_forms_of(const uint8_t *value)
+{
+	for (int f = 0; f < SIQ_FORM_COUNT; f++)
+	{
+		char		text[SIQ_FORM_MAX_LEN];
+		uint8_t		again[SIQ_SIZE];
+		size_t		len = siq_format_form(value, (SiqForm) f, text);
+
+		if (!siq_parse_form(text, len, (SiqForm) f, again) || memcmp(value, again, SIQ_SIZE) != 0)
+			fail("a siq form of a binary value does not parse back to it", value, SIQ_SIZE);
+	}
+}
+
 extern int	LLVMFuzzerInitialize(int *argc, char ***argv);
 extern int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,7 +163,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	if (data[0] & 1)
+	{
 		check_binary(data + 1, size - 1);
+		if (format->id == FLAKE_SIQ && size - 1 == SIQ_SIZE)
+			check_siq_forms_of(data + 1);
+	}
+	else if (format->id == FLAKE_SIQ && data[0] % 4 == 2)
+		check_siq_form(data + 1, size - 1);
 	else
 		check_text(data + 1, size - 1);
 	return 0;

@@ -9,7 +9,7 @@ CREATE TEMP TABLE invalid (kind text, input text, length text, regex_match text,
     regex_fullmatch text, strict16 text, library_behaviour text);
 \copy invalid FROM 'test/vectors/flax_invalid.tsv' WITH (FORMAT csv, DELIMITER E'\t', HEADER true, QUOTE E'\x01', FORCE_NOT_NULL (input))
 
-SELECT plan(9);
+SELECT plan(10);
 
 SELECT ok((SELECT count(*) FROM vectors) > 0, 'flax.tsv loaded');
 SELECT is_empty($$ SELECT flax_id FROM vectors WHERE flax_id::flax::bytea IS DISTINCT FROM decode(bytes12_hex, 'hex') $$,
@@ -44,6 +44,14 @@ SELECT is_empty($$
 SELECT ok((SELECT count(*) FROM invalid WHERE kind = 'generate') > 0, 'generate rows present');
 SELECT diag(format('%s parse rows hold NUL: checked by the C tests only',
     (SELECT count(*) FROM invalid WHERE kind = 'parse' AND unescape_vector(input) IS NULL)));
+
+-- at a glance
+SELECT is_empty($$
+    SELECT flax_id FROM vectors, LATERAL (SELECT flax_fields(flax_id::flax) AS f) s
+    WHERE (f->>'random')::bigint IS DISTINCT FROM ('x' || lpad(random56_hex, 16, '0'))::bit(64)::bigint
+       OR (f->>'time')::timestamptz IS DISTINCT FROM to_timestamp(unix_ms::numeric / 1000)
+       OR (SELECT count(*) FROM jsonb_object_keys(f)) <> 2 $$,
+    'flax_fields: the 56 random bits and the time of every flax.tsv row');
 
 SELECT * FROM finish();
 ROLLBACK;

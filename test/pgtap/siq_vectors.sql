@@ -12,9 +12,12 @@ CREATE TEMP TABLE domains (domain text, local_id text, sha256_hex text, last4_he
     make_domain_hash_dec text, make_domain_hash_hex text, note text);
 \copy domains FROM 'test/vectors/siq_domains.tsv' WITH (FORMAT csv, DELIMITER E'\t', HEADER true, QUOTE E'\x01', FORCE_NOT_NULL (domain, local_id))
 CREATE TEMP TABLE verdicts (function text, input text, form text, verdict text, value_hex text);
+CREATE TEMP TABLE migrations (snowflake int8, epoch_arg int8, epoch_unit text, domain text, target_type text,
+    siq_hex28 text, siq_ts56 int8, siq_timestamp_seconds text);
+\copy migrations FROM 'test/vectors/snowflake_to_siq.tsv' WITH (FORMAT csv, DELIMITER E'\t', HEADER true, QUOTE E'\x01')
 \copy verdicts FROM 'test/vectors/siq_invalid_verdicts.tsv' WITH (FORMAT csv, DELIMITER E'\t', HEADER true, QUOTE E'\x01', FORCE_NOT_NULL (input))
 
-SELECT plan(11);
+SELECT plan(21);
 
 SELECT ok((SELECT count(*) FROM vectors) > 0, 'siq.tsv loaded');
 SELECT is_empty($$
@@ -73,6 +76,67 @@ SELECT is_empty($$
       AND sqlstate_of(format('SELECT %L::bytea::siq', decode(substr(input, 7), 'hex')))
           IS DISTINCT FROM CASE verdict WHEN 'accept' THEN 'ok' ELSE '22P03' END $$,
     'siq_invalid.tsv binary inputs: exactly 14 bytes, else 22P03');
+
+-- the library's text forms, every row both ways
+CREATE TEMP VIEW forms AS
+SELECT bytes14_hex, decode(bytes14_hex, 'hex')::siq AS x, form, text
+FROM vectors, LATERAL (VALUES ('dec', dec), ('hex', hex), ('oct', oct), ('base64', base64), ('cb32', cb32),
+                              ('0c', cb32_0c), ('b32l', b32l), ('u', u), ('did', did)) f(form, text);
+SELECT is_empty($$ SELECT bytes14_hex, form FROM forms WHERE siq_format(x, form) IS DISTINCT FROM text $$,
+    'siq_format writes every form of every siq.tsv row as the library prints it');
+SELECT is_empty($$ SELECT bytes14_hex, form FROM forms WHERE siq_parse(text, form) IS DISTINCT FROM x $$,
+    'siq_parse reads every form of every siq.tsv row back');
+SELECT results_eq($$
+    SELECT sqlstate_of(format('SELECT siq_parse(%L, %L)', t, f)) FROM (VALUES
+        ('007', 'dec'), ('', 'dec'), (' 42', 'dec'), ('+5', 'dec'), ('5192296858534827628530496329220096', 'dec'),
+        ('05e', 'hex'), ('0x5e', 'hex'), ('37777777777777777777777777777777777777', 'oct'),
+        ('aabeC9LwAAAAAAAAAAAH', 'base64'), ('AQAAAAAAAAAAAAAAAAAA', 'base64'), ('AABeC9LwAAAAAAAAAAAH=', 'base64'),
+        ('0', 'cb32'), ('O5W2YJY000000000000007', 'cb32'), ('00', '0c'), ('eaaaaaaaaaaaaaaaaaaaaaaa', 'b32l'),
+        ('iuxvojaaf4c6s6aaaaaaaaaaaaaab', 'u'), ('DID:SIQ:iuxvojaaf4c6s6aaaaaaaaaaaaaah', 'did'),
+        ('iuxvojaaf4c6s6aaaaaaaaaaaaaah', 'did'), ('did:siq:iuxvojaaf4é6s6aaaaaaaaaaaaaah', 'did'), ('٣', 'dec')) v(t, f) $$,
+    $$ SELECT '22P02' FROM generate_series(1, 20) $$,
+    'siq_parse refuses leading zeros, signs, spaces, padding, values past 112 bits, bad checksums, prefixes and non-ASCII (22P02)');
+SELECT results_eq($$
+    SELECT sqlstate_of(q) FROM unnest(ARRAY[
+        'SELECT siq_format(siq_lower_bound(now()), ''DEC'')', 'SELECT siq_format(siq_lower_bound(now()), ''x'')',
+        'SELECT siq_parse(''42'', ''mastodon'')', 'SELECT siq_parse(''42'', '''')']) q $$,
+    $$ SELECT '22023' FROM generate_series(1, 4) $$,
+    'an unknown form is 22023, in either direction (form names are exact)');
+SELECT is(siq_parse('', 'cb32'), siq_parse('0', 'dec'), 'the library''s cb32 form of zero is the empty string, and it reads back');
+SELECT is(siq_parse('5E0BD2F0000000000000000007', 'hex'), siq_parse('5e0bd2f0000000000000000007', 'hex'),
+    'hex, base32 and Crockford read either case');
+
+-- the library's SnowflakeSiqMigrator, its epoch as a time
+SELECT ok((SELECT count(*) FROM migrations WHERE epoch_unit = 'milliseconds') > 0, 'snowflake_to_siq.tsv has millisecond-epoch rows');
+SELECT is_empty($$
+    SELECT snowflake, target_type FROM migrations
+    WHERE epoch_unit = 'milliseconds'
+      AND siq_from_snowflake(snowflake, domain, target_type, to_timestamp(0) + epoch_arg * interval '1 ms')::bytea
+          IS DISTINCT FROM decode(siq_hex28, 'hex') $$,
+    'siq_from_snowflake gives every millisecond-epoch row of snowflake_to_siq.tsv');
+SELECT results_eq($$
+    SELECT sqlstate_of(q) FROM unnest(ARRAY[
+        'SELECT siq_from_snowflake(1, ''example.com'', ''usr'', ''2015-01-01'')',
+        'SELECT siq_from_snowflake(1, ''exämple.com'', ''user'', ''2015-01-01'')',
+        'SELECT siq_from_snowflake(1, ''example.com'', ''user'', ''1969-12-31'')',
+        'SELECT siq_from_snowflake(1, ''example.com'', ''user'', ''infinity'')',
+        'SELECT siq_from_snowflake(-1, ''example.com'', ''user'', ''36800-01-01'')',
+        'SELECT siq_from_snowflake(-1, '''', ''user'', ''2015-01-01'')']) q $$,
+    $$ VALUES ('22023'), ('22021'), ('22008'), ('22008'), ('22008'), ('ok') $$,
+    'siq_from_snowflake: an unknown kind 22023, a non-ASCII domain 22021, a time outside siq''s range 22008; every 64-bit pattern reads');
+
+-- at a glance
+SELECT is_empty($$
+    SELECT bytes14_hex FROM vectors, LATERAL (SELECT siq_fields(decode(bytes14_hex, 'hex')::siq) AS f) s
+    WHERE (f->>'shard')::int IS DISTINCT FROM shard::int
+       OR (f->>'domain')::bigint IS DISTINCT FROM ('x' || domain_hash_hex)::bit(32)::bigint & 4294967295
+       OR (f->>'serial')::int IS DISTINCT FROM serial::int
+       OR f->>'kind' IS DISTINCT FROM CASE WHEN type LIKE 'unassigned%' THEN NULL ELSE lower(type) END
+       OR NOT (f ? 'kind')
+       OR (f->>'kind_value')::int IS DISTINCT FROM (('x' || low16_hex)::bit(16)::int & ((1 << qual_width::int) - 1)) | (1 << qual_width::int)
+       OR (f->>'time')::timestamptz IS DISTINCT FROM siq_time(decode(bytes14_hex, 'hex')::siq)
+       OR (SELECT count(*) FROM jsonb_object_keys(f)) <> 6 $$,
+    'siq_fields: shard, domain, kind (null when unassigned), kind value, serial and the time');
 
 SELECT * FROM finish();
 ROLLBACK;

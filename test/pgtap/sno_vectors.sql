@@ -26,7 +26,7 @@ CREATE TEMP TABLE invalid (api text, label text, input_go_quoted text, input_hex
     result_reencoded_amd64_simd text, strict_reimplementation text);
 \copy invalid FROM 'test/vectors/sno_invalid.tsv' WITH (FORMAT csv, DELIMITER E'\t', HEADER true, QUOTE E'\x01', FORCE_NOT_NULL (input_hex))
 
-SELECT plan(13);
+SELECT plan(14);
 
 -- sno_codec.tsv: every row, both directions and every field
 SELECT ok((SELECT count(*) FROM codec) > 0, 'sno_codec.tsv loaded');
@@ -84,6 +84,15 @@ SELECT is_empty($$
 SELECT ok((SELECT count(*) FROM invalid WHERE api = 'FromBinaryBytes') > 0, 'binary rows present');
 SELECT diag(format('%s text rows hold NUL or invalid UTF-8: checked by the C tests only',
     (SELECT count(*) FROM invalid WHERE api LIKE 'FromEncoded%' AND pg_temp.as_text(decode(input_hex, 'hex')) IS NULL)));
+
+-- at a glance
+SELECT is_empty($$
+    SELECT label FROM codec, LATERAL (SELECT sno_fields(encoded::sno) AS f) s
+    WHERE (f->>'meta')::int IS DISTINCT FROM meta::int OR (f->>'partition')::int IS DISTINCT FROM partition_u16::int
+       OR (f->>'sequence')::int IS DISTINCT FROM sequence::int OR (f->>'ticktock')::int IS DISTINCT FROM ticktock::int
+       OR (f->>'time')::timestamptz IS DISTINCT FROM to_timestamp(time_unix_ms::numeric / 1000)
+       OR (SELECT count(*) FROM jsonb_object_keys(f)) <> 5 $$,
+    'sno_fields: meta, partition, sequence, tick-tock and the time of every sno_codec.tsv row');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -11,7 +11,7 @@ DELETE FROM vectors WHERE value < 0;
 -- the bits as PostgreSQL's bigint (values from 2^63 on are negative there)
 CREATE TEMP VIEW flakes AS SELECT v.*, ('x' || bytes8_hex)::bit(64)::bigint AS x FROM vectors v;
 
-SELECT plan(7);
+SELECT plan(11);
 
 SELECT ok((SELECT count(*) FROM vectors WHERE value >= 9223372036854775808) > 0
       AND (SELECT count(*) FROM vectors WHERE value < 9223372036854775808) > 1000,
@@ -45,6 +45,25 @@ SELECT is_empty($$
       AND sqlstate_of(format('SELECT snowflake_from_parts(%L, 0, 0, 0, %L)',
                              snowflake_time(x, to_timestamp(1420066800)), to_timestamp(1420066800))) IS DISTINCT FROM '22008' $$,
     'times of values past 2^63 (2^41 ms after the epoch) cannot be constructed: 22008');
+
+-- at a glance: the STABLE form reads the epoch setting, the IMMUTABLE one takes it
+SELECT is_empty($$
+    SELECT value FROM flakes, LATERAL (SELECT snowflake_fields(x, to_timestamp(1420066800)) AS f) s
+    WHERE (f->>'ms_since_epoch')::bigint IS DISTINCT FROM ts_ms_since_epoch
+       OR (f->>'worker')::int IS DISTINCT FROM worker OR (f->>'process')::int IS DISTINCT FROM shard
+       OR (f->>'sequence')::int IS DISTINCT FROM sequence
+       OR (f->>'time')::timestamptz IS DISTINCT FROM to_timestamp(unix_ms_2015::numeric / 1000)
+       OR (SELECT count(*) FROM jsonb_object_keys(f)) <> 5 $$,
+    'snowflake_fields(x, epoch): every field and the time of every row, with suou''s 2015 epoch');
+SELECT is_empty($$
+    SELECT value FROM flakes WHERE snowflake_fields(x) IS DISTINCT FROM snowflake_fields(x, timestamptz '2015-01-01 00:00:00+00') $$,
+    'snowflake_fields(x) reads the epoch setting (Discord''s by default)');
+SELECT is(snowflake_fields(175928847299117063)->>'time', '2016-04-30T11:18:25.796+00:00',
+    'snowflake_fields of Discord''s example: its time in UTC');
+SET LOCAL timezone = 'Asia/Kolkata';
+SELECT is(snowflake_fields(175928847299117063)->>'time', '2016-04-30T11:18:25.796+00:00',
+    'the time is written in UTC whatever the session''s time zone (so the functions can be IMMUTABLE)');
+RESET timezone;
 
 SELECT * FROM finish();
 ROLLBACK;

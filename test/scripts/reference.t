@@ -84,6 +84,21 @@ is "$wrong" "" "every setting is in the reference with its default and context (
 documented_settings=$(echo "$reference" | grep -oE '^\| `flakeid\.[a-z_0-9]+`' | grep -oE 'flakeid\.[a-z_0-9]+' | sort)
 is "$documented_settings" "$(echo "$settings" | cut -d'|' -f1)" "the reference lists no setting the server does not have"
 
+# the STRICT and PARALLEL exceptions the reference lists are exactly the catalog's
+listed_names() {   # listed_names START-PATTERN: the backquoted names of the paragraph from START to the blank line
+	echo "$reference" | awk -v start="$1" 'index($0, start) { on = 1 } on && /^$/ { exit } on' |
+		grep -oE '`[a-z][a-z_0-9]*(\([^`]*\))?`' | tr -d '`' | sed 's/(.*//' | sort -u
+}
+catalog_names() {   # catalog_names CONDITION: the extension's function names meeting it
+	sql "SELECT DISTINCT p.proname FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+	     AND d.deptype = 'e' JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid' WHERE $1 ORDER BY 1"
+}
+is "$(listed_names 'Every function is `STRICT`' | paste -sd' ')" "$(catalog_names "NOT p.proisstrict" | paste -sd' ')" \
+	"the functions the reference says are not STRICT are exactly the catalog's"
+is "$(listed_names 'Every function is `PARALLEL SAFE`' | paste -sd' ')" \
+	"$(catalog_names "p.proparallel <> 's'" | paste -sd' ')" \
+	"the functions the reference says are not PARALLEL SAFE are exactly the catalog's"
+
 # the view
 is "$(members pg_class relname)" "flakeid_generators" "the extension's one relation is the view flakeid_generators"
 echo "$reference" | grep -qF 'the view `flakeid_generators`'

@@ -121,6 +121,23 @@ is "$(echo "$out" | tail -7 | head -6 | tr '\n' ' ')" "55000 55000 55000 55000 5
 	"not preloaded: the kuid, kuid96 and snowflake generators are ERROR 55000"
 is "$(echo "$out" | tail -1)" "2016-04-30 11:18:25.796+00|.5.tXVEf8n4vPN.0" \
 	"not preloaded: snowflake extractors use Discord's epoch; kuid96 with an explicit node works"
+# not preloaded: conversions that need this server's node say so; the seed
+# libraries' pure functions work
+out=$(in_cluster "" '
+	sqlstate "SELECT kuid96('"'"'.5.tXbhdV.3'"'"'::kuid)"
+	message_of "SELECT kuid96('"'"'.5.tXbhdV.3'"'"'::kuid)" | grep "^ERROR"
+	message_of "SELECT kuid96_local('"'"'.5.tXVEf8n4vPN.0'"'"'::kuid96)" | grep "^ERROR"
+	sql "SELECT siq_format(siq_parse('"'"'5e0bd2f0000000000000000007'"'"', '"'"'hex'"'"'), '"'"'did'"'"'),
+	            kuid96_encode('"'"'.5.tXVEf8n4vPN.0'"'"', 5) IS NOT NULL,
+	            kuid96_vclock_join(ARRAY['"'"'.5.tXVEf8n4vPN.0'"'"'::kuid96], '"'"'{}'"'"') = ARRAY['"'"'.5.tXVEf8n4vPN.0'"'"'::kuid96],
+	            sno_fields('"'"'brpk4q72xwf2m63l'"'"')->>'"'"'time'"'"'"
+	sqlstate "SELECT kuid96_vclock()"')
+is "$(echo "$out" | sed -n 1p)" "55000" "not preloaded: kuid96(kuid) is ERROR 55000"
+is "$(echo "$out" | sed -n 2p)" "ERROR:  kuid96(kuid) needs this server's node" "not preloaded: the message says it needs this server's node, not a generator"
+is "$(echo "$out" | sed -n 3p)" "ERROR:  kuid96_local() needs this server's node" "not preloaded: kuid96_local() says the same"
+is "$(echo "$out" | sed -n 4p)" "did:siq:iuxvojaaf4c6s6aaaaaaaaaaaaaah|t|t|2031-05-08T23:03:34.976+00:00" \
+	"not preloaded: siq forms, kuid96 intervals, vector clock joins and <type>_fields work"
+is "$(echo "$out" | sed -n 5p)" "55000" "not preloaded: kuid96_vclock() is ERROR 55000 (it mints)"
 # Settings the server refused at start: it starts (PostgreSQL keeps the
 # default and logs a WARNING), the generators that read them refuse with
 # 22023 naming the setting and the configured value, and everything else works.

@@ -31,6 +31,22 @@ test_description(const FlakeFormat *format, int index)
 			   "%s: the time layout covers the format's %d bytes", name, format->width);
 		tap_ok(format->time_range != NULL, "%s: has a printable time range", name);
 	}
+	if (format->fields)
+	{
+		uint8_t		zero[16] = {0};
+		FlakeField	fields[FLAKE_MAX_FIELDS + 1];
+		int			count = format->fields(zero, fields);
+		bool		distinct = true;
+
+		for (int i = 0; i < count; i++)
+			for (int j = 0; j <= i; j++)
+				distinct = distinct && strcmp(fields[i].name, j < i ? fields[j].name : "time") != 0;
+		tap_ok(count >= 1 && count <= FLAKE_MAX_FIELDS && distinct,
+			   "%s: describes its fields (%d of at most %d), named apart from each other and from \"time\"",
+			   name, count, FLAKE_MAX_FIELDS);
+	}
+	else
+		tap_ok(false, "%s: describes its fields for <type>_fields", name);
 	if (format->abbrev.identity_bytes > 0)
 		tap_ok(format->abbrev.time_bytes + format->abbrev.identity_bytes < format->width &&
 			   format->abbrev.spare_bytes < format->abbrev.time_bytes,

@@ -23,6 +23,18 @@ same_fields(const KuidFields *a, const KuidFields *b)
 	return a->mega == b->mega && a->sec == b->sec && a->tick == b->tick && a->seq == b->seq;
 }
 
+/* the fields a uid.tsv row's decoded term holds */
+static KuidFields
+row_fields(Tsv *t)
+{
+	return (KuidFields) {
+		.mega = (uint32_t) column(t, "mega"),
+		.sec = (uint32_t) column(t, "sec"),
+		.tick = (unsigned) (column(t, "micro") >> 10),
+		.seq = (unsigned) column(t, "seq"),
+	};
+}
+
 /*
  * Every local row and every interval-8 global row: text both ways, the
  * fields and node of the decoded term, repacking, the time formula, and —
@@ -57,12 +69,7 @@ test_vectors(void)
 			tap_ok(false, "uid %s: bad hex in vector (line %d)", hex, t->lineno);
 			continue;
 		}
-		expected = (KuidFields) {
-			.mega = (uint32_t) column(t, "mega"),
-			.sec = (uint32_t) column(t, "sec"),
-			.tick = (unsigned) (column(t, "micro") >> 10),
-			.seq = (unsigned) column(t, "seq"),
-		};
+		expected = row_fields(t);
 		if (local)
 		{
 			kuid_unpack(bytes, &f);
@@ -90,6 +97,58 @@ test_vectors(void)
 		tap_ok(pass, "uid %s %s (line %d)", tsv_get(t, "kind"), hex, t->lineno);
 	}
 	tap_ok(rows > 0, "uid.tsv: %d local and interval-8 rows checked", rows);
+	tsv_close(t);
+}
+
+/*
+ * Every global row at its own interval (kuid96_encode/decode): the bytes
+ * unpack to the row's fields and node and pack back, and an interval-8
+ * value re-encoded at the row's interval gives the row's bytes.  At I = 8
+ * the bit-wise path agrees with the type's byte-aligned one.
+ */
+static void
+test_intervals(void)
+{
+	Tsv		   *t = tsv_open(vectors, "uid.tsv");
+	int			rows = 0;
+
+	while (tsv_next(t))
+	{
+		const char *drift = tsv_get(t, "drift");
+		int			interval = atoi(drift);
+		uint8_t		bytes[KUID96_SIZE],
+					own[KUID96_SIZE],
+					again[KUID96_SIZE];
+		KuidFields	f,
+					g,
+					expected;
+		uint32_t	node,
+					node8;
+		bool		pass;
+
+		if (strcmp(tsv_get(t, "kind"), "global") != 0)
+			continue;
+		rows++;
+		if (hex_to_bytes(tsv_get(t, "hex"), bytes, KUID96_SIZE) != KUID96_SIZE ||
+			interval < KUID_INTERVAL_MIN || interval > KUID_INTERVAL_MAX)
+		{
+			tap_ok(false, "uid interval %s: bad row (line %d)", drift, t->lineno);
+			continue;
+		}
+		expected = row_fields(t);
+		kuid96_unpack_interval(bytes, interval, &f, &node);
+		kuid96_pack(&f, node, own);	/* the type's own form */
+		kuid96_unpack(own, &g, &node8);
+		kuid96_pack_interval(&g, node8, interval, again);
+		pass = same_fields(&f, &expected) &&
+			node == strtoul(tsv_get(t, "node_hex"), NULL, 16) &&
+			same_fields(&g, &f) && node8 == node &&
+			memcmp(again, bytes, KUID96_SIZE) == 0;
+		if (interval == KUID_INTERVAL)
+			pass = pass && memcmp(own, bytes, KUID96_SIZE) == 0;
+		tap_ok(pass, "uid global at interval %d: %s (line %d)", interval, tsv_get(t, "hex"), t->lineno);
+	}
+	tap_ok(rows > 0, "uid.tsv: %d global rows checked at their own intervals", rows);
 	tsv_close(t);
 }
 
@@ -217,6 +276,7 @@ main(int argc, char **argv)
 {
 	vectors = argc > 1 ? argv[1] : "test/vectors";
 	test_vectors();
+	test_intervals();
 	test_node_hash();
 	test_input_verdicts();
 	test_units();

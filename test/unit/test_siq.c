@@ -192,11 +192,137 @@ test_monotonic_counter(void)
 		   "the clock reaching a borrowed tick counts on in it instead of reissuing serial 0");
 }
 
+/* Every form of every siq.tsv row, both ways: siq_format_form writes the column, siq_parse_form reads it back. */
+static void
+test_forms(void)
+{
+	static const char *const columns[SIQ_FORM_COUNT] = {
+		[SIQ_FORM_DEC] = "dec", [SIQ_FORM_HEX] = "hex", [SIQ_FORM_OCT] = "oct",
+		[SIQ_FORM_BASE64] = "base64", [SIQ_FORM_CB32] = "cb32", [SIQ_FORM_0C] = "cb32_0c",
+		[SIQ_FORM_B32L] = "b32l", [SIQ_FORM_U] = "u", [SIQ_FORM_DID] = "did",
+	};
+	Tsv		   *t = tsv_open(vectors, "siq.tsv");
+
+	while (tsv_next(t))
+	{
+		uint8_t		bytes[SIQ_SIZE],
+					parsed[SIQ_SIZE];
+		bool		pass = hex_to_bytes(tsv_get(t, "bytes14_hex"), bytes, SIQ_SIZE) == SIQ_SIZE;
+
+		for (int f = 0; f < SIQ_FORM_COUNT && pass; f++)
+		{
+			const char *expected = tsv_get(t, columns[f]);
+			char		text[SIQ_FORM_MAX_LEN];
+			size_t		len = siq_format_form(bytes, (SiqForm) f, text);
+
+			pass = len == strlen(expected) && memcmp(text, expected, len) == 0 &&
+				siq_parse_form(expected, len, (SiqForm) f, parsed) && memcmp(parsed, bytes, SIQ_SIZE) == 0;
+			if (!pass)
+				tap_diag("form %s: wrote \"%.*s\", expected \"%s\"", siq_form_names[f], (int) len, text, expected);
+		}
+		tap_ok(pass, "siq forms of %s (line %d)", tsv_get(t, "bytes14_hex"), t->lineno);
+	}
+	tsv_close(t);
+}
+
+/* What siq_parse_form refuses: every shape the forms do not write. */
+static void
+test_form_refusals(void)
+{
+	static const struct
+	{
+		SiqForm		form;
+		const char *text;
+		bool		accept;
+	}			cases[] = {
+		{SIQ_FORM_DEC, "0", true}, {SIQ_FORM_DEC, "", false}, {SIQ_FORM_DEC, "007", false},
+		{SIQ_FORM_DEC, "+5", false}, {SIQ_FORM_DEC, "-1", false}, {SIQ_FORM_DEC, " 42", false},
+		{SIQ_FORM_DEC, "1_000", false},
+		{SIQ_FORM_DEC, "5192296858534827628530496329220095", true},
+		{SIQ_FORM_DEC, "5192296858534827628530496329220096", false},	/* 2^112 */
+		{SIQ_FORM_DEC, "99999999999999999999999999999999999", false},
+		{SIQ_FORM_HEX, "0", true}, {SIQ_FORM_HEX, "5E0BD2F0000000000000000007", true},
+		{SIQ_FORM_HEX, "05e", false}, {SIQ_FORM_HEX, "0x5e", false}, {SIQ_FORM_HEX, "", false},
+		{SIQ_FORM_HEX, "10000000000000000000000000000", false},	/* 29 digits */
+		{SIQ_FORM_OCT, "17777777777777777777777777777777777777", true},
+		{SIQ_FORM_OCT, "37777777777777777777777777777777777777", false},	/* past 112 bits */
+		{SIQ_FORM_OCT, "8", false},
+		{SIQ_FORM_BASE64, "AABeC9LwAAAAAAAAAAAH", true}, {SIQ_FORM_BASE64, "aabeC9LwAAAAAAAAAAAH", false},
+		{SIQ_FORM_BASE64, "AQAAAAAAAAAAAAAAAAAA", false},	/* 2^112: the leading byte is not zero */
+		{SIQ_FORM_BASE64, "AABeC9LwAAAAAAAAAAAH=", false}, {SIQ_FORM_BASE64, "AABeC9LwAAAAAAAAAA+H", false},
+		{SIQ_FORM_CB32, "", true}, {SIQ_FORM_CB32, "0", false}, {SIQ_FORM_CB32, "5w2yjy000000000000007", true},
+		{SIQ_FORM_CB32, "O5W2YJY000000000000007", false}, {SIQ_FORM_CB32, "40000000000000000000000", false},
+		{SIQ_FORM_CB32, "U", false},
+		{SIQ_FORM_0C, "0", true}, {SIQ_FORM_0C, "", false}, {SIQ_FORM_0C, "00", false}, {SIQ_FORM_0C, "5", false},
+		{SIQ_FORM_B32L, "aaaf4c6s6aaaaaaaaaaaaaah", true}, {SIQ_FORM_B32L, "AAAF4C6S6AAAAAAAAAAAAAAH", true},
+		{SIQ_FORM_B32L, "eaaaaaaaaaaaaaaaaaaaaaaa", false}, {SIQ_FORM_B32L, "aaaf4c6s6aaaaaaaaaaaaaa", false},
+		{SIQ_FORM_U, "iuxvojaaf4c6s6aaaaaaaaaaaaaah", true}, {SIQ_FORM_U, "iuxvojaaf4c6s6aaaaaaaaaaaaaab", false},
+		{SIQ_FORM_U, "did:siq:iuxvojaaf4c6s6aaaaaaaaaaaaaah", false},
+		{SIQ_FORM_DID, "did:siq:iuxvojaaf4c6s6aaaaaaaaaaaaaah", true},
+		{SIQ_FORM_DID, "iuxvojaaf4c6s6aaaaaaaaaaaaaah", false},
+		{SIQ_FORM_DID, "DID:SIQ:iuxvojaaf4c6s6aaaaaaaaaaaaaah", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		uint8_t		out[SIQ_SIZE];
+		bool		got = siq_parse_form(cases[i].text, strlen(cases[i].text), cases[i].form, out);
+
+		tap_ok(got == cases[i].accept, "siq_parse_form(\"%s\", %s) %s", cases[i].text,
+			   siq_form_names[cases[i].form], cases[i].accept ? "accepts" : "refuses");
+	}
+	tap_ok(siq_form_lookup("did", 3) == SIQ_FORM_DID && siq_form_lookup("DID", 3) < 0 &&
+		   siq_form_lookup("x", 1) < 0, "form names: exact and lowercase");
+}
+
+/* Every millisecond-epoch row of snowflake_to_siq.tsv (the seconds rows are the library's unit bug). */
+static void
+test_from_snowflake(void)
+{
+	Tsv		   *t = tsv_open(vectors, "snowflake_to_siq.tsv");
+	int			rows = 0;
+
+	while (tsv_next(t))
+	{
+		char		lower[32];
+		const char *type = tsv_get(t, "target_type");
+		uint8_t		expected[SIQ_SIZE],
+					got[SIQ_SIZE];
+		uint32_t	domain;
+		SiqFields	f;
+		int			kind;
+		bool		pass;
+
+		if (strncmp(tsv_get(t, "epoch_unit"), "milliseconds", 12) != 0)
+			continue;
+		rows++;
+		for (size_t i = 0; i <= strlen(type) && i < sizeof(lower); i++)
+			lower[i] = (char) tolower((unsigned char) type[i]);
+		kind = siq_kind_lookup(lower, strlen(lower));
+		pass = kind >= 0 && hex_to_bytes(tsv_get(t, "siq_hex28") + 0, expected, SIQ_SIZE) == SIQ_SIZE &&
+			siq_hash_domain(tsv_get(t, "domain"), strlen(tsv_get(t, "domain")), &domain) &&
+			siq_from_snowflake_fields(strtoull(tsv_get(t, "snowflake"), NULL, 10),
+							   strtoll(tsv_get(t, "epoch_arg"), NULL, 10) * 1000, domain,
+							   siq_kinds[kind].value, &f);
+		if (pass)
+		{
+			siq_pack(&f, got);
+			pass = memcmp(got, expected, SIQ_SIZE) == 0 && f.t56 == strtoull(tsv_get(t, "siq_ts56"), NULL, 10);
+		}
+		tap_ok(pass, "siq_from_snowflake %s %s (line %d)", tsv_get(t, "snowflake"), type, t->lineno);
+	}
+	tap_ok(rows > 0, "snowflake_to_siq.tsv: %d millisecond-epoch rows", rows);
+	tsv_close(t);
+}
+
 int
 main(int argc, char **argv)
 {
 	vectors = argc > 1 ? argv[1] : "test/vectors";
 	test_vectors();
+	test_forms();
+	test_form_refusals();
+	test_from_snowflake();
 	test_domains();
 	test_input_verdicts();
 	test_kinds();
