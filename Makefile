@@ -55,31 +55,52 @@ include $(PGXS)
 # PGXS does not track headers: every object depends on all of ours
 $(OBJS): $(wildcard src/*.h src/format/*.h)
 
-SQL_SOURCES = sql/ext_head.sql sql/ext_fixed_type.sql.in $(patsubst %,sql/ext_%.sql,$(TYPE_NAMES) $(PLAIN_SQL))
+# Each ext_<name>.sql holds what 1.0 shipped; ext_<name>_1.1.sql (and
+# ext_fixed_type_1.1.sql.in per type) what 1.1 adds.  The install script is
+# all of them in order; the 1.0 -> 1.1 upgrade script is its hand-written
+# head (changes to objects 1.0 made) followed by the same 1.1 parts, so the
+# two cannot drift apart.
+SQL_SOURCES = $(wildcard sql/ext_*.sql sql/ext_*.sql.in) sql/upgrade--1.0--1.1_head.sql
+UPGRADE_SQL = sql/upgrades/$(EXTENSION)--1.0--1.1.sql
+
+# the parts of one release for a type (name:width) or a plain file, on standard output
+define type_part
+	name=$${spec%%:*}; width=$${spec##*:}; \
+	sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/ext_fixed_type$(1).sql.in; \
+	[ ! -f sql/ext_$${name}$(1).sql ] || cat sql/ext_$${name}$(1).sql
+endef
+define plain_part
+	[ ! -f sql/ext_$${name}$(1).sql ] || cat sql/ext_$${name}$(1).sql
+endef
 
 # the install script as the templates make it, on standard output
 define generate_install_script
 	{ cat sql/ext_head.sql; \
-	  for spec in $(FIXED_TYPES); do \
-	    name=$${spec%%:*}; width=$${spec##*:}; \
-	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/ext_fixed_type.sql.in; \
-	    cat sql/ext_$$name.sql; \
-	  done; \
-	  for name in $(PLAIN_SQL); do cat sql/ext_$$name.sql; done; }
+	  for spec in $(FIXED_TYPES); do $(call type_part,); $(call type_part,_1.1); done; \
+	  for name in $(PLAIN_SQL); do $(call plain_part,); $(call plain_part,_1.1); done; }
+endef
+define generate_upgrade_script
+	{ cat sql/upgrade--1.0--1.1_head.sql; \
+	  for spec in $(FIXED_TYPES); do $(call type_part,_1.1); done; \
+	  for name in $(PLAIN_SQL); do $(call plain_part,_1.1); done; }
 endef
 
 sql: $(SQL_SOURCES)
 	$(generate_install_script) > $(SHIPPED_SQL)
+	$(generate_upgrade_script) > $(UPGRADE_SQL)
 
-# TAP: the committed install script is exactly what the templates generate
+# TAP: the committed install and upgrade scripts are exactly what the templates generate
 sql-check: $(SQL_SOURCES)
-	@$(generate_install_script) > $(SHIPPED_SQL).generated
-	@if cmp -s $(SHIPPED_SQL) $(SHIPPED_SQL).generated; then \
-	  echo "ok 1 - $(SHIPPED_SQL) is what the templates generate"; \
-	else \
-	  echo "not ok 1 - $(SHIPPED_SQL) is what the templates generate (run make sql and commit it)"; \
-	  diff -u $(SHIPPED_SQL) $(SHIPPED_SQL).generated | head -40 | sed 's/^/# /'; \
-	fi; rm -f $(SHIPPED_SQL).generated; echo "1..1"
+	@n=0; for pair in "$(SHIPPED_SQL):install" "$(UPGRADE_SQL):upgrade"; do \
+	  file=$${pair%%:*}; n=$$((n + 1)); \
+	  if [ "$${pair##*:}" = install ]; then $(generate_install_script) > $$file.generated; \
+	  else $(generate_upgrade_script) > $$file.generated; fi; \
+	  if cmp -s $$file $$file.generated; then \
+	    echo "ok $$n - $$file is what the templates generate"; \
+	  else \
+	    echo "not ok $$n - $$file is what the templates generate (run make sql and commit it)"; \
+	    diff -u $$file $$file.generated | head -40 | sed 's/^/# /'; \
+	  fi; rm -f $$file.generated; done; echo "1..$$n"
 
 # --- tests that need no server ----------------------------------------------
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc

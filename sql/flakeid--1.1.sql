@@ -45,12 +45,6 @@ CREATE FUNCTION sno_from_uuid(uuid) RETURNS sno
 CREATE CAST (sno AS uuid) WITH FUNCTION sno_to_uuid(sno);
 CREATE CAST (uuid AS sno) WITH FUNCTION sno_from_uuid(uuid);
 
--- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
-CREATE FUNCTION sno_fields(sno) RETURNS jsonb
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION sno_fields(sno) IS
-    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
-
 -- time ranges: id <@ range means exactly sno_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
 -- BRIN, partition pruning) and gives index bounds for ranges known at run time.
@@ -214,6 +208,14 @@ CREATE FUNCTION sno_upper_bound(ts timestamptz) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sno_upper_bound(timestamptz) IS 'largest sno whose 4 ms unit contains ts';
 
+-- sno: what 1.1 adds (generated into both the install and the 1.0 -> 1.1 scripts)
+
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION sno_fields(sno) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_fields(sno) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- =====================================================================
 -- flax: 12 bytes, memcmp order (generated from sql/ext_fixed_type.sql.in)
 -- =====================================================================
@@ -255,12 +257,6 @@ CREATE FUNCTION flax_from_uuid(uuid) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (flax AS uuid) WITH FUNCTION flax_to_uuid(flax);
 CREATE CAST (uuid AS flax) WITH FUNCTION flax_from_uuid(uuid);
-
--- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
-CREATE FUNCTION flax_fields(flax) RETURNS jsonb
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION flax_fields(flax) IS
-    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
 
 -- time ranges: id <@ range means exactly flax_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -411,6 +407,14 @@ CREATE FUNCTION flax_upper_bound(ts timestamptz) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION flax_upper_bound(timestamptz) IS 'largest flax of the millisecond containing ts';
 
+-- flax: what 1.1 adds (generated into both the install and the 1.0 -> 1.1 scripts)
+
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION flax_fields(flax) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_fields(flax) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- =====================================================================
 -- siq: 14 bytes, memcmp order (generated from sql/ext_fixed_type.sql.in)
 -- =====================================================================
@@ -452,12 +456,6 @@ CREATE FUNCTION siq_from_uuid(uuid) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (siq AS uuid) WITH FUNCTION siq_to_uuid(siq);
 CREATE CAST (uuid AS siq) WITH FUNCTION siq_from_uuid(uuid);
-
--- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
-CREATE FUNCTION siq_fields(siq) RETURNS jsonb
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION siq_fields(siq) IS
-    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
 
 -- time ranges: id <@ range means exactly siq_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -633,6 +631,14 @@ CREATE FUNCTION siq_upper_bound(ts timestamptz) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_upper_bound(timestamptz) IS 'largest siq whose tick contains ts';
 
+-- siq: what 1.1 adds (generated into both the install and the 1.0 -> 1.1 scripts)
+
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION siq_fields(siq) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_fields(siq) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- the library's other text forms, and its snowflake migrator (1.1)
 CREATE FUNCTION siq_format(id siq, form text) RETURNS text
     AS 'MODULE_PATHNAME', 'siq_to_form' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -688,12 +694,6 @@ CREATE FUNCTION kuid_from_uuid(uuid) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (kuid AS uuid) WITH FUNCTION kuid_to_uuid(kuid);
 CREATE CAST (uuid AS kuid) WITH FUNCTION kuid_from_uuid(uuid);
-
--- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
-CREATE FUNCTION kuid_fields(kuid) RETURNS jsonb
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION kuid_fields(kuid) IS
-    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
 
 -- time ranges: id <@ range means exactly kuid_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -854,6 +854,14 @@ CREATE FUNCTION kuid_upper_bound(ts timestamptz) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION kuid_upper_bound(timestamptz) IS 'largest kuid whose 1.024 ms tick contains ts';
 
+-- kuid: what 1.1 adds (generated into both the install and the 1.0 -> 1.1 scripts)
+
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION kuid_fields(kuid) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_fields(kuid) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+
 -- =====================================================================
 -- kuid96: 12 bytes, memcmp order (generated from sql/ext_fixed_type.sql.in)
 -- =====================================================================
@@ -895,12 +903,6 @@ CREATE FUNCTION kuid96_from_uuid(uuid) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (kuid96 AS uuid) WITH FUNCTION kuid96_to_uuid(kuid96);
 CREATE CAST (uuid AS kuid96) WITH FUNCTION kuid96_from_uuid(uuid);
-
--- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
-CREATE FUNCTION kuid96_fields(kuid96) RETURNS jsonb
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION kuid96_fields(kuid96) IS
-    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
 
 -- time ranges: id <@ range means exactly kuid96_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -1075,6 +1077,14 @@ CREATE FUNCTION kuid96_upper_bound(ts timestamptz) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION kuid96_upper_bound(timestamptz) IS
     'largest kuid96 of the 256-second window containing ts';
+
+-- kuid96: what 1.1 adds (generated into both the install and the 1.0 -> 1.1 scripts)
+
+-- an ID at a glance: every field and the time (in UTC), as jsonb (1.1)
+CREATE FUNCTION kuid96_fields(kuid96) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_fields(kuid96) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
 
 -- the library's checked l(Id), and encode/2 and decode/2 at other intervals (1.1)
 CREATE FUNCTION kuid96_local(kuid96) RETURNS kuid

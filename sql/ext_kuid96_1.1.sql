@@ -1,0 +1,42 @@
+
+-- the library's checked l(Id), and encode/2 and decode/2 at other intervals (1.1)
+CREATE FUNCTION kuid96_local(kuid96) RETURNS kuid
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_local(kuid96) IS
+    'the kuid of a kuid96 of this server''s node (flakeid.kuid_node); another node''s is refused (22023), as the library''s l/1 refuses it';
+CREATE FUNCTION kuid96_encode(id kuid96, "interval" int4) RETURNS bytea
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_encode(kuid96, int4) IS
+    'the 12 bytes the uid library''s encode/2 writes for neighbourhood interval 5 .. 10 (8 is the type''s own bytes)';
+CREATE FUNCTION kuid96_decode(b bytea, "interval" int4) RETURNS kuid96
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_decode(bytea, int4) IS
+    'the kuid96 of 12 bytes the uid library wrote with neighbourhood interval 5 .. 10';
+
+-- the uid library's vector clocks (spec/kuid.md §8) on kuid96[], one entry
+-- per node (1.1).  Not STRICT: a NULL clock or entry is an error, not NULL.
+CREATE FUNCTION kuid96_vclock() RETURNS kuid96[]
+    AS 'MODULE_PATHNAME', 'kuid96_vclock_new' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock() IS 'a new vector clock: ARRAY[kuid96_new()]';
+CREATE FUNCTION kuid96_vclock(vc kuid96[]) RETURNS kuid96[]
+    AS 'MODULE_PATHNAME', 'kuid96_vclock_tick' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock(kuid96[]) IS
+    'the tick: drops this server''s entry and puts a fresh kuid96_new() first';
+CREATE FUNCTION kuid96_vclock_join(a kuid96[], b kuid96[]) RETURNS kuid96[]
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock_join(kuid96[], kuid96[]) IS
+    'per node the larger entry (time, then sequence), sorted by node';
+CREATE FUNCTION kuid96_vclock_descends(a kuid96[], b kuid96[]) RETURNS bool
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock_descends(kuid96[], kuid96[]) IS
+    'every entry of b has an entry of its node in a that is at least as large; true when b is empty';
+CREATE FUNCTION kuid96_vclock_descends(a kuid96[], b kuid96[], ignore_node int8) RETURNS bool
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_vclock_descends(kuid96[], kuid96[], int8) IS
+    'the same, the entries of node ignore_node left out of both';
+CREATE FUNCTION kuid96_vclock_diff(a kuid96[], b kuid96[],
+    OUT node int8, OUT entry kuid96, OUT time_ahead interval, OUT seq_ahead int4)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+COMMENT ON FUNCTION kuid96_vclock_diff(kuid96[], kuid96[]) IS
+    'the entries of b that a does not descend, in b''s order, with how far each is ahead of a''s entry of its node (NULL when a has none)';
