@@ -19,7 +19,7 @@ UNIT_TESTS = $(FORMATS) $(HELPERS)
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
 MODULE_big = flakeid
 GENERATOR_OBJS = $(patsubst %,src/%.o,generator settings identity clock mark state stats)
-OBJS = src/flakeid.o src/fields.o src/vclock.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
+OBJS = src/flakeid.o src/fields.o src/vclock.o src/index_support.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
 # The shipped SQL is committed, so that review reads what users install:
 # sql/flakeid--<current>.sql is generated from the templates above by
@@ -75,12 +75,12 @@ endef
 
 # the install script as the templates make it, on standard output
 define generate_install_script
-	{ cat sql/ext_head.sql; \
+	{ cat sql/ext_head.sql sql/ext_head_1.1.sql; \
 	  for spec in $(FIXED_TYPES); do $(call type_part,); $(call type_part,_1.1); done; \
 	  for name in $(PLAIN_SQL); do $(call plain_part,); $(call plain_part,_1.1); done; }
 endef
 define generate_upgrade_script
-	{ cat sql/upgrade--1.0--1.1_head.sql; \
+	{ cat sql/upgrade--1.0--1.1_head.sql sql/ext_head_1.1.sql; \
 	  for spec in $(FIXED_TYPES); do $(call type_part,_1.1); done; \
 	  for name in $(PLAIN_SQL); do $(call plain_part,_1.1); done; }
 endef

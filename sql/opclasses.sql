@@ -12,7 +12,7 @@ SELECT o.oprname, o.oprleft::regtype, o.oprcom::regoperator AS commutator,
 FROM pg_operator o JOIN pg_proc p ON p.oid = o.oprcode
 JOIN pg_depend d ON d.objid = o.oid AND d.classid = 'pg_operator'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'flakeid'
-ORDER BY o.oprleft::regtype::text, o.oprname;
+ORDER BY o.oprleft::regtype::text, o.oprname, o.oprright::regtype::text;
 
 -- the type itself: fixed width, by reference, char alignment, plain storage
 SELECT typname, typlen, typbyval, typalign, typstorage

@@ -54,6 +54,22 @@ extern bool fixed_time_in_range(const FlakeFormat *info, FunctionCallInfo fcinfo
 extern Datum fixed_range_bound(const FlakeFormat *info, const RangeType *range, bool upper);
 extern Datum fixed_range_support(const FlakeFormat *info, FunctionCallInfo fcinfo);
 
+/* --- index and query shapes (index_support.c) ------------------------------- */
+extern Datum fixed_time_distance(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_brin_distance(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_compress(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_fetch(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_consistent(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_distance(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_union(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_same(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_penalty(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gist_picksplit(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gin_extract_value(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gin_extract_query(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_gin_compare_partial(const FlakeFormat *info, FunctionCallInfo fcinfo);
+extern Datum fixed_in_range(const FlakeFormat *info, FunctionCallInfo fcinfo);
+
 /* Makes a palloc'd copy of an ID; the result is a by-reference Datum. */
 static inline Datum
 fixed_datum(const FlakeFormat *info, const uint8 *bytes)
@@ -362,6 +378,71 @@ fixed_sortsupport(const FlakeFormat *info, FunctionCallInfo fcinfo,
 	PG_RETURN_VOID();
 }
 
+/* --- skip support (PostgreSQL 18: btree support function 6) ------------------
+ * Every byte pattern of the width is a value, so the next value is the bytes
+ * plus one, big-endian, and the domain runs from all zeros to all ones.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "utils/skipsupport.h"
+
+static inline Datum
+fixed_skip_step(int width, Datum existing, bool *overflow, bool up)
+{
+	uint8		bytes[FIXED_MAX_WIDTH];
+	int			i;
+
+	memcpy(bytes, DatumGetPointer(existing), width);
+	for (i = width - 1; i >= 0; i--)
+	{
+		bool		carry = up ? bytes[i] == 0xFF : bytes[i] == 0x00;
+
+		bytes[i] = (uint8) (up ? bytes[i] + 1 : bytes[i] - 1);
+		if (!carry)
+			break;
+	}
+	*overflow = i < 0;			/* it was the highest (lowest) value */
+	if (*overflow)
+		return existing;
+	return PointerGetDatum(memcpy(palloc(width), bytes, width));
+}
+
+static inline Datum
+fixed_skipsupport(const FlakeFormat *info, FunctionCallInfo fcinfo,
+				  SkipSupportIncDec decrement, SkipSupportIncDec increment)
+{
+	SkipSupport sksup = (SkipSupport) PG_GETARG_POINTER(0);
+	uint8		lowest[FIXED_MAX_WIDTH],
+				highest[FIXED_MAX_WIDTH];
+
+	memset(lowest, 0x00, sizeof(lowest));
+	memset(highest, 0xFF, sizeof(highest));
+	sksup->low_elem = fixed_datum(info, lowest);
+	sksup->high_elem = fixed_datum(info, highest);
+	sksup->decrement = decrement;
+	sksup->increment = increment;
+	PG_RETURN_VOID();
+}
+
+#define FIXED_SKIP_SUPPORT(prefix, info, width) \
+	static Datum prefix##_skip_decrement(Relation rel pg_attribute_unused(), Datum existing, bool *overflow) \
+	{ \
+		return fixed_skip_step(width, existing, overflow, false); \
+	} \
+	static Datum prefix##_skip_increment(Relation rel pg_attribute_unused(), Datum existing, bool *overflow) \
+	{ \
+		return fixed_skip_step(width, existing, overflow, true); \
+	} \
+	FIXED_FN(prefix, skipsupport, \
+			 return fixed_skipsupport(info, fcinfo, prefix##_skip_decrement, prefix##_skip_increment))
+#else
+/* before 18 the SQL function exists (one script for every version) but no operator family uses it */
+#define FIXED_SKIP_SUPPORT(prefix, info, width) \
+	FIXED_FN(prefix, skipsupport, \
+			 ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), \
+							 errmsg("btree skip support needs PostgreSQL 18"))); \
+			 PG_RETURN_VOID())
+#endif
+
 /* --- instantiation ---------------------------------------------------------- */
 
 #define FIXED_FN(prefix, suffix, body) \
@@ -399,6 +480,21 @@ fixed_fields(const FlakeFormat *info, FunctionCallInfo fcinfo)
 	FIXED_FN(prefix, to_uuid, return fixed_to_uuid(info, fcinfo)) \
 	FIXED_FN(prefix, time, return fixed_time(info, fcinfo)) \
 	FIXED_FN(prefix, fields, return fixed_fields(info, fcinfo)) \
+	FIXED_FN(prefix, time_distance, return fixed_time_distance(info, fcinfo)) \
+	FIXED_FN(prefix, brin_distance, return fixed_brin_distance(info, fcinfo)) \
+	FIXED_FN(prefix, gist_compress, return fixed_gist_compress(info, fcinfo)) \
+	FIXED_FN(prefix, gist_fetch, return fixed_gist_fetch(info, fcinfo)) \
+	FIXED_FN(prefix, gist_consistent, return fixed_gist_consistent(info, fcinfo)) \
+	FIXED_FN(prefix, gist_distance, return fixed_gist_distance(info, fcinfo)) \
+	FIXED_FN(prefix, gist_union, return fixed_gist_union(info, fcinfo)) \
+	FIXED_FN(prefix, gist_same, return fixed_gist_same(info, fcinfo)) \
+	FIXED_FN(prefix, gist_penalty, return fixed_gist_penalty(info, fcinfo)) \
+	FIXED_FN(prefix, gist_picksplit, return fixed_gist_picksplit(info, fcinfo)) \
+	FIXED_FN(prefix, gin_extract_value, return fixed_gin_extract_value(info, fcinfo)) \
+	FIXED_FN(prefix, gin_extract_query, return fixed_gin_extract_query(info, fcinfo)) \
+	FIXED_FN(prefix, gin_compare_partial, return fixed_gin_compare_partial(info, fcinfo)) \
+	FIXED_FN(prefix, window_in_range, return fixed_in_range(info, fcinfo)) \
+	FIXED_SKIP_SUPPORT(prefix, info, width) \
 	FIXED_FN(prefix, time_in, \
 			 PG_RETURN_BOOL(fixed_time_in_range(info, fcinfo, (const uint8 *) PG_GETARG_POINTER(0), \
 												PG_GETARG_RANGE_P(1)))) \

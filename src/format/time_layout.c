@@ -124,6 +124,43 @@ time_layout_time(const TimeLayout *layout, const uint8_t *id)
 	return t;
 }
 
+/* the number of leading fields time order follows (see time_layout.h) */
+static int
+order_prefix(const TimeLayout *layout)
+{
+	int			last_timed = -1;
+
+	for (int f = 0; f < layout->nfields; f++)
+		if (carries_time(&layout->fields[f]))
+			last_timed = f;
+	for (int f = 0; f < last_timed; f++)
+		if (!carries_time(&layout->fields[f]))
+			return f;
+	return layout->nfields;
+}
+
+int64_t
+time_layout_order_time(const TimeLayout *layout, const uint8_t *id)
+{
+	int64_t		t = layout->epoch_unix_us;
+	int			prefix = order_prefix(layout);
+
+	for (int f = 0, offset = 0; f < prefix; offset += layout->fields[f++].bits)
+		if (carries_time(&layout->fields[f]))
+			t += contribution(&layout->fields[f], get_bits(id, offset, layout->fields[f].bits));
+	return t;
+}
+
+int64_t
+time_layout_order_slack(const TimeLayout *layout)
+{
+	int64_t		slack = 0;
+
+	for (int f = order_prefix(layout); f < layout->nfields; f++)
+		slack += contribution(&layout->fields[f], field_max(&layout->fields[f]));
+	return slack;
+}
+
 /*
  * Largest ID first: each field, most significant first, takes the largest
  * value that leaves the rest of the budget reachable with the remaining

@@ -41,6 +41,16 @@ typedef struct TimeLayout
 /* the ID's time in Unix microseconds, as the format's *_time function gives it */
 extern int64_t time_layout_time(const TimeLayout *layout, const uint8_t *id);
 
+/*
+ * The time that ID order follows: the contribution of the leading fields up
+ * to the first one without time that has time-carrying fields after it.
+ * For a monotone layout that is the whole time; for kuid96 it is the start
+ * of the 256-second window, since the node comes next.  It never decreases
+ * along ID order, and an ID's time lies in [order time, order time + slack].
+ */
+extern int64_t time_layout_order_time(const TimeLayout *layout, const uint8_t *id);
+extern int64_t time_layout_order_slack(const TimeLayout *layout);
+
 /* false when no ID has such a time */
 extern bool time_layout_first_at_or_after(const TimeLayout *layout, int64_t unix_us, uint8_t *id);
 extern bool time_layout_last_at_or_before(const TimeLayout *layout, int64_t unix_us, uint8_t *id);

@@ -14,6 +14,8 @@
 #include "../../src/format/sno.h"
 #include "../../src/format/time_layout.h"
 
+#define FIXED_TEST_WIDTH 16
+
 /* the time each format's own conversions give: an oracle independent of the layouts */
 /* sno: 39 bits of units, then the tick-tock bit (spec §1) */
 static int64_t
@@ -225,6 +227,46 @@ test_exhaustive(const char *name, const TimeLayout *layout)
 		   name, instants, failures);
 }
 
+/*
+ * The order time: at most the time, which stays within the slack of it, and
+ * never decreasing along ID order (checked on sorted random IDs); the whole
+ * time exactly when the layout is monotone.
+ */
+static int
+compare_ids(const void *a, const void *b)
+{
+	return memcmp(a, b, FIXED_TEST_WIDTH);
+}
+
+static void
+test_order_time(const char *name, const TimeLayout *layout)
+{
+	uint8_t		ids[2000][FIXED_TEST_WIDTH];
+	int64_t		slack = time_layout_order_slack(layout);
+	int			failures = 0;
+
+	for (int i = 0; i < 2000; i++)
+	{
+		memset(ids[i], 0, FIXED_TEST_WIDTH);
+		tap_random_bytes(ids[i], layout->width);
+		if (i % 2)				/* neighbours: the same leading bytes */
+			memcpy(ids[i], ids[i - 1], layout->width / 2);
+	}
+	qsort(ids, 2000, FIXED_TEST_WIDTH, compare_ids);
+	for (int i = 0; i < 2000; i++)
+	{
+		int64_t		order = time_layout_order_time(layout, ids[i]),
+					time = time_layout_time(layout, ids[i]);
+
+		if (order > time || time - order > slack ||
+			(i > 0 && time_layout_order_time(layout, ids[i - 1]) > order))
+			failures++;
+	}
+	tap_ok(failures == 0 && (!layout->monotone || slack == 0),
+		   "%s: order time <= time <= order time + %lld us, never decreasing along ID order (%d failures)",
+		   name, (long long) slack, failures);
+}
+
 int
 main(void)
 {
@@ -240,6 +282,7 @@ main(void)
 		tap_ok(oracles[f] != NULL, "%s: the test has an oracle for its time", current_format->name);
 		if (oracles[f] != NULL)
 			test_format(current_format->name, current_format->time);
+		test_order_time(current_format->name, current_format->time);
 	}
 	return tap_done();
 }
