@@ -127,17 +127,26 @@ fixed_in(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	const char *text = PG_GETARG_CSTRING(0);
 	uint8	   *result = palloc(info->width);
+	char		problem[320];
 
-	if (!(info->parse ? info->parse(text, strlen(text), result)
-		  : flake_decode(info->text, text, strlen(text), result)))
+	if (info->parse ? info->parse(text, strlen(text), result)
+		: flake_decode(info->text, text, strlen(text), result))
+		PG_RETURN_POINTER(result);
+	if (info->parse)
+		strlcpy(problem, info->parse_shape, sizeof(problem));
+	else
+		flake_decode_problem(info->text, info->name, text, strlen(text), problem, sizeof(problem));
 #if PG_VERSION_NUM >= 160000
-		ereturn(fcinfo->context, (Datum) 0,
+	ereturn(fcinfo->context, (Datum) 0,
 #else
-		ereport(ERROR,
+	ereport(ERROR,
 #endif
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s: \"%s\"", info->name, text)));
-	PG_RETURN_POINTER(result);
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type %s: \"%s\"", info->name, text),
+			 errdetail("%s", problem)));
+#if PG_VERSION_NUM < 160000
+	PG_RETURN_NULL();			/* not reached */
+#endif
 }
 
 static inline Datum

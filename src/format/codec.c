@@ -3,6 +3,8 @@
  */
 #include "codec.h"
 
+#include <stdio.h>
+
 static void
 alphabet_build(FlakeAlphabet *alphabet)
 {
@@ -94,4 +96,71 @@ flake_decode(const FlakeTextLayout *layout, const char *in, size_t len, uint8_t 
 	if (pending > 0 && (acc & ((1u << pending) - 1)) != 0)
 		return false;
 	return next_byte == layout->nbytes;
+}
+
+/* the length of a UTF-8 sequence that starts with byte c (1 for anything else) */
+static size_t
+utf8_sequence_length(unsigned char c)
+{
+	return c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+void
+flake_decode_problem(const FlakeTextLayout *layout, const char *type, const char *in, size_t len,
+					 char *out, size_t size)
+{
+	FlakeAlphabet *alphabet = layout->alphabet;
+	const int	bits = alphabet->bits_per_symbol;
+	const int	spare = spare_bits(layout);
+	size_t		characters = 0;
+	int			written;
+
+	if (!alphabet->ready)
+		alphabet_build(alphabet);
+	written = snprintf(out, size, "%s text is %d characters of \"%s\"", type, layout->nchars, alphabet->symbols);
+	if (written < 0 || (size_t) written >= size)
+		return;
+	out += written;
+	size -= (size_t) written;
+
+	for (size_t i = 0; i < len; i += utf8_sequence_length((unsigned char) in[i]))
+		characters++;
+	if (characters != (size_t) layout->nchars)
+	{
+		snprintf(out, size, "; this text has %zu.", characters);
+		return;
+	}
+	for (size_t i = 0, position = 1; i < len; position++)
+	{
+		size_t		n = utf8_sequence_length((unsigned char) in[i]);
+
+		if (n > len - i)
+			n = len - i;
+		if (n > 1 || alphabet->values[(unsigned char) in[i]] < 0)
+		{
+			snprintf(out, size, "; \"%.*s\" (character %zu) is not one of them.", (int) n, in + i, position);
+			return;
+		}
+		i += n;
+	}
+	if (layout->spare_bits_first && spare > 0)
+	{
+		/* the first symbol's leading spare bits must be zero */
+		snprintf(out, size, "; its first character can be at most \"%c\" (the value fits in %d bytes).",
+				 alphabet->symbols[(1 << (bits - spare)) - 1], layout->nbytes);
+		return;
+	}
+	if (spare > 0)
+	{
+		/* the last symbol's trailing spare bits must be zero */
+		char		allowed[64 + 1];
+		int			count = 0;
+
+		for (int v = 0; v < (1 << bits); v += 1 << spare)
+			allowed[count++] = alphabet->symbols[v];
+		allowed[count] = '\0';
+		snprintf(out, size, "; its last character must be one of \"%s\" (the unused low bits are zero, so every value has one spelling).", allowed);
+		return;
+	}
+	snprintf(out, size, ".");
 }

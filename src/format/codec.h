@@ -48,4 +48,14 @@ extern void flake_encode(const FlakeTextLayout *layout, const uint8_t *in, char 
  */
 extern bool flake_decode(const FlakeTextLayout *layout, const char *in, size_t len, uint8_t *out);
 
+/*
+ * Why flake_decode refuses in: one sentence for an error's DETAIL, naming
+ * the length and alphabet the layout takes and the first thing in that
+ * breaks them (the length, a character outside the alphabet, or a value
+ * too large for the bytes).  Written to out, NUL-terminated, cut at size.
+ * type names the text in the sentence ("sno text is 16 characters ...").
+ */
+extern void flake_decode_problem(const FlakeTextLayout *layout, const char *type, const char *in, size_t len,
+								 char *out, size_t size);
+
 #endif

@@ -78,6 +78,7 @@ typedef struct FlakeFormat
 	/* text: the canonical layout, and a wider parser where input takes more forms */
 	const FlakeTextLayout *text;	/* NULL: no text form of its own (snowflakes are bigint) */
 	bool		(*parse) (const char *in, size_t len, uint8_t *out);	/* NULL: flake_decode(text) */
+	const char *parse_shape;	/* with parse: what it takes, for the DETAIL of a refusal */
 	/* unpack then pack: every bit pattern of the width survives it */
 	void		(*repack) (const uint8_t *in, uint8_t *out);
 	/* every field but the time, in layout order; returns the count (<= FLAKE_MAX_FIELDS) */

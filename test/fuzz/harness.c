@@ -68,7 +68,18 @@ check_text(const uint8_t *data, size_t size)
 	int			width = format->text->nbytes;
 
 	if (!parse((const char *) data, size, bytes))
+	{
+		/* the DETAIL of the refusal: within its buffer, and always a sentence */
+		char		problem[320];
+
+		if (format->parse == NULL)
+		{
+			flake_decode_problem(format->text, format->name, (const char *) data, size, problem, sizeof(problem));
+			if (strnlen(problem, sizeof(problem)) == sizeof(problem) || strstr(problem, " text is ") == NULL)
+				fail("the DETAIL of a refused text is not a terminated sentence", data, size);
+		}
 		return;
+	}
 	flake_encode(format->text, bytes, text);
 	/* the strict decoders accept exactly the encoder's output: one spelling per value */
 	if (format->parse == NULL && (size != (size_t) format->text->nchars || memcmp(text, data, size) != 0))

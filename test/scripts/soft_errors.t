@@ -26,6 +26,8 @@ while IFS='|' read -r type valid invalids; do
 		is "$(sql "SELECT pg_input_is_valid('$text', '$type')")" "f" "$type: pg_input_is_valid('$text') is false, without an error"
 		is "$(sql "SELECT sql_error_code || ' ' || message FROM pg_input_error_info('$text', '$type')")" \
 			"22P02 invalid input syntax for type $type: \"$text\"" "$type: pg_input_error_info('$text') gives 22P02 and the message"
+		is "$(sql "SELECT detail LIKE '$type text is %' FROM pg_input_error_info('$text', '$type')")" "t" \
+			"$type: pg_input_error_info('$text') has the DETAIL saying what $type text is"
 	done
 done <<'CASES'
 sno|brpk4q72xwf2m63l|BRPK4Q72XWF2M63L,brpk4q72xwf2m63,brpk4q72xwf2m63l2,

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "../../src/format/codec.h"
 #include "../../src/format/counter.h"
 #include "../../src/format/format.h"
 
@@ -83,6 +84,89 @@ test_units(const FlakeFormat *format)
 	tap_ok(failures == 0, "%s: units_at(unit_start(u)) = u and the instant before is u - 1 (%d failures)", name, failures);
 }
 
+/*
+ * The DETAIL of a refused text: for random IDs spelled wrong in each way
+ * flake_decode refuses (length, a character outside the alphabet, ASCII or
+ * not, and set spare bits), the sentence names that, exactly.
+ */
+static void
+test_refusal_details(const FlakeFormat *format)
+{
+	const char *name = format->name;
+	const FlakeTextLayout *layout = format->text;
+	const char *symbols;
+	int			nchars,
+				bits,
+				spare;
+	char		good[64],
+				bad[80],
+				problem[320],
+				expected[320],
+				prefix[160];
+	uint8_t		id[16],
+				out[16];
+	bool		all = true;
+
+	if (!layout)
+		return;
+	tap_ok((format->parse != NULL) == (format->parse_shape != NULL),
+		   "%s: has parse_shape exactly when it has a wider parser", name);
+	if (format->parse)
+		return;
+	symbols = layout->alphabet->symbols;
+	nchars = layout->nchars;
+	bits = layout->alphabet->bits_per_symbol;
+	spare = nchars * bits - 8 * layout->nbytes;
+	snprintf(prefix, sizeof(prefix), "%s text is %d characters of \"%s\"", name, nchars, symbols);
+	for (int round = 0; round < 200; round++)
+	{
+		int			at = (int) (tap_random() % (uint64_t) nchars);
+
+		for (int i = 0; i < layout->nbytes; i++)
+			id[i] = (uint8_t) tap_random();
+		flake_encode(layout, id, good);
+
+		/* one character too many, and one too few */
+		memcpy(bad, good, nchars);
+		bad[nchars] = good[0];
+		flake_decode_problem(layout, name, bad, nchars + 1, problem, sizeof(problem));
+		snprintf(expected, sizeof(expected), "%s; this text has %d.", prefix, nchars + 1);
+		all = all && !flake_decode(layout, bad, nchars + 1, out) && strcmp(problem, expected) == 0;
+		flake_decode_problem(layout, name, bad, nchars - 1, problem, sizeof(problem));
+		snprintf(expected, sizeof(expected), "%s; this text has %d.", prefix, nchars - 1);
+		all = all && strcmp(problem, expected) == 0;
+
+		/* "!" (in no alphabet) and "é" (two bytes, one character) at one place */
+		memcpy(bad, good, nchars);
+		bad[at] = '!';
+		flake_decode_problem(layout, name, bad, nchars, problem, sizeof(problem));
+		snprintf(expected, sizeof(expected), "%s; \"!\" (character %d) is not one of them.", prefix, at + 1);
+		all = all && !flake_decode(layout, bad, nchars, out) && strcmp(problem, expected) == 0;
+		memcpy(bad, good, at);
+		memcpy(bad + at, "\xc3\xa9", 2);
+		memcpy(bad + at + 2, good + at + 1, nchars - at - 1);
+		flake_decode_problem(layout, name, bad, nchars + 1, problem, sizeof(problem));
+		snprintf(expected, sizeof(expected), "%s; \"\xc3\xa9\" (character %d) is not one of them.", prefix, at + 1);
+		all = all && !flake_decode(layout, bad, nchars + 1, out) && strcmp(problem, expected) == 0;
+
+		/* a spare bit set: the last character (trailing) or the first (leading) */
+		if (spare > 0)
+		{
+			memcpy(bad, good, nchars);
+			if (layout->spare_bits_first)
+				bad[0] = symbols[1 << (bits - spare)];
+			else
+				bad[nchars - 1] = symbols[(strchr(symbols, good[nchars - 1]) - symbols) | 1];
+			flake_decode_problem(layout, name, bad, nchars, problem, sizeof(problem));
+			all = all && !flake_decode(layout, bad, nchars, out) &&
+				strncmp(problem, prefix, strlen(prefix)) == 0 &&
+				strstr(problem, layout->spare_bits_first ? "; its first character can be at most"
+					   : "; its last character must be one of") != NULL;
+		}
+	}
+	tap_ok(all, "%s: 200 random IDs misspelt by length, character and spare bits: each DETAIL names what is wrong", name);
+}
+
 int
 main(void)
 {
@@ -91,6 +175,7 @@ main(void)
 	{
 		test_description(flake_formats[f], f);
 		test_units(flake_formats[f]);
+		test_refusal_details(flake_formats[f]);
 		for (int g = 0; g < f; g++)
 			if (flake_formats[f]->uuid_tag != 0)
 				tap_ok(flake_formats[f]->uuid_tag != flake_formats[g]->uuid_tag,
