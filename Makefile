@@ -14,7 +14,7 @@ PLAIN_SQL = snowflake generators
 # test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
 FORMATS = sno flax siq kuid snowflake
 # pure-C helpers every type uses, each with its test/unit/test_<m>.c
-HELPERS = formats time_layout uuid8 vclock
+HELPERS = formats time_layout uuid8 vclock ledger
 UNIT_TESTS = $(FORMATS) $(HELPERS)
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
 MODULE_big = flakeid

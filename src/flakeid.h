@@ -69,10 +69,15 @@ typedef struct GeneratedId
 extern GeneratedId flakeid_generate(GeneratorId gen, int variant);
 
 /*
- * The sequence of the next back-fill (*_new_at) ID: the pool's values in
- * turn, from one shared counter.  Raises what the pool and identities raise.
+ * The sequence of a back-fill (*_new_at) ID whose time field is `unit` (the
+ * value the ID stores; `ts` only names it in errors).  One backend never
+ * gives one (variant, unit) a sequence twice: when the unit's pool is used
+ * up it raises 54000 rather than wrap (format/ledger.h).  Across backends
+ * nothing is checked; each backend starts in its own sixteenth of the pool,
+ * so up to 16 loaders putting up to a sixteenth each into one unit stay
+ * apart.  Also raises what the pool and identities raise.
  */
-extern uint32 flakeid_generate_backfill(GeneratorId gen, int variant);
+extern uint32 flakeid_generate_backfill(GeneratorId gen, int variant, uint64 unit, TimestampTz ts);
 
 typedef enum IdentityKind
 {

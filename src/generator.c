@@ -21,10 +21,13 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/shmem.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "generator.h"
 #include "format/kuid.h"
+#include "format/ledger.h"
 #include "format/snowflake.h"
 
 FlakeidShared *flakeid_shared = NULL;
@@ -205,7 +208,7 @@ shmem_startup(void)
 			GeneratorSlot *slot = &flakeid_shared->slots[s];
 
 			pg_atomic_init_u64(&slot->word.value, 0);
-			pg_atomic_init_u64(&slot->backfill_draws.value, 0);
+			pg_atomic_init_u64(&slot->backfill_bands.value, 0);
 			pg_atomic_init_u64(&slot->stats.issued, 0);
 			pg_atomic_init_u64(&slot->stats.exhausted_waits, 0);
 			pg_atomic_init_u64(&slot->stats.pool_exhaustions, 0);
@@ -545,16 +548,75 @@ flakeid_generate(GeneratorId gen, int variant)
 	return (GeneratedId) {counter_unit(word), counter_seq(word), counter_flag(word)};
 }
 
+/* --- back-fill --------------------------------------------------------------- */
+
+/*
+ * A backend's back-fill sequences live in its ledger: at most 2^17 units
+ * (3 MB) before it forgets the least used, which costs the units it no
+ * longer knows about one sequence per 49,000 units forgotten.
+ */
+#define BACKFILL_BANDS	16
+#define LEDGER_MIN_CELLS	256
+#define LEDGER_MAX_CELLS	(1u << 17)
+
+StaticAssertDecl(GEN_SLOT_COUNT <= LEDGER_MAX_SLOTS, "a ledger slot per generator slot");
+
+static BackfillLedger backfill_ledger;
+static MemoryContext backfill_context = NULL;
+static int64 backfill_band[GEN_SLOT_COUNT];
+
+static void *
+backfill_alloc(size_t size)
+{
+	return MemoryContextAlloc(backfill_context, size);
+}
+
+/* This backend's start in the pool of a slot: the next of 16 bands. */
+static uint32
+backfill_band_start(int slot, uint32 size)
+{
+	if (backfill_context == NULL)
+	{
+		backfill_context = AllocSetContextCreate(TopMemoryContext, "flakeid back-fill ledger",
+												 ALLOCSET_DEFAULT_SIZES);
+		ledger_init(&backfill_ledger, LEDGER_MIN_CELLS, LEDGER_MAX_CELLS, backfill_alloc, pfree);
+		for (int s = 0; s < GEN_SLOT_COUNT; s++)
+			backfill_band[s] = -1;
+	}
+	if (backfill_band[slot] < 0)
+	{
+		uint64		band = pg_atomic_fetch_add_u64(&flakeid_shared->slots[slot].backfill_bands.value, 1);
+
+		backfill_band[slot] = (int64) ((band % BACKFILL_BANDS) * size / BACKFILL_BANDS);
+	}
+	return (uint32) backfill_band[slot];
+}
+
 uint32
-flakeid_generate_backfill(GeneratorId gen, int variant)
+flakeid_generate_backfill(GeneratorId gen, int variant, uint64 unit, TimestampTz ts)
 {
 	const GeneratorDef *def = &generator_defs[gen];
-	GeneratorSlot *slot;
+	int			slot = def->first_slot + variant;
 	CounterPool pool;
+	uint32		size,
+				band,
+				offset;
+	LedgerUsage usage;
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = prepare(def, variant);
-	slot = &flakeid_shared->slots[def->first_slot + variant];
-	return pool.seq_min + (uint32) (pg_atomic_fetch_add_u64(&slot->backfill_draws.value, 1) %
-									(pool.seq_max - pool.seq_min + 1));
+	size = pool.seq_max - pool.seq_min + 1;
+	band = backfill_band_start(slot, size);
+	if (!ledger_take(&backfill_ledger, (unsigned) slot, unit, size, &offset, &usage))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
+						timestamptz_to_str(ts)),
+				 usage.set_aside == 0 ?
+				 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences, and this session has used all of them there.",
+						   def->name, size) :
+				 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences. This session has used %u of them there, and set aside %u for the " UINT64_FORMAT " units it no longer tracks one by one.",
+						   def->name, size, usage.own, usage.set_aside, usage.forgotten),
+				 errhint("Spread the times over more units. IDs of the present come from the *_new() generators, which wait for the next unit instead.")));
+	return pool.seq_min + (band + offset) % size;
 }

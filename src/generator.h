@@ -110,7 +110,7 @@ typedef struct GeneratorStats
 typedef struct GeneratorSlot
 {
 	PaddedCounter word;			/* the counter word: last unit | flag | sequence */
-	PaddedCounter backfill_draws;	/* *_new_at() calls so far */
+	PaddedCounter backfill_bands;	/* back-filling backends so far: each takes the next band */
 	GeneratorStats stats;
 } GeneratorSlot;
 
@@ -322,6 +322,9 @@ extern void stats_batch_full(void);
  * minute per generator variant, with the count since the line before.
  */
 extern void stats_waited(const GeneratorDef *def, int slot, bool pool_used_up);
+
+/* "sno", "siq user": a generator variant as flakeid_generators names it (palloc'd) */
+extern char *generator_variant_label(const GeneratorDef *def, int variant);
 
 /* the per-ID count: local increments; shared memory every STATS_BATCH IDs and at transaction end */
 #define STATS_BATCH			256

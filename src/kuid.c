@@ -79,7 +79,8 @@ kuid_backfill_fields(TimestampTz ts, const FlakeFormat *format)
 {
 	KuidFields	fields = kuid_fields_from_timestamptz(ts, format);
 
-	fields.seq = flakeid_generate_backfill(GEN_KUID, 0);
+	/* kuid and kuid96 share one pool per unit, as their live generator does */
+	fields.seq = flakeid_generate_backfill(GEN_KUID, 0, kuid_unit_from_fields(&fields), ts);
 	return fields;
 }
 

@@ -82,9 +82,10 @@ PG_FUNCTION_INFO_V1(siq_new_at);
 Datum
 siq_new_at(PG_FUNCTION_ARGS)
 {
-	uint64		t56 = siq_t56_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	uint64		t56 = siq_t56_from_timestamptz(ts);
 	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(1));
-	unsigned	serial = flakeid_generate_backfill(GEN_SIQ, kind);
+	unsigned	serial = flakeid_generate_backfill(GEN_SIQ, kind, t56, ts);
 
 	return siq_datum(t56, flakeid_identity(IDENTITY_SIQ_SHARD), flakeid_siq_domain_hash(), kind, serial);
 }

@@ -51,14 +51,18 @@ sno_new(PG_FUNCTION_ARGS)
 	return sno_datum(id.unit, id.ticktock, meta, flakeid_identity(IDENTITY_SNO_PARTITION), id.sequence);
 }
 
-/* Back-fill (spec §5.2): tick-tock 0 and the shared static sequence. */
+/*
+ * Back-fill (spec §5.2): tick-tock 0, and a sequence that this session never
+ * repeats within the unit (the spec's static sequence wraps silently).
+ */
 PG_FUNCTION_INFO_V1(sno_new_at);
 Datum
 sno_new_at(PG_FUNCTION_ARGS)
 {
-	uint64		units = sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0));
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	uint64		units = sno_units_from_timestamptz(ts);
 	unsigned	meta = sno_meta_arg(fcinfo, 1);
-	unsigned	sequence = flakeid_generate_backfill(GEN_SNO, 0);
+	unsigned	sequence = flakeid_generate_backfill(GEN_SNO, 0, units, ts);
 
 	return sno_datum(units, 0, meta, flakeid_identity(IDENTITY_SNO_PARTITION), sequence);
 }

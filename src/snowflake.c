@@ -79,13 +79,15 @@ snowflake_new(PG_FUNCTION_ARGS)
 						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), id.sequence);
 }
 
-/* Back-fill: the caller's time, the sequence from a shared counter. */
+/* Back-fill: the caller's time, a sequence this session never repeats within the millisecond. */
 PG_FUNCTION_INFO_V1(snowflake_new_at);
 Datum
 snowflake_new_at(PG_FUNCTION_ARGS)
 {
-	uint64		ms = snowflake_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), epoch_unix_us(fcinfo, 1));
-	unsigned	sequence = flakeid_generate_backfill(GEN_SNOWFLAKE, 0);
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	uint64		ms = snowflake_ms_from_timestamptz(ts, epoch_unix_us(fcinfo, 1));
+	/* keyed by the field the ID stores, so that two epochs cannot share a sequence */
+	unsigned	sequence = flakeid_generate_backfill(GEN_SNOWFLAKE, 0, ms, ts);
 
 	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER),
 						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), sequence);

@@ -58,9 +58,8 @@ stats_batch_full(void)
 
 #define EXHAUSTION_LOG_INTERVAL_US	(60 * USECS_PER_SEC)
 
-/* "sno", "siq user": as flakeid_generators names it */
-static char *
-variant_label(const GeneratorDef *def, int variant)
+char *
+generator_variant_label(const GeneratorDef *def, int variant)
 {
 	return def->variant_name ? psprintf("%s %s", def->name, def->variant_name(variant)) : pstrdup(def->name);
 }
@@ -99,11 +98,11 @@ stats_waited(const GeneratorDef *def, int slot, bool pool_used_up)
 			 ? errmsg_plural("generator \"%s\" used up its pool " UINT64_FORMAT " time since the server started",
 							 "generator \"%s\" used up its pool " UINT64_FORMAT " times since the server started",
 							 (unsigned long) (exhaustions - before),
-							 variant_label(def, slot - def->first_slot), exhaustions - before)
+							 generator_variant_label(def, slot - def->first_slot), exhaustions - before)
 			 : errmsg_plural("generator \"%s\" used up its pool " UINT64_FORMAT " time since %s",
 							 "generator \"%s\" used up its pool " UINT64_FORMAT " times since %s",
 							 (unsigned long) (exhaustions - before),
-							 variant_label(def, slot - def->first_slot), exhaustions - before,
+							 generator_variant_label(def, slot - def->first_slot), exhaustions - before,
 							 timestamptz_to_str(flakeid_timestamptz_from_unix_us((int64) last))),
 			 errdetail("Each time, a call waited for the next unit (" INT64_FORMAT " microseconds) because this server had issued every ID of the current one.",
 					   def->format->unit_us),
@@ -133,7 +132,7 @@ put_row(ReturnSetInfo *rsinfo, const GeneratorDef *def, int variant)
 	Datum		values[8];
 	bool		nulls[8] = {false};
 
-	values[0] = CStringGetTextDatum(variant_label(def, variant));
+	values[0] = CStringGetTextDatum(generator_variant_label(def, variant));
 	values[1] = CStringGetTextDatum(describe_settings(def));
 	values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&slot->stats.issued));
 	values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&slot->stats.exhausted_waits));

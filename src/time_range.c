@@ -9,10 +9,12 @@
  * time never decreases along ID order (sno, flax, siq) those are exactly the
  * IDs in the range.  kuid and kuid96 keep the time test as a recheck.
  *
- * SupportRequestSimplify rewrites a constant range into the type's own
- * btree comparisons, which index scans, BRIN and partition pruning all use;
- * SupportRequestIndexCondition gives lossy index bounds for a range known
- * only at run time (a parameter, now(), a column of another table).
+ * SupportRequestSimplify rewrites `<@` into the type's own btree
+ * comparisons, which index scans, BRIN and partition pruning all use: with
+ * constant bounds for a constant range, and with stable bound expressions
+ * for a range fixed per execution (now(), a parameter of a generic plan),
+ * so that run-time partition pruning sees them.  SupportRequestIndexCondition
+ * gives lossy index bounds for the rest (a column of another table, say).
  */
 #include "postgres.h"
 
@@ -23,7 +25,9 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
 #include "parser/parse_func.h"
 #include "utils/lsyscache.h"
 #include "utils/rangetypes.h"
@@ -173,9 +177,52 @@ split_args(List *args, Node **id, Node **range)
 }
 
 /*
- * A constant range: the exact btree comparisons (plus the time test where
- * the format is not monotone).  NULL IDs still give NULL: an impossible range
- * becomes `id < <smallest ID>`, an unbounded one `id >= <smallest ID>`.
+ * A range fixed for one execution, though not at plan time: it holds no Var
+ * of this query level (outer ones become parameters), nothing volatile, no
+ * subquery and no aggregate or window function.  now(), parameters of a
+ * generic plan and expressions of them qualify; this is what run-time
+ * partition pruning and index bounds accept.
+ */
+static bool
+fixed_per_execution(Node *range)
+{
+	return !contain_var_clause(range) && !contain_volatile_functions(range) &&
+		!checkExprHasSubLink(range) && !contain_agg_clause(range) && !contain_window_function(range);
+}
+
+/*
+ * A range fixed per execution: `id >= <type>_range_lower_bound(r) AND id <=
+ * <type>_range_upper_bound(r)`, plus the time test where the format is not
+ * monotone.  The bounds are what `<@` means for monotone formats (an
+ * impossible range gives lower > upper, an unbounded side the extreme ID),
+ * and being stable comparisons on the ID they reach index bounds, BRIN and
+ * run-time partition pruning, which a `<@` opaque to the planner does not.
+ */
+static Node *
+run_time_bounds(const FlakeFormat *info, SupportRequestSimplify *req, Node *id, Node *range, Oid opfamily)
+{
+	Oid			type = exprType(id);
+	List	   *quals;
+
+	quals = list_make2(id_compare(opfamily, type, BTGreaterEqualStrategyNumber, id,
+								  sibling_call(info, req->fcall->funcid, "range_lower_bound", type,
+											   list_make1(copyObject(range)))),
+					   id_compare(opfamily, type, BTLessEqualStrategyNumber, id,
+								  sibling_call(info, req->fcall->funcid, "range_upper_bound", type,
+											   list_make1(copyObject(range)))));
+	if (!info->time->monotone)
+		quals = lappend(quals, sibling_call(info, req->fcall->funcid, "time_in", BOOLOID,
+											list_make2(copyObject(id), copyObject(range))));
+	return (Node *) make_andclause(quals);
+}
+
+/*
+ * `id <@ range` as comparisons on the ID.  A constant range gives the exact
+ * btree comparisons with constant bounds (plus the time test where the
+ * format is not monotone); NULL IDs still give NULL: an impossible range
+ * becomes `id < <smallest ID>`, an unbounded one `id >= <smallest ID>`.  A
+ * range fixed per execution gives run_time_bounds; any other range (a
+ * column, say) stays `<@`, with index bounds from index_condition.
  */
 static Node *
 simplify(const FlakeFormat *info, SupportRequestSimplify *req)
@@ -189,14 +236,18 @@ simplify(const FlakeFormat *info, SupportRequestSimplify *req)
 	uint8		smallest[FIXED_MAX_WIDTH] = {0};
 	List	   *quals = NIL;
 
-	if (!split_args(req->fcall->args, &id, &range) || !IsA(range, Const))
+	if (!split_args(req->fcall->args, &id, &range))
 		return NULL;
-	range_const = (Const *) range;
 	/* a volatile ID expression must stay evaluated once */
-	if (range_const->constisnull || contain_volatile_functions(id))
+	if (contain_volatile_functions(id))
 		return NULL;
 	type = exprType(id);
 	opfamily = get_opclass_family(GetDefaultOpClass(type, BTREE_AM_OID));
+	if (!IsA(range, Const))
+		return fixed_per_execution(range) ? run_time_bounds(info, req, id, range, opfamily) : NULL;
+	range_const = (Const *) range;
+	if (range_const->constisnull)
+		return NULL;
 	fixed_range_ids(info, DatumGetRangeTypeP(range_const->constvalue), &ids);
 	if (!ids.possible)
 		return (Node *) id_compare(opfamily, type, BTLessStrategyNumber, id, id_const(info, type, smallest));

@@ -1,0 +1,74 @@
+/*
+ * ledger.h — one session's record of the sequences it gave back-filled IDs
+ *
+ * A back-filled ID (`*_new_at`) takes its time from the caller, so many of
+ * them can share one unit, and nothing but the sequence tells them apart.
+ * The ledger makes one session's sequences of one (generator slot, unit)
+ * distinct: each unit counts its own offsets 0, 1, 2, ... into the pool,
+ * and once every offset is taken the ledger says FULL instead of wrapping.
+ *
+ * A bulk load can touch millions of units, so the ledger is bounded.  When
+ * it reaches its largest table it forgets the units that took the fewest
+ * offsets, raises the slot's floor past every offset they took, and adds
+ * them to a Bloom filter.  A unit the table does not hold starts at 0 when
+ * the filter says it was never forgotten (a filter has no false negatives),
+ * and at the floor otherwise.  So a forgotten unit never gets an offset it
+ * had; a new unit loses the floor's offsets only when the filter mistakes it
+ * for a forgotten one, which grows likely only after millions of units.
+ *
+ * Pure C, no PostgreSQL headers; memory comes from the caller's allocator.
+ */
+#ifndef FLAKEID_FORMAT_LEDGER_H
+#define FLAKEID_FORMAT_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LEDGER_MAX_SLOTS	32
+#define LEDGER_BLOOM_BITS	(UINT32_C(1) << 23)	/* 1 MB */
+
+typedef struct LedgerEntry
+{
+	uint64_t	unit;
+	uint32_t	slot_plus_one;	/* 0: an empty cell */
+	uint32_t	start;			/* the slot's floor when the unit was first seen */
+	uint32_t	next;			/* the next offset to give */
+	uint32_t	pad;
+} LedgerEntry;
+
+typedef struct BackfillLedger
+{
+	LedgerEntry *cells;			/* open addressing, linear probing */
+	uint32_t	capacity;		/* a power of two; 0 before the first take */
+	uint32_t	used;
+	uint32_t	min_capacity;
+	uint32_t	max_capacity;
+	uint32_t	floor[LEDGER_MAX_SLOTS];
+	uint64_t	forgotten[LEDGER_MAX_SLOTS];	/* units forgotten so far, per slot */
+	uint64_t   *bloom;			/* LEDGER_BLOOM_BITS bits of forgotten units; NULL: none yet */
+	void	   *(*alloc) (size_t size);	/* may not return NULL (it raises instead) */
+	void		(*release) (void *ptr);
+} BackfillLedger;
+
+/* What a FULL unit had: offsets it took itself, and offsets below its start. */
+typedef struct LedgerUsage
+{
+	uint32_t	own;
+	uint32_t	set_aside;
+	uint64_t	forgotten;		/* units of the slot the ledger has forgotten */
+} LedgerUsage;
+
+extern void ledger_init(BackfillLedger *ledger, uint32_t min_capacity, uint32_t max_capacity,
+						void *(*alloc) (size_t size), void (*release) (void *ptr));
+extern void ledger_free(BackfillLedger *ledger);
+
+/*
+ * The next offset (0 <= offset < size) of `unit` in `slot`.  Returns false,
+ * with *usage filled and nothing changed, when the unit has used every
+ * offset below size.  A slot's size must not change while the ledger lives.
+ */
+extern bool ledger_take(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size,
+						uint32_t *offset, LedgerUsage *usage);
+
+#endif
