@@ -3,8 +3,9 @@
 # is server-side milliseconds of one statement, taken in a DO block.
 set -euo pipefail
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+# SETUP, when set, is a statement run first in the same session (a PREPARE)
 ms() {   # ms SQL: server-side milliseconds of one statement
-	q -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp();
+	q ${SETUP:+-c "$SETUP"} -c "DO \$\$ DECLARE t0 timestamptz := clock_timestamp();
 		BEGIN EXECUTE \$q\$ $1 \$q\$; RAISE NOTICE 'ms=%', extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$" 2>&1 |
 		sed -n 's/.*NOTICE:  ms=//p'
 }
@@ -193,7 +194,7 @@ case_pgbench() {
 # the index's size and the pages the query reads.  On 18, the same query
 # with an index on (tenant, id): a skip scan, against the plan without one.
 pages_read() {   # pages_read SQL: shared blocks hit + read by one execution
-	q -c "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) $1" |
+	q ${SETUP:+-c "$SETUP"} -c "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) $1" |
 		python3 -c 'import json,sys; p=json.load(sys.stdin)[0]["Plan"]; print(p["Shared Hit Blocks"] + p["Shared Read Blocks"])'
 }
 case_ranges() {
@@ -261,6 +262,60 @@ case_ranges() {
 		      ALTER OPERATOR FAMILY sno_ops USING btree ADD FUNCTION 6 (sno, sno) sno_skipsupport(internal)"
 	fi
 	q -c "DROP TABLE ranges"
+}
+
+# --- 7. run-time partition pruning ----------------------------------------------------
+# PRUNE_ROWS (default 10 M) sno rows over the last 12 months, in 12 monthly
+# partitions with a primary key each; the last day's rows, written four ways.
+# "Partitions scanned" counts the partitions the executed plan still holds:
+# the planner prunes a constant range, the executor's start the others
+# (EXPLAIN's "Subplans Removed").
+partitions_scanned() {   # partitions_scanned SQL
+	q ${SETUP:+-c "$SETUP"} -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $1" |
+		grep -E ' on pruned_[0-9]+' | grep -cv 'never executed'
+}
+case_pruning() {
+	local n=${PRUNE_ROWS:-10000000} last_day="now() - interval '1 day'"
+	q -c "CREATE TABLE pruned (id sno PRIMARY KEY, payload int) PARTITION BY RANGE (id)"
+	q -c "DO \$\$ BEGIN FOR m IN -11..0 LOOP
+	          EXECUTE format('CREATE TABLE pruned_%s PARTITION OF pruned FOR VALUES FROM (%L) TO (%L)', m + 11,
+	                         sno_lower_bound(date_trunc('month', now()) + m * interval '1 month'),
+	                         sno_lower_bound(date_trunc('month', now()) + (m + 1) * interval '1 month'));
+	      END LOOP; END \$\$"
+	q -c "INSERT INTO pruned SELECT sno_new_at(date_trunc('month', now()) - interval '11 months'
+	                                          + (now() - (date_trunc('month', now()) - interval '11 months')) / $n * g), g
+	      FROM generate_series(1, $n) g"
+	q -c "VACUUM ANALYZE pruned"
+	add ""
+	add "## 7. Run-time partition pruning: the last day of $n sno rows in 12 monthly partitions"
+	add ""
+	add "Each query counts the rows of the last day ($(q -c "SELECT count(*) FROM pruned WHERE sno_time(id) >= $last_day") rows)."
+	add "Pages read are shared buffers hit or read by one execution. Times are the fastest and the median of $ROUNDS rounds, in ms."
+	add ""
+	add "| query | partitions scanned | pages read | ms (fastest) | ms (median) |"
+	add "|---|---|---|---|---|"
+	local label query scanned pages
+	for form in now hand generic constant; do
+		SETUP=""
+		case $form in
+		now) label="\`id <@ tstzrange($last_day, NULL)\`"
+			query="SELECT count(*) FROM pruned WHERE id <@ tstzrange($last_day, NULL)" ;;
+		hand) label="\`id >= sno_lower_bound($last_day)\`"
+			query="SELECT count(*) FROM pruned WHERE id >= sno_lower_bound($last_day)" ;;
+		generic) label="\`id <@ \$1\`, a generic plan"
+			SETUP="SET plan_cache_mode = force_generic_plan; PREPARE since(tstzrange) AS SELECT count(*) FROM pruned WHERE id <@ \$1"
+			query="EXECUTE since(tstzrange($last_day, NULL))" ;;
+		constant) label="\`id <@ '[<a day ago>,)'\`, a constant"
+			query="SELECT count(*) FROM pruned WHERE id <@ '$(q -c "SELECT tstzrange($last_day, NULL)")'::tstzrange" ;;
+		esac
+		S[prune]=""
+		for r in $(seq 1 "$ROUNDS"); do S[prune]+="$(ms "$query") "; done
+		scanned=$(partitions_scanned "$query")
+		pages=$(pages_read "$query")
+		add "| $label | $scanned | $pages | $(least "${S[prune]}") | $(median "${S[prune]}") |"
+	done
+	SETUP=""
+	q -c "DROP TABLE pruned"
 }
 
 for c in $CASES; do "case_$c"; done

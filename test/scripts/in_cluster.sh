@@ -14,7 +14,7 @@ make -s installcheck 2>&1 | awk '
 	END { print "1.." n }' || status=1
 [ -f regression.diffs ] && { sed 's/^/# /' regression.diffs | head -200; status=1; }
 pg_prove -v test/pgtap/*.sql || status=1
-prove -v test/scripts/concurrency.t test/scripts/clock.t test/scripts/load.t test/scripts/standby.t test/scripts/schema.t test/scripts/reference.t test/scripts/soft_errors.t test/scripts/upgrade.t test/scripts/dump.t test/scripts/renewal.t test/scripts/restart.t || status=1
+prove -v test/scripts/concurrency.t test/scripts/clock.t test/scripts/load.t test/scripts/standby.t test/scripts/schema.t test/scripts/reference.t test/scripts/soft_errors.t test/scripts/upgrade.t test/scripts/dump.t test/scripts/renewal.t test/scripts/restart.t test/scripts/readme.t || status=1
 # real client drivers (Debian's python3, not a pyenv one without psycopg)
 prove -v --exec /usr/bin/python3 test/clients/psycopg_test.py || status=1
 prove -v --exec node test/clients/pg_test.js || status=1
