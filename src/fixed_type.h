@@ -126,16 +126,16 @@ static inline Datum
 fixed_in(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	const char *text = PG_GETARG_CSTRING(0);
+	size_t		len = strlen(text);
 	uint8	   *result = palloc(info->width);
 	char		problem[320];
 
-	if (info->parse ? info->parse(text, strlen(text), result)
-		: flake_decode(info->text, text, strlen(text), result))
+	if (info->parse ? info->parse(text, len, result) : flake_decode(info->text, text, len, result))
 		PG_RETURN_POINTER(result);
 	if (info->parse)
 		strlcpy(problem, info->parse_shape, sizeof(problem));
 	else
-		flake_decode_problem(info->text, info->name, text, strlen(text), problem, sizeof(problem));
+		flake_decode_problem(info->text, info->name, text, len, problem, sizeof(problem));
 #if PG_VERSION_NUM >= 160000
 	ereturn(fcinfo->context, (Datum) 0,
 #else

@@ -551,9 +551,9 @@ flakeid_generate(GeneratorId gen, int variant)
 /* --- back-fill --------------------------------------------------------------- */
 
 /*
- * A backend's back-fill sequences live in its ledger: at most 2^17 units
- * (3 MB) before it forgets the least used, which costs the units it no
- * longer knows about one sequence per 49,000 units forgotten.
+ * A backend's back-fill sequences live in its ledger (format/ledger.h): at
+ * most 2^17 units one by one (3 MB), then the least used are forgotten
+ * into a 1 MB filter, allocated in this backend's memory on first use.
  */
 #define BACKFILL_BANDS	16
 #define LEDGER_MIN_CELLS	256
@@ -571,18 +571,22 @@ backfill_alloc(size_t size)
 	return MemoryContextAlloc(backfill_context, size);
 }
 
-/* This backend's start in the pool of a slot: the next of 16 bands. */
+static void
+backfill_start(void)
+{
+	if (backfill_context != NULL)
+		return;
+	backfill_context = AllocSetContextCreate(TopMemoryContext, "flakeid back-fill ledger",
+											 ALLOCSET_DEFAULT_SIZES);
+	ledger_init(&backfill_ledger, LEDGER_MIN_CELLS, LEDGER_MAX_CELLS, backfill_alloc, pfree);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		backfill_band[s] = -1;
+}
+
+/* This backend's start in the pool of a slot: the next of 16 bands, taken once. */
 static uint32
 backfill_band_start(int slot, uint32 size)
 {
-	if (backfill_context == NULL)
-	{
-		backfill_context = AllocSetContextCreate(TopMemoryContext, "flakeid back-fill ledger",
-												 ALLOCSET_DEFAULT_SIZES);
-		ledger_init(&backfill_ledger, LEDGER_MIN_CELLS, LEDGER_MAX_CELLS, backfill_alloc, pfree);
-		for (int s = 0; s < GEN_SLOT_COUNT; s++)
-			backfill_band[s] = -1;
-	}
 	if (backfill_band[slot] < 0)
 	{
 		uint64		band = pg_atomic_fetch_add_u64(&flakeid_shared->slots[slot].backfill_bands.value, 1);
@@ -606,6 +610,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 unit, TimestampTz
 	Assert(variant >= 0 && variant < def->variants);
 	pool = prepare(def, variant);
 	size = pool.seq_max - pool.seq_min + 1;
+	backfill_start();
 	band = backfill_band_start(slot, size);
 	if (!ledger_take(&backfill_ledger, (unsigned) slot, unit, size, &offset, &usage))
 		ereport(ERROR,

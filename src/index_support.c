@@ -16,6 +16,7 @@
 #include "access/stratnum.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "pgtime.h"
 #include "utils/timestamp.h"
 
 #include "fixed_type.h"
@@ -51,6 +52,16 @@ make_key(const FlakeFormat *info, const uint8 *lower, const uint8 *upper)
 	memcpy(key->upper, upper, info->width);
 	key->lower[FIXED_MAX_WIDTH - 1] = (uint8) info->width;
 	return key;
+}
+
+/* Widens key to cover other as well. */
+static void
+key_extend(const FlakeFormat *info, GistKey *key, const GistKey *other)
+{
+	if (fixed_cmp_bytes(other->lower, key->lower, info->width) < 0)
+		memcpy(key->lower, other->lower, info->width);
+	if (fixed_cmp_bytes(other->upper, key->upper, info->width) > 0)
+		memcpy(key->upper, other->upper, info->width);
 }
 
 PG_FUNCTION_INFO_V1(flakeid_gist_key_in);
@@ -92,13 +103,17 @@ id_time(const FlakeFormat *info, const uint8 *id)
 	return time_layout_time(info->time, id);
 }
 
-/* |time(a) - time(b)| in microseconds (< 2^62 for every format: no overflow) */
+/* |a - b| of two times in microseconds (< 2^62 apart for every format: no overflow) */
+static int64
+micros_apart(int64 a, int64 b)
+{
+	return a < b ? b - a : a - b;
+}
+
 static int64
 time_apart(const FlakeFormat *info, const uint8 *a, const uint8 *b)
 {
-	int64		d = id_time(info, a) - id_time(info, b);
-
-	return d < 0 ? -d : d;
+	return micros_apart(id_time(info, a), id_time(info, b));
 }
 
 /* the operator <->: how far apart two IDs are in time */
@@ -198,7 +213,7 @@ fixed_gist_distance(const FlakeFormat *info, FunctionCallInfo fcinfo)
 				latest;
 
 	if (GIST_LEAF(entry))
-		PG_RETURN_FLOAT8((float8) time_apart(info, key->lower, query));
+		PG_RETURN_FLOAT8((float8) micros_apart(id_time(info, key->lower), at));
 	earliest = time_layout_order_time(info->time, key->lower);
 	latest = time_layout_order_time(info->time, key->upper) + time_layout_order_slack(info->time);
 	PG_RETURN_FLOAT8(at < earliest ? (float8) (earliest - at) : at > latest ? (float8) (at - latest) : 0.0);
@@ -210,20 +225,12 @@ fixed_gist_union(const FlakeFormat *info, FunctionCallInfo fcinfo)
 	GistEntryVector *entries = (GistEntryVector *) PG_GETARG_POINTER(0);
 	int		   *size = (int *) PG_GETARG_POINTER(1);
 	GistKey    *first = (GistKey *) DatumGetPointer(entries->vector[0].key);
-	const uint8 *lower = first->lower,
-			   *upper = first->upper;
+	GistKey    *result = make_key(info, first->lower, first->upper);
 
 	for (int i = 1; i < entries->n; i++)
-	{
-		GistKey    *key = (GistKey *) DatumGetPointer(entries->vector[i].key);
-
-		if (fixed_cmp_bytes(key->lower, lower, info->width) < 0)
-			lower = key->lower;
-		if (fixed_cmp_bytes(key->upper, upper, info->width) > 0)
-			upper = key->upper;
-	}
+		key_extend(info, result, (GistKey *) DatumGetPointer(entries->vector[i].key));
 	*size = sizeof(GistKey);
-	PG_RETURN_POINTER(make_key(info, lower, upper));
+	PG_RETURN_POINTER(result);
 }
 
 Datum
@@ -305,12 +312,7 @@ fixed_gist_picksplit(const FlakeFormat *info, FunctionCallInfo fcinfo)
 		if (unions[side] == NULL)
 			unions[side] = make_key(info, key->lower, key->upper);
 		else
-		{
-			if (fixed_cmp_bytes(key->lower, unions[side]->lower, info->width) < 0)
-				memcpy(unions[side]->lower, key->lower, info->width);
-			if (fixed_cmp_bytes(key->upper, unions[side]->upper, info->width) > 0)
-				memcpy(unions[side]->upper, key->upper, info->width);
-		}
+			key_extend(info, unions[side], key);
 	}
 	split->spl_ldatum = PointerGetDatum(unions[0]);
 	split->spl_rdatum = PointerGetDatum(unions[1]);
@@ -406,6 +408,49 @@ flakeid_gin_consistent(PG_FUNCTION_ARGS)
 /* --- btree in_range: window frames by time ---------------------------------- */
 
 /*
+ * The target time of the last (base, offset, direction) in_range computed
+ * for one call site.  A window's frame moves call it several times with
+ * one base, so the interval arithmetic and the range check run once per
+ * base.  The session's time zone is part of the key (calendar units).
+ */
+typedef struct InRangeTarget
+{
+	bool		valid;
+	int64		base_us;
+	Interval	offset;
+	bool		sub;
+	pg_tz	   *zone;
+	int64		target_us;
+} InRangeTarget;
+
+static int64
+in_range_target(const FlakeFormat *info, int64 base_us, Interval *offset, bool sub)
+{
+	Interval	zero = {0};
+	TimestampTz target;
+	int64		target_us;
+	uint8		probe[FIXED_MAX_WIDTH];
+
+	if (DatumGetBool(DirectFunctionCall2(interval_lt, IntervalPGetDatum(offset), IntervalPGetDatum(&zero))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PRECEDING_OR_FOLLOWING_SIZE),
+				 errmsg("invalid preceding or following size in window function")));
+	target = DatumGetTimestampTz(DirectFunctionCall2(sub ? timestamptz_mi_interval : timestamptz_pl_interval,
+													 TimestampTzGetDatum(flakeid_timestamptz_from_unix_us(base_us)),
+													 IntervalPGetDatum(offset)));
+	target_us = TIMESTAMP_NOT_FINITE(target) ? 0 : flakeid_unix_us_from_timestamptz(target, info->name);
+	if (TIMESTAMP_NOT_FINITE(target) ||
+		!(sub ? time_layout_last_at_or_before(info->time, target_us, probe)
+		  : time_layout_first_at_or_after(info->time, target_us, probe)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("window frame offset reaches outside the time range of type %s", info->name),
+				 errdetail("%s holds times in [%s).", info->name, info->time_range),
+				 errhint("For a frame without a bound on that side, use UNBOUNDED PRECEDING or UNBOUNDED FOLLOWING.")));
+	return target_us;
+}
+
+/*
  * RANGE frames with interval offsets over ORDER BY id: whether val's time
  * is at least (less = false) or at most (less = true) base's time minus
  * (sub) or plus the offset.  Both times are the ones ID order follows, so
@@ -422,28 +467,23 @@ fixed_in_range(const FlakeFormat *info, FunctionCallInfo fcinfo)
 	Interval   *offset = PG_GETARG_INTERVAL_P(2);
 	bool		sub = PG_GETARG_BOOL(3);
 	bool		less = PG_GETARG_BOOL(4);
-	Interval	zero = {0};
-	TimestampTz base_time = flakeid_timestamptz_from_unix_us(time_layout_order_time(info->time, base));
-	TimestampTz target;
-	int64		target_us;
-	uint8		probe[FIXED_MAX_WIDTH];
+	int64		base_us = time_layout_order_time(info->time, base);
+	InRangeTarget *last = (InRangeTarget *) fcinfo->flinfo->fn_extra;
+	int64		val_us;
 
-	if (DatumGetBool(DirectFunctionCall2(interval_lt, IntervalPGetDatum(offset), IntervalPGetDatum(&zero))))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PRECEDING_OR_FOLLOWING_SIZE),
-				 errmsg("invalid preceding or following size in window function")));
-	target = DatumGetTimestampTz(DirectFunctionCall2(sub ? timestamptz_mi_interval : timestamptz_pl_interval,
-													 TimestampTzGetDatum(base_time), IntervalPGetDatum(offset)));
-	target_us = TIMESTAMP_NOT_FINITE(target) ? 0 : flakeid_unix_us_from_timestamptz(target, info->name);
-	if (TIMESTAMP_NOT_FINITE(target) ||
-		!(sub ? time_layout_last_at_or_before(info->time, target_us, probe)
-		  : time_layout_first_at_or_after(info->time, target_us, probe)))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("window frame offset reaches outside the time range of type %s", info->name),
-				 errdetail("%s holds times in [%s).", info->name, info->time_range),
-				 errhint("For a frame without a bound on that side, use UNBOUNDED PRECEDING or UNBOUNDED FOLLOWING.")));
-	if (less)
-		PG_RETURN_BOOL(time_layout_order_time(info->time, val) <= target_us);
-	PG_RETURN_BOOL(time_layout_order_time(info->time, val) >= target_us);
+	if (last == NULL)
+		last = fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(InRangeTarget));
+	if (!last->valid || last->base_us != base_us || last->sub != sub || last->zone != session_timezone ||
+		memcmp(&last->offset, offset, sizeof(Interval)) != 0)
+	{
+		last->valid = false;	/* until the new target is known: in_range_target may raise */
+		last->target_us = in_range_target(info, base_us, offset, sub);
+		last->base_us = base_us;
+		last->offset = *offset;
+		last->sub = sub;
+		last->zone = session_timezone;
+		last->valid = true;
+	}
+	val_us = time_layout_order_time(info->time, val);
+	PG_RETURN_BOOL(less ? val_us <= last->target_us : val_us >= last->target_us);
 }

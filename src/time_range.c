@@ -177,6 +177,29 @@ split_args(List *args, Node **id, Node **range)
 }
 
 /*
+ * `id >= <type>_range_lower_bound(range)` and `id <= <type>_range_upper_bound(range)`
+ * with the opfamily's operators: the ID bounds of a range known only when
+ * the query runs.
+ */
+static List *
+run_time_bound_quals(const FlakeFormat *info, Oid funcid, Oid opfamily, Node *id, Node *range)
+{
+	Oid			type = exprType(id);
+
+	return list_make2(id_compare(opfamily, type, BTGreaterEqualStrategyNumber, id,
+								 sibling_call(info, funcid, "range_lower_bound", type, list_make1(copyObject(range)))),
+					  id_compare(opfamily, type, BTLessEqualStrategyNumber, id,
+								 sibling_call(info, funcid, "range_upper_bound", type, list_make1(copyObject(range)))));
+}
+
+/* `<type>_time_in(id, range)`: the test bounds leave to make where ID order does not follow time */
+static Expr *
+time_recheck(const FlakeFormat *info, Oid funcid, Node *id, Node *range)
+{
+	return sibling_call(info, funcid, "time_in", BOOLOID, list_make2(copyObject(id), copyObject(range)));
+}
+
+/*
  * A range fixed for one execution, though not at plan time: it holds no Var
  * of this query level (outer ones become parameters), nothing volatile, no
  * subquery and no aggregate or window function.  now(), parameters of a
@@ -201,18 +224,10 @@ fixed_per_execution(Node *range)
 static Node *
 run_time_bounds(const FlakeFormat *info, SupportRequestSimplify *req, Node *id, Node *range, Oid opfamily)
 {
-	Oid			type = exprType(id);
-	List	   *quals;
+	List	   *quals = run_time_bound_quals(info, req->fcall->funcid, opfamily, id, range);
 
-	quals = list_make2(id_compare(opfamily, type, BTGreaterEqualStrategyNumber, id,
-								  sibling_call(info, req->fcall->funcid, "range_lower_bound", type,
-											   list_make1(copyObject(range)))),
-					   id_compare(opfamily, type, BTLessEqualStrategyNumber, id,
-								  sibling_call(info, req->fcall->funcid, "range_upper_bound", type,
-											   list_make1(copyObject(range)))));
 	if (!info->time->monotone)
-		quals = lappend(quals, sibling_call(info, req->fcall->funcid, "time_in", BOOLOID,
-											list_make2(copyObject(id), copyObject(range))));
+		quals = lappend(quals, time_recheck(info, req->fcall->funcid, id, range));
 	return (Node *) make_andclause(quals);
 }
 
@@ -256,8 +271,7 @@ simplify(const FlakeFormat *info, SupportRequestSimplify *req)
 	if (ids.has_last)
 		quals = lappend(quals, id_compare(opfamily, type, BTLessEqualStrategyNumber, id, id_const(info, type, ids.last)));
 	if (!info->time->monotone)
-		quals = lappend(quals, sibling_call(info, req->fcall->funcid, "time_in", BOOLOID,
-											list_make2(copyObject(id), copyObject(range))));
+		quals = lappend(quals, time_recheck(info, req->fcall->funcid, id, range));
 	if (quals == NIL)
 		return (Node *) id_compare(opfamily, type, BTGreaterEqualStrategyNumber, id, id_const(info, type, smallest));
 	return list_length(quals) == 1 ? linitial(quals) : (Node *) make_andclause(quals);
@@ -287,12 +301,7 @@ index_condition(const FlakeFormat *info, SupportRequestIndexCondition *req)
 		!is_pseudo_constant_for_index(req->root, range, req->index))
 		return NIL;
 	req->lossy = true;
-	return list_make2(id_compare(req->opfamily, type, BTGreaterEqualStrategyNumber, id,
-								 sibling_call(info, req->funcid, "range_lower_bound", type,
-											  list_make1(copyObject(range)))),
-					  id_compare(req->opfamily, type, BTLessEqualStrategyNumber, id,
-								 sibling_call(info, req->funcid, "range_upper_bound", type,
-											  list_make1(copyObject(range)))));
+	return run_time_bound_quals(info, req->funcid, req->opfamily, id, range);
 }
 
 Datum

@@ -40,34 +40,39 @@ bloom_bit(uint64_t hash, int i)
 	return (uint32_t) ((hash >> 32) + (uint64_t) i * (uint32_t) hash) & (LEDGER_BLOOM_BITS - 1);
 }
 
+/*
+ * Whether (slot, unit) may have been forgotten: all its bits were set.
+ * With `set`, it sets them, which records the unit as forgotten.
+ */
+static bool
+bloom_visit(uint64_t *bloom, unsigned slot, uint64_t unit, bool set)
+{
+	uint64_t	hash = cell_hash(slot, unit);
+	bool		all_set = true;
+
+	for (int i = 0; i < 3; i++)
+	{
+		uint32_t	bit = bloom_bit(hash, i);
+		uint64_t	mask = UINT64_C(1) << (bit % 64);
+
+		all_set &= (bloom[bit / 64] & mask) != 0;
+		if (set)
+			bloom[bit / 64] |= mask;
+	}
+	return all_set;
+}
+
 static bool
 maybe_forgotten(const BackfillLedger *ledger, unsigned slot, uint64_t unit)
 {
-	uint64_t	hash = cell_hash(slot, unit);
-
-	if (ledger->bloom == NULL)
-		return false;
-	for (int i = 0; i < 3; i++)
-	{
-		uint32_t	bit = bloom_bit(hash, i);
-
-		if (!(ledger->bloom[bit / 64] & (UINT64_C(1) << (bit % 64))))
-			return false;
-	}
-	return true;
+	return ledger->bloom != NULL && bloom_visit(ledger->bloom, slot, unit, false);
 }
 
-static void
-remember_forgotten(BackfillLedger *ledger, unsigned slot, uint64_t unit)
+/* the units a table of `capacity` cells holds before it makes room */
+static uint32_t
+table_limit(uint32_t capacity)
 {
-	uint64_t	hash = cell_hash(slot, unit);
-
-	for (int i = 0; i < 3; i++)
-	{
-		uint32_t	bit = bloom_bit(hash, i);
-
-		ledger->bloom[bit / 64] |= UINT64_C(1) << (bit % 64);
-	}
+	return capacity / 4 * 3;
 }
 
 static bool
@@ -86,15 +91,17 @@ kept(const BackfillLedger *ledger, const LedgerEntry *cell, uint32_t spare)
 static void
 rebuild(BackfillLedger *ledger, uint32_t capacity, bool keep_all, uint32_t spare)
 {
-	LedgerEntry *cells = ledger->alloc(sizeof(LedgerEntry) * (size_t) capacity);
+	LedgerEntry *cells;
 	uint32_t	floor[LEDGER_MAX_SLOTS];
 	uint32_t	used = 0;
 
+	/* the filter first: an empty one changes nothing if the table's allocation raises */
 	if (!keep_all && ledger->bloom == NULL)
 	{
 		ledger->bloom = ledger->alloc(LEDGER_BLOOM_BITS / 8);
 		memset(ledger->bloom, 0, LEDGER_BLOOM_BITS / 8);
 	}
+	cells = ledger->alloc(sizeof(LedgerEntry) * (size_t) capacity);
 	memset(cells, 0, sizeof(LedgerEntry) * (size_t) capacity);
 	memcpy(floor, ledger->floor, sizeof(floor));
 	for (uint32_t i = 0; i < ledger->capacity; i++)
@@ -114,7 +121,7 @@ rebuild(BackfillLedger *ledger, uint32_t capacity, bool keep_all, uint32_t spare
 		{
 			if (cell->next > floor[slot])
 				floor[slot] = cell->next;
-			remember_forgotten(ledger, slot, cell->unit);
+			(void) bloom_visit(ledger->bloom, slot, cell->unit, true);
 			ledger->forgotten[slot]++;
 		}
 	}
@@ -149,7 +156,7 @@ make_room(BackfillLedger *ledger)
 			if (ledger->cells[i].slot_plus_one != 0 && kept(ledger, &ledger->cells[i], spare))
 				keep++;
 		/* an offset is below 2^32, so spare 2^31 keeps nothing and ends the loop */
-		if (keep <= ledger->capacity / 4 * 3 / 2 || spare >= UINT32_C(1) << 31)
+		if (keep <= table_limit(ledger->capacity) / 2 || spare >= UINT32_C(1) << 31)
 			break;
 	}
 	rebuild(ledger, ledger->capacity, false, spare);
@@ -192,7 +199,7 @@ ledger_take(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size,
 	{
 		uint32_t	start;
 
-		if (ledger->used + 1 > ledger->capacity / 4 * 3)
+		if (ledger->used + 1 > table_limit(ledger->capacity))
 		{
 			make_room(ledger);
 			cell = find_cell(ledger->cells, ledger->capacity, slot, unit);

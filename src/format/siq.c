@@ -579,7 +579,7 @@ const FlakeFormat siq_format = {
 	"(0-9 and A-Z without I, L, O and U, in any case; I and L read as 1, O as 0), "
 	"or \"did:siq:\" followed by 29 characters of RFC 4648 base32 holding a CRC-32 and the 14 bytes; "
 	"siq_parse(text, form) reads the library's other forms.",
- .repack = siq_repack, .fields = siq_fields,	/* numerals of any length, any case, DIDs */
+	.repack = siq_repack, .fields = siq_fields,
 	.time = &siq_time_layout, .time_range = "1970-01-01 00:00:00+00, 36812-02-20 00:36:16+00",
 	.units_at = siq_units_at, .unit_start = siq_unit_start, .unit_us = 16,
 	/* t56 | shard, domain | low word; seconds < 2^32 until 2106 */
