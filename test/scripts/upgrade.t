@@ -26,6 +26,11 @@ members="SELECT pg_describe_object(d.classid, d.objid, 0) || coalesce(' ' || (
 is "$(/usr/bin/python3 -c 'import json; m = json.load(open("META.json")); print(m["version"], m["provides"]["flakeid"]["version"])')" \
 	"$current.0 $current.0" "META.json is valid JSON and releases $current ($current.0 in PGXN's semantic versions)"
 
+# CHANGELOG.md has an entry for every release, the current one first
+is "$(sed -n 's/^## \([0-9][0-9.]*\) .*$/\1/p' CHANGELOG.md | paste -sd' ')" \
+	"$(printf '%s\n' "$current" "${releases[@]}" | sed '/^$/d' | sort -rV | sed 's/$/.0/' | paste -sd' ')" \
+	"CHANGELOG.md has an entry for $current and every earlier release, newest first"
+
 fresh_db flakeid_fresh
 PGDATABASE=flakeid_fresh sql "CREATE EXTENSION flakeid" >/dev/null
 fresh=$(PGDATABASE=flakeid_fresh sql "$members")
