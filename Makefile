@@ -136,3 +136,17 @@ fuzz-long:
 EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus test/fuzz/crashes
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
+
+# --- the PGXN bundle ---------------------------------------------------------
+# `make dist` writes $(EXTENSION)-<version>.zip: the committed tree (HEAD),
+# less what .gitattributes marks export-ignore, under one
+# $(EXTENSION)-<version>/ directory, as PGXN takes it.  The version is
+# META.json's.  Uncommitted changes are not in it, so it warns about them.
+# test/scripts/dist.t checks the bundle, and builds and installs from it.
+DISTVERSION = $(shell sed -n 's/^[[:space:]]*"version": *"\([^"]*\)".*/\1/p' META.json | head -1)
+DISTNAME = $(EXTENSION)-$(DISTVERSION)
+dist:
+	@git diff --quiet HEAD -- || echo "make dist: warning: uncommitted changes are not in $(DISTNAME).zip" >&2
+	git archive --format=zip --prefix=$(DISTNAME)/ -o $(DISTNAME).zip HEAD
+
+.PHONY: dist
