@@ -77,7 +77,8 @@ sub statements {
 }
 
 # --- one session for all of them ---------------------------------------------
-system('dropdb', '--if-exists', $db) == 0 or die "dropdb failed\n";
+# (quietly: a missing database is the usual case, not news)
+{ local $ENV{PGOPTIONS} = '-c client_min_messages=warning'; system('dropdb', '--if-exists', $db) == 0 or die "dropdb failed\n"; }
 system('createdb', $db) == 0 or die "createdb failed\n";
 my $script = "\\set ON_ERROR_STOP 0\n\\set SHOW_CONTEXT never\n\\set VERBOSITY default\n\\pset pager off\n";
 my @expect;    # per statement: [block index, expected SQLSTATE, text]
