@@ -11,7 +11,8 @@ cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
 bindir=${PG_BINDIR:-$(pg_config --bindir)}
 
-version=$(/usr/bin/python3 -c 'import json; print(json.load(open("META.json"))["version"])')
+version=$(meta_version)
+current=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" flakeid.control)
 name=flakeid-$version
 work=$(mktemp -d /tmp/flakeid-dist.XXXXXX)
 chmod 755 "$work"   # the cluster's server (postgres) reads the bundle's tests
@@ -63,9 +64,9 @@ m = json.load(open(sys.argv[1]))
 p = m["provides"]["flakeid"]
 print(m["license"], m["release_status"], p["version"] == m["version"], p["file"],
       m["prereqs"]["runtime"]["requires"]["PostgreSQL"], sorted(m["resources"]))' "$meta")" \
-	"postgresql stable True sql/flakeid--$(sed -n "s/^default_version = '\(.*\)'$/\1/p" flakeid.control).sql 15.0.0 ['homepage']" \
+	"postgresql stable True sql/flakeid--$current.sql 15.0.0 ['homepage']" \
 	"META.json: the PostgreSQL License, stable, provides flakeid $version from the current install script, needs PostgreSQL 15.0.0 or later, has resources"
-[ -f "$bundle/$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["provides"]["flakeid"]["file"])' "$meta")" ]
+[ -f "$bundle/sql/flakeid--$current.sql" ]
 ok $? "the file META.json names for flakeid is in the bundle"
 head -1 "$bundle/LICENSE" | grep -qx 'PostgreSQL License' && grep -q 'The flakeid authors' "$bundle/LICENSE"
 ok $? "LICENSE is the PostgreSQL License, held by The flakeid authors"
@@ -80,7 +81,7 @@ ok $status "flakeid builds from the unpacked bundle ($("$bindir/pg_config" --ver
 # removed there), then its own pg_regress suite and the update from 1.0
 sharedir=$("$bindir/pg_config" --sharedir)/extension
 pkglibdir=$("$bindir/pg_config" --pkglibdir)
-made_before=$(md5sum "$sharedir"/flakeid* "$pkglibdir/flakeid.so" 2>/dev/null)
+made_before=$(installed_sums "$sharedir" "$pkglibdir")
 cat > "$work/in_root.sh" <<'SCRIPT'
 sharedir=$1 pkglibdir=$2 bundle=$3 bindir=$4 work=$5
 (cd "$bundle" && make -s install PG_CONFIG="$bindir/pg_config") >/dev/null 2>&1; echo "install $?"
@@ -98,11 +99,11 @@ SCRIPT
 out=$(PG_BINDIR=$bindir bash test/scripts/scratch_root.sh --without-flakeid bash "$work/in_root.sh" "$sharedir" "$pkglibdir" "$bundle" "$bindir" "$work" 2>&1)
 is "$(echo "$out" | sed -n 's/^install //p')" "0" "in a throwaway root, make install from the bundle installs"
 is "$(echo "$out" | sed -n 's/^files //p')" \
-	"$(for f in flakeid.control sql/flakeid--*.sql sql/released/flakeid--*.sql sql/upgrades/flakeid--*.sql; do echo "${f##*/}"; done | sort | paste -sd' ')" \
+	"$(shipped_files | sed 's|.*/||' | sort | paste -sd' ')" \
 	"it installs the control file and every shipped SQL script"
 is "$(echo "$out" | sed -n 's/^installcheck //p')" "0" "the bundle's pg_regress suite passes against what it installed (preloaded)"
 [ "$(echo "$out" | sed -n 's/^installcheck //p')" = 0 ] || tail -30 "$work/installcheck.log" | sed 's/^/# /'
 is "$(echo "$out" | sed -n 's/^versions //p')" "1.0 1.1" "the installed bundle offers 1.0 and 1.1"
 is "$(echo "$out" | sed -n 's/^updated //p')" "1.1" "a database at 1.0 updates to 1.1 from the bundle's scripts"
-is "$(md5sum "$sharedir"/flakeid* "$pkglibdir/flakeid.so" 2>/dev/null)" "$made_before" "outside the throwaway root, the make install files are untouched"
+is "$(installed_sums "$sharedir" "$pkglibdir")" "$made_before" "outside the throwaway root, the make install files are untouched"
 done_testing

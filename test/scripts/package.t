@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
 
 version=$(dpkg-parsechangelog -S Version)
-is "$version" "$(/usr/bin/python3 -c 'import json; print(json.load(open("META.json"))["version"])')" \
+is "$version" "$(meta_version)" \
 	"debian/changelog's version $version is META.json's"
 
 work=$(mktemp -d /tmp/flakeid-package.XXXXXX)
@@ -44,12 +44,11 @@ pg_config=/usr/lib/postgresql/$major/bin/pg_config
 sharedir=$("$pg_config" --sharedir)/extension
 pkglibdir=$("$pg_config" --pkglibdir)
 dpkg-deb -x "$deb" "$work/deb"
-expected=$( { echo "$sharedir/flakeid.control"; echo "$pkglibdir/flakeid.so"
-	for f in sql/flakeid--*.sql sql/released/flakeid--*.sql sql/upgrades/flakeid--*.sql; do echo "$sharedir/${f##*/}"; done; } | sort)
+expected=$( { echo "$pkglibdir/flakeid.so"; shipped_files | sed "s|.*/||; s|^|$sharedir/|"; } | sort)
 is "$(cd "$work/deb" && find . -type f | sed 's|^\.||' | grep -vE "^/usr/share/doc/$pkg/|^$pkglibdir/bitcode/" | sort)" "$expected" \
 	"the package holds the control file, flakeid.so and every shipped SQL script, and nothing else besides docs and JIT bitcode"
 same=0
-for f in flakeid.control sql/flakeid--*.sql sql/released/flakeid--*.sql sql/upgrades/flakeid--*.sql; do
+for f in $(shipped_files); do
 	cmp -s "$f" "$work/deb$sharedir/${f##*/}" || { echo "# differs from the tree: ${f##*/}"; same=1; }
 done
 ok $same "the packaged control file and SQL scripts are the tree's, byte for byte"
@@ -61,7 +60,7 @@ is "$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -
 # the autopkgtest in a throwaway root: remove what `make install` put there,
 # dpkg -i the package, run debian/tests/installcheck from the source tree,
 # then dpkg -r and look for leftovers
-made_before=$(md5sum "$sharedir"/flakeid* "$pkglibdir/flakeid.so" 2>/dev/null)
+made_before=$(installed_sums "$sharedir" "$pkglibdir")
 out=$(PG_BINDIR=/usr/lib/postgresql/$major/bin bash test/scripts/scratch_root.sh --without-flakeid bash -c '
 	sharedir=$1 pkglibdir=$2 deb=$3 src=$4 pkg=$5
 	dpkg -i "$deb" >/dev/null 2>&1; echo "install $?"
@@ -78,5 +77,5 @@ ok $? "its pg_regress run reports every test passed"
 [ "$(echo "$out" | sed -n 's/^installcheck //p')" = 0 ] || tail -40 "$work/installcheck.log" | sed 's/^/# /'
 is "$(echo "$out" | sed -n 's/^remove //p') $(echo "$out" | sed -n 's/^left //p')" "0 0" "dpkg -r removes every file of the package"
 is "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -c ' installed')" "0" "outside the throwaway root, $pkg is not installed"
-is "$(md5sum "$sharedir"/flakeid* "$pkglibdir/flakeid.so" 2>/dev/null)" "$made_before" "outside it, the make install files are untouched"
+is "$(installed_sums "$sharedir" "$pkglibdir")" "$made_before" "outside it, the make install files are untouched"
 done_testing

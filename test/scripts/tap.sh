@@ -41,3 +41,14 @@ as_postgres() { (cd / && runuser -u postgres -- "$@"); }
 # pg_ctl on the cluster of scripts/with_cluster (PGDATA, FLAKEID_PG_LOG):
 # server_ctl stop -m immediate, server_ctl start, ...
 server_ctl() { as_postgres pg_ctl -D "$PGDATA" -l "$FLAKEID_PG_LOG" -w -t 60 "$@" >/dev/null; }
+
+# --- release checks (package.t, dist.t) ---------------------------------------
+# META.json's version
+meta_version() { /usr/bin/python3 -c 'import json; print(json.load(open("META.json"))["version"])'; }
+
+# what `make install` puts in the extension directory, as paths in the tree:
+# the control file and every shipped SQL script (current, released, upgrades)
+shipped_files() { ls flakeid.control sql/flakeid--*.sql sql/released/flakeid--*.sql sql/upgrades/flakeid--*.sql; }
+
+# installed_sums EXTENSION-DIR PKGLIBDIR: checksums of the flakeid files installed there
+installed_sums() { md5sum "$1"/flakeid* "$2/flakeid.so" 2>/dev/null; }

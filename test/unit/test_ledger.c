@@ -29,6 +29,23 @@ test_release(void *p)
 }
 
 /* a unit takes 0, 1, ... size - 1 in order, then FULL; its neighbours are untouched */
+/*
+ * Takes `times` offsets of each of `count` units first, first + stride, ...
+ * of `slot` in a pool of `size`: whether every take succeeded.
+ */
+static bool
+take_units(BackfillLedger *l, unsigned slot, uint64_t first, uint64_t stride, uint64_t count, int times, uint32_t size)
+{
+	uint32_t	offset;
+	LedgerUsage usage;
+	bool		all_taken = true;
+
+	for (uint64_t u = 0; u < count; u++)
+		for (int i = 0; i < times; i++)
+			all_taken &= ledger_take(l, slot, first + u * stride, size, &offset, &usage);
+	return all_taken;
+}
+
 static void
 test_order_and_full(void)
 {
@@ -140,16 +157,11 @@ static void
 test_floor_creep(void)
 {
 	BackfillLedger l;
-	uint32_t	offset;
-	LedgerUsage usage;
 	const uint32_t max_capacity = 1024;
 	const uint64_t units = 1000000;
-	bool		all_taken = true;
 
 	ledger_init(&l, 16, max_capacity, test_alloc, test_release);
-	for (uint64_t u = 0; u < units; u++)
-		all_taken &= ledger_take(&l, 0, u * 7919, 4096, &offset, &usage);
-	tap_ok(all_taken, "1,000,000 units with one take each: all taken");
+	tap_ok(take_units(&l, 0, 0, 7919, units, 1, 4096), "1,000,000 units with one take each: all taken");
 	tap_diag("floor %u after %llu forgotten units", l.floor[0], (unsigned long long) l.forgotten[0]);
 	/* each round frees at least 3/8 of the table, and raises the floor by at most one */
 	tap_ok(l.floor[0] * (uint64_t) (max_capacity / 8 * 3) <= units + max_capacity,
@@ -165,13 +177,11 @@ test_heavy_unit_kept(void)
 	BackfillLedger l;
 	uint32_t	offset = 0;
 	LedgerUsage usage;
-	bool		ok = true;
+	bool		ok;
 
 	ledger_init(&l, 16, 1024, test_alloc, test_release);
-	for (int i = 0; i < 10000; i++)
-		ok &= ledger_take(&l, 1, 42, 65536, &offset, &usage);
-	for (uint64_t u = 100; u < 100100; u++)
-		ok &= ledger_take(&l, 1, u, 65536, &offset, &usage);
+	ok = take_units(&l, 1, 42, 1, 1, 10000, 65536);
+	ok &= take_units(&l, 1, 100, 1, 100000, 1, 65536);
 	ok &= ledger_take(&l, 1, 42, 65536, &offset, &usage);
 	tap_ok(ok && offset == 10000, "after 100,000 other units the heavy unit goes on at offset 10000 (got %u)", offset);
 	tap_ok(l.floor[1] < 1000, "and the floor stayed low (%u)", l.floor[1]);
@@ -185,12 +195,10 @@ test_forgotten_unit(void)
 	BackfillLedger l;
 	uint32_t	offset = 0;
 	LedgerUsage usage;
-	bool		taken = true;
+	bool		taken;
 
 	ledger_init(&l, 4, 8, test_alloc, test_release);
-	for (uint64_t u = 0; u < 100; u++)
-		for (int i = 0; i < 3; i++)
-			taken &= ledger_take(&l, 2, u, 4, &offset, &usage);
+	taken = take_units(&l, 2, 0, 1, 100, 3, 4);
 	tap_ok(taken && l.forgotten[2] > 0, "100 units take 3 offsets each of a size-4 pool through an 8-cell ledger (%llu forgotten)",
 		   (unsigned long long) l.forgotten[2]);
 	tap_ok(ledger_take(&l, 2, 0, 4, &offset, &usage) && offset == 3, "forgotten unit 0 comes back at offset 3");
@@ -209,8 +217,7 @@ test_new_units_after_forgetting(void)
 	int			at_zero = 0;
 
 	ledger_init(&l, 16, 1024, test_alloc, test_release);
-	for (uint64_t u = 0; u < 1000000; u++)
-		(void) ledger_take(&l, 0, u, 4096, &offset, &usage);
+	(void) take_units(&l, 0, 0, 1, 1000000, 1, 4096);
 	for (uint64_t u = 5000000; u < 5010000; u++)
 		if (ledger_take(&l, 0, u, 4096, &offset, &usage) && offset == 0)
 			at_zero++;
