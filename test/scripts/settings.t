@@ -8,10 +8,8 @@ cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
 
 in_cluster() {   # in_cluster "-o setting=value ..." SCRIPT: runs SCRIPT (bash) inside a new cluster
-	local opts=$1 script=$2
 	# shellcheck disable=SC2086
-	# the script's output goes to fd 3, away from the harness's own messages
-	bash scripts/with_cluster $opts bash -c "exec 1>&3; . test/scripts/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $script" 3>&1 >/dev/null 2>&1
+	in_new_cluster $1 "$2"
 }
 
 # an invalid pool: generation fails with 22023 naming both settings

@@ -12,19 +12,25 @@ cd "$(dirname "$0")/../.."
 . test/scripts/tap.sh
 
 export FIXTURE_MARK="2040-01-01 00:00:03.866103+00"	# the fixture's mark, read from its bytes 8..15
-CLOCK="2039-12-31 23:59:57"	# behind every ID the fixture covers (they end at 00:00:01.889)
-export FAKETIME_DONT_RESET=1	# the server's processes share one faked clock
+CLOCK="2039-12-31 23:59:57"	# UTC, behind every ID the fixture covers (they end at 00:00:01.889)
+# The server's clock: libfaketime with a fixed offset, which every process of
+# the server inherits.  (Not the faketime wrapper: it waits for every process
+# that inherited its clock, and the server outlives the pg_ctl that starts it.)
+LIBFAKETIME=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 
 # in_cluster "-o ..." STATE-FILE SCRIPT: a cluster whose flakeid.state is STATE-FILE
-# (or none for "-") when the server starts; SCRIPT runs inside it
+# (or none for "-") when the server starts with its clock at CLOCK; SCRIPT
+# runs inside it.  The clock is faked from that start on, not from initdb,
+# so a slow machine does not eat the seconds CLOCK lies behind the fixture.
 in_cluster() {
 	local opts=$1 state=$2 script=$3
 	# shellcheck disable=SC2086
-	faketime "$CLOCK" bash scripts/with_cluster $opts bash -c "exec 1>&3; . test/scripts/tap.sh
-		server_ctl stop -m fast
+	in_new_cluster $opts "
+		server_ctl stop -m fast || exit
+		rm -f \"\$PGDATA/flakeid.state\"
 		if [ '$state' != - ]; then cp '$state' \"\$PGDATA/flakeid.state\"; chown postgres: \"\$PGDATA/flakeid.state\"; chmod 600 \"\$PGDATA/flakeid.state\"; fi
-		server_ctl start
-		sql 'CREATE EXTENSION flakeid' >/dev/null; $script" 3>&1 >/dev/null 2>&1
+		(export LD_PRELOAD=$LIBFAKETIME FAKETIME=+\$(( \$(date -d '$CLOCK UTC' +%s) - \$(date +%s) )); server_ctl start) || exit
+		$script"
 }
 file_version() { od -An -tu4 -j4 -N4 "$1" | tr -d ' '; }
 

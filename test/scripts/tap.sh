@@ -39,8 +39,33 @@ state_file_sno_mark() { od -An -td8 -j24 -N8 "$1/flakeid.state" | tr -d ' '; }
 as_postgres() { (cd / && runuser -u postgres -- "$@"); }
 
 # pg_ctl on the cluster of scripts/with_cluster (PGDATA, FLAKEID_PG_LOG):
-# server_ctl stop -m immediate, server_ctl start, ...
-server_ctl() { as_postgres pg_ctl -D "$PGDATA" -l "$FLAKEID_PG_LOG" -w -t 60 "$@" >/dev/null; }
+# server_ctl stop -m immediate, server_ctl start, ...  A failure says so on
+# stderr, with the end of the server log.
+server_ctl() {
+	as_postgres pg_ctl -D "$PGDATA" -l "$FLAKEID_PG_LOG" -w -t 60 "$@" >/dev/null && return
+	local status=$?
+	{ echo "server_ctl: pg_ctl $* failed (exit $status); the end of the server log:"; tail -10 "$FLAKEID_PG_LOG"; } >&2
+	return $status
+}
+
+# in_new_cluster [-o SETTING=VALUE]... SCRIPT: runs SCRIPT (bash, with this
+# file sourced) in a new scripts/with_cluster cluster where flakeid has been
+# created; its stdout is this function's.  What with_cluster, pg_ctl and psql
+# print besides is kept apart, and shown on stderr as "# " lines when the
+# cluster or SCRIPT fails or a server_ctl fails, so that a server which did
+# not start says why.
+in_new_cluster() {
+	local settings=() noise status
+	while [ "$1" = -o ]; do settings+=(-o "$2"); shift 2; done
+	noise=$(mktemp)
+	bash scripts/with_cluster "${settings[@]}" bash -c "exec 1>&3; . test/scripts/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $1" 3>&1 >"$noise" 2>&1
+	status=$?
+	if [ $status -ne 0 ] || grep -q '^server_ctl: ' "$noise"; then
+		{ echo "# the cluster's own output (exit $status):"; sed 's/^/#   /' "$noise"; } >&2
+	fi
+	rm -f "$noise"
+	return $status
+}
 
 # --- release checks (package.t, dist.t) ---------------------------------------
 # META.json's version
