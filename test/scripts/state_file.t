@@ -13,10 +13,10 @@ cd "$(dirname "$0")/../.."
 
 export FIXTURE_MARK="2040-01-01 00:00:03.866103+00"	# the fixture's mark, read from its bytes 8..15
 CLOCK="2039-12-31 23:59:57"	# UTC, behind every ID the fixture covers (they end at 00:00:01.889)
-# The server's clock: libfaketime with a fixed offset, which every process of
-# the server inherits.  (Not the faketime wrapper: it waits for every process
-# that inherited its clock, and the server outlives the pg_ctl that starts it.)
-LIBFAKETIME=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+# The server's clock: libfaketime (tap.sh's fake_clock_setup) with a fixed
+# offset, which every process of the server inherits.  (Not the faketime
+# wrapper: it waits for every process that inherited its clock, and the
+# server outlives the pg_ctl that starts it.)
 
 # in_cluster "-o ..." STATE-FILE SCRIPT: a cluster whose flakeid.state is STATE-FILE
 # (or none for "-") when the server starts with its clock at CLOCK; SCRIPT
@@ -36,7 +36,8 @@ file_version() { od -An -tu4 -j4 -N4 "$1" | tr -d ' '; }
 
 work=$(mktemp -d)
 chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
+trap 'fake_clock_teardown; rm -rf "$work"' EXIT
+fake_clock_setup || { echo "Bail out! no faked clock"; exit 1; }
 cp test/fixtures/flakeid-1.0.state "$work/v1.state"
 is "$(file_version "$work/v1.state")" "1" "the fixture is a version 1 file (flakeid 1.0)"
 

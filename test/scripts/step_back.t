@@ -13,11 +13,12 @@ cd "$(dirname "$0")/../.."
 CLIENTS=8
 work=$(mktemp -d)
 chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
+trap 'fake_clock_teardown; rm -rf "$work"' EXIT
+fake_clock_setup || { echo "Bail out! no faked clock"; exit 1; }
 echo "+0" > "$work/offset"
 chmod 644 "$work/offset"
 
-out=$(LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME_TIMESTAMP_FILE="$work/offset" \
+out=$(LD_PRELOAD=$LIBFAKETIME FAKETIME_TIMESTAMP_FILE="$work/offset" \
 	FAKETIME_NO_CACHE=1 FAKETIME_DONT_RESET=1 WORK="$work" CLIENTS=$CLIENTS \
 	bash scripts/with_cluster -o shared_preload_libraries=flakeid -o flakeid.sno_coarse_clock=off bash -c '
 	exec 2>&1; . test/scripts/tap.sh

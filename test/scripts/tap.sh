@@ -38,6 +38,36 @@ state_file_sno_mark() { od -An -td8 -j24 -N8 "$1/flakeid.state" | tr -d ' '; }
 # directory it may read
 as_postgres() { (cd / && runuser -u postgres -- "$@"); }
 
+# --- a faked clock (libfaketime) for a test's servers ----------------------------
+# libfaketime keeps shared state in two /dev/shm objects named by the pid of
+# the first process that loads it (FAKETIME_SHARED names them to its
+# children): owned by that user with mode 0600, removed when that process or
+# any fork of it exits (a bash subshell does), and left behind when it execs.
+# A process that finds the objects gone, or cannot open them (the postgres
+# user, under a root parent), makes its own under its pid; if a leftover
+# holds that name, it exits with status 1 and a "sem_open failed" message.
+# Pids wrap at 32768 here, and every run leaves objects behind, so a server
+# that did not start, at random, is what a faked clock did without this.
+# fake_clock_setup makes one pair that every process of the test can open
+# and none removes, and exports it in FAKETIME_SHARED: then no process makes
+# its own.  fake_clock_teardown, in the test's EXIT trap, removes it.
+LIBFAKETIME=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+fake_clock_setup() {
+	local attempt shared=
+	for attempt in 1 2 3 4 5; do
+		# bash makes the pair under its pid and execs (so it stays); a leftover under that pid: try again
+		shared=$(env -u FAKETIME_SHARED LD_PRELOAD="$LIBFAKETIME" FAKETIME=+0 bash -c 'exec printenv FAKETIME_SHARED') && break
+	done
+	[ -n "$shared" ] || { echo "fake_clock_setup: libfaketime made no shared state in $attempt attempts" >&2; return 1; }
+	read -r FAKE_CLOCK_SEM FAKE_CLOCK_SHM <<< "$shared"
+	chmod 666 "/dev/shm/sem.${FAKE_CLOCK_SEM#/}" "/dev/shm/${FAKE_CLOCK_SHM#/}" || return 1
+	export FAKETIME_SHARED=$shared
+}
+fake_clock_teardown() {
+	[ -z "${FAKE_CLOCK_SEM:-}" ] || rm -f "/dev/shm/sem.${FAKE_CLOCK_SEM#/}" "/dev/shm/${FAKE_CLOCK_SHM#/}"
+	unset FAKETIME_SHARED
+}
+
 # pg_ctl on the cluster of scripts/with_cluster (PGDATA, FLAKEID_PG_LOG):
 # server_ctl stop -m immediate, server_ctl start, ...  A failure says so on
 # stderr, with the end of the server log.
