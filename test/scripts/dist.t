@@ -97,13 +97,14 @@ psql -X -q -At -d from10 -c "CREATE EXTENSION flakeid VERSION '1.0'" -c "ALTER E
 	-c "SELECT 'updated ' || extversion FROM pg_extension WHERE extname = 'flakeid'" 2>&1
 SCRIPT
 out=$(PG_BINDIR=$bindir bash test/scripts/scratch_root.sh --without-flakeid bash "$work/in_root.sh" "$sharedir" "$pkglibdir" "$bundle" "$bindir" "$work" 2>&1)
-is "$(echo "$out" | sed -n 's/^install //p')" "0" "in a throwaway root, make install from the bundle installs"
-is "$(echo "$out" | sed -n 's/^files //p')" \
+is "$(tagged "$out" install)" "0" "in a throwaway root, make install from the bundle installs"
+is "$(tagged "$out" files)" \
 	"$(shipped_files | sed 's|.*/||' | sort | paste -sd' ')" \
 	"it installs the control file and every shipped SQL script"
-is "$(echo "$out" | sed -n 's/^installcheck //p')" "0" "the bundle's pg_regress suite passes against what it installed (preloaded)"
-[ "$(echo "$out" | sed -n 's/^installcheck //p')" = 0 ] || tail -30 "$work/installcheck.log" | sed 's/^/# /'
-is "$(echo "$out" | sed -n 's/^versions //p')" "1.0 1.1" "the installed bundle offers 1.0 and 1.1"
-is "$(echo "$out" | sed -n 's/^updated //p')" "1.1" "a database at 1.0 updates to 1.1 from the bundle's scripts"
+installcheck=$(tagged "$out" installcheck)
+is "$installcheck" "0" "the bundle's pg_regress suite passes against what it installed (preloaded)"
+[ "$installcheck" = 0 ] || tail -30 "$work/installcheck.log" | sed 's/^/# /'
+is "$(tagged "$out" versions)" "1.0 1.1" "the installed bundle offers 1.0 and 1.1"
+is "$(tagged "$out" updated)" "1.1" "a database at 1.0 updates to 1.1 from the bundle's scripts"
 is "$(installed_sums "$sharedir" "$pkglibdir")" "$made_before" "outside the throwaway root, the make install files are untouched"
 done_testing

@@ -107,3 +107,7 @@ shipped_files() { ls flakeid.control sql/flakeid--*.sql sql/released/flakeid--*.
 
 # installed_sums EXTENSION-DIR PKGLIBDIR: checksums of the flakeid files installed there
 installed_sums() { md5sum "$1"/flakeid* "$2/flakeid.so" 2>/dev/null; }
+
+# tagged OUTPUT TAG: the rest of OUTPUT's line that starts with "TAG " (a
+# script run elsewhere reports each result on a line of its own, "install 0")
+tagged() { sed -n "s/^$2 //p" <<< "$1"; }

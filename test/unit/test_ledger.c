@@ -28,7 +28,6 @@ test_release(void *p)
 	free(p);
 }
 
-/* a unit takes 0, 1, ... size - 1 in order, then FULL; its neighbours are untouched */
 /*
  * Takes `times` offsets of each of `count` units first, first + stride, ...
  * of `slot` in a pool of `size`: whether every take succeeded.
@@ -46,6 +45,7 @@ take_units(BackfillLedger *l, unsigned slot, uint64_t first, uint64_t stride, ui
 	return all_taken;
 }
 
+/* a unit takes 0, 1, ... size - 1 in order, then FULL; its neighbours are untouched */
 static void
 test_order_and_full(void)
 {
