@@ -27,14 +27,19 @@ OBJS = src/flakeid.o src/fields.o src/vclock.o src/index_support.o $(GENERATOR_O
 # which fails when the templates and the committed script differ.  The
 # install script of every earlier release stays frozen in sql/released/,
 # and every SQL change after a release ships as
-# sql/upgrades/flakeid--A--B.sql (test/scripts/upgrade.t installs each
+# sql/upgrades/flakeid--A--B.sql (test/in_cluster/upgrade.t installs each
 # release and updates it).
 SHIPPED_SQL = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(SHIPPED_SQL) $(wildcard sql/released/$(EXTENSION)--*.sql sql/upgrades/$(EXTENSION)--*--*.sql)
 
-# pg_regress scripts live in sql/ (next to the ext_*.sql sources) and expected/
-REGRESS = setup sno_io sno_functions sno_indexes flax siq kuid snowflake opclasses partitions
-REGRESS_OPTS = --inputdir=.
+# --- tests against a running server (PGXS's targets) ----------------------
+# `make installcheck`: the pg_regress files in test/sql/ with their output in
+# test/expected/, found in the tree; setup.sql (which creates the extension)
+# first, the others in name order.  They mint IDs: the server must have
+# flakeid in shared_preload_libraries.  REGRESS=name picks one.
+REGRESS_FILES = $(sort $(notdir $(basename $(wildcard test/sql/*.sql))))
+REGRESS = setup $(filter-out setup,$(REGRESS_FILES))
+REGRESS_OPTS = --inputdir=test
 
 # WERROR= to build without -Werror (CI and the test script keep it).  The
 # server headers are system headers here so that -Wextra judges our code only
@@ -137,12 +142,27 @@ EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus t
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
 
+# `make prove_installcheck`: the TAP files test/t/*.pl, on PostgreSQL's own
+# PostgreSQL::Test::Cluster (which the server-dev package ships with PGXS):
+# each starts the servers it needs with the installed PostgreSQL, so any user
+# but root runs them (initdb refuses root).  PGXS defines the recipe but no
+# target (core and pgvector do the same).  PROVE_TESTS=test/t/x.pl picks
+# files; FLAKEID_TESTS=name picks scripts inside the files that run several
+# (docs/TESTS.md).  test/lib holds the shared helpers.
+PROVE_TESTS ?= $(sort $(wildcard test/t/*.pl))
+PG_PROVE_FLAGS += -I test/lib
+EXTRA_CLEAN += tmp_check
+prove_installcheck:
+	@$(prove_installcheck)
+
+.PHONY: prove_installcheck
+
 # --- the PGXN bundle ---------------------------------------------------------
 # `make dist` writes $(EXTENSION)-<version>.zip: the committed tree (HEAD),
 # less what .gitattributes marks export-ignore, under one
 # $(EXTENSION)-<version>/ directory, as PGXN takes it.  The version is
 # META.json's.  Uncommitted changes are not in it, so it warns about them.
-# test/scripts/dist.t checks the bundle, and builds and installs from it.
+# test/release/dist.t checks the bundle, and builds and installs from it.
 DISTVERSION = $(shell sed -n 's/^[[:space:]]*"version": *"\([^"]*\)".*/\1/p' META.json | head -1)
 DISTNAME = $(EXTENSION)-$(DISTVERSION)
 dist:

@@ -45,3 +45,12 @@ pg_bindir() {   # pg_bindir MAJOR
 		bash scripts/build_postgres "$1"
 	fi
 }
+
+# The archive that serves this machine's own Debian release, from apt's
+# configuration (no host is named here).
+debian_archive() {
+	local codename
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
+		awk -v suite="$codename" '$2 == suite && $3 == "main" { print $1; exit }'
+}

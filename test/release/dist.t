@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The PGXN bundle: `make dist` makes flakeid-<version>.zip of the committed
 # tree under one flakeid-<version>/ directory; its META.json is valid against
-# the PGXN Meta Spec 1.0.0 (test/scripts/pgxn_meta.py, itself checked on
+# the PGXN Meta Spec 1.0.0 (test/release/pgxn_meta.py, itself checked on
 # broken files below); and flakeid builds from the unpacked bundle, installs
-# (in a throwaway root, test/scripts/scratch_root.sh, so the `make install`
+# (in a throwaway root, test/release/scratch_root.sh, so the `make install`
 # files stay) and passes its pg_regress suite there, preloaded, with the
 # 1.0 -> 1.1 update.  PG_BINDIR picks the PostgreSQL.  Needs root and git.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 bindir=${PG_BINDIR:-$(pg_config --bindir)}
 
 version=$(meta_version)
@@ -37,12 +37,12 @@ bundle=$work/$name
 meta=$bundle/META.json
 
 # META.json against the spec; the validator rejects what the spec forbids
-out=$(/usr/bin/python3 test/scripts/pgxn_meta.py "$meta"); status=$?
+out=$(/usr/bin/python3 test/release/pgxn_meta.py "$meta"); status=$?
 ok $status "the bundle's META.json is valid against the PGXN Meta Spec 1.0.0"
 [ $status -eq 0 ] || echo "$out" | sed 's/^/# /'
 broken() {   # broken DESCRIPTION PYTHON-EDIT: the validator must refuse META.json so edited
 	/usr/bin/python3 -c "import json, sys; m = json.load(open(sys.argv[1])); $2; json.dump(m, open(sys.argv[2], 'w'))" "$meta" "$work/broken.json"
-	/usr/bin/python3 test/scripts/pgxn_meta.py "$work/broken.json" >/dev/null
+	/usr/bin/python3 test/release/pgxn_meta.py "$work/broken.json" >/dev/null
 	ok $((1 - $?)) "the validator refuses a META.json with $1"
 }
 broken "no license" "del m['license']"
@@ -96,7 +96,7 @@ createdb from10
 psql -X -q -At -d from10 -c "CREATE EXTENSION flakeid VERSION '1.0'" -c "ALTER EXTENSION flakeid UPDATE" \
 	-c "SELECT 'updated ' || extversion FROM pg_extension WHERE extname = 'flakeid'" 2>&1
 SCRIPT
-out=$(PG_BINDIR=$bindir bash test/scripts/scratch_root.sh --without-flakeid bash "$work/in_root.sh" "$sharedir" "$pkglibdir" "$bundle" "$bindir" "$work" 2>&1)
+out=$(PG_BINDIR=$bindir bash test/release/scratch_root.sh --without-flakeid bash "$work/in_root.sh" "$sharedir" "$pkglibdir" "$bundle" "$bindir" "$work" 2>&1)
 is "$(tagged "$out" install)" "0" "in a throwaway root, make install from the bundle installs"
 is "$(tagged "$out" files)" \
 	"$(shipped_files | sed 's|.*/||' | sort | paste -sd' ')" \

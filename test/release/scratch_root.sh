@@ -6,7 +6,7 @@
 # dpkg there is gone when it ends; the machine's own files, including the
 # flakeid that `make install` put there, are never touched.  Needs root.
 #
-#   bash test/scripts/scratch_root.sh [--without-flakeid] COMMAND [ARG]...
+#   bash test/release/scratch_root.sh [--without-flakeid] COMMAND [ARG]...
 #
 # --without-flakeid first removes, inside the root, the flakeid files of
 # PG_BINDIR's PostgreSQL (control file, SQL scripts, library, JIT bitcode),

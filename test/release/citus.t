@@ -17,7 +17,7 @@
 # skipped, with the reason.  Runs as root (the servers run as postgres).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 # --- the cluster: this script runs itself inside three nested servers ----------------
 
@@ -35,7 +35,7 @@ fi
 # each server runs the next one inside it; the innermost (worker 2, PGDATA) runs the tests
 if [ "$(echo "$CITUS_PORTS" | wc -w)" -lt 3 ]; then
 	exec bash scripts/with_cluster -o shared_preload_libraries=citus,flakeid \
-		bash -c 'export CITUS_PORTS="$CITUS_PORTS $PGPORT"; exec bash test/scripts/citus.t'
+		bash -c 'export CITUS_PORTS="$CITUS_PORTS $PGPORT"; exec bash test/release/citus.t'
 fi
 read -r C W1 W2 <<< "$CITUS_PORTS"
 NODES=("$C" "$W1" "$W2")
@@ -226,7 +226,7 @@ on "$W2" "ALTER SYSTEM RESET flakeid.siq_shard" >/dev/null
 
 # --- a worker's standby follows the standby rule ------------------------------------------------------
 
-. test/scripts/replica.sh
+. test/lib/replica.sh
 trap replica_cleanup EXIT
 replica_create "$(mktemp -d /tmp/flakeid-citus-standby.XXXXXX)" $((W2 + 71))
 ok $? "a streaming standby of worker 2 (pg_basebackup -R) starts"

@@ -9,7 +9,7 @@
 # Each case starts a throwaway cluster (PG_BINDIR picks the installation).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 export FIXTURE_MARK="2040-01-01 00:00:03.866103+00"	# the fixture's mark, read from its bytes 8..15
 CLOCK="2039-12-31 23:59:57"	# UTC, behind every ID the fixture covers (they end at 00:00:01.889)
@@ -28,7 +28,7 @@ in_cluster() {
 	in_new_cluster $opts "
 		server_ctl stop -m fast || exit
 		rm -f \"\$PGDATA/flakeid.state\"
-		if [ '$state' != - ]; then cp '$state' \"\$PGDATA/flakeid.state\"; chown postgres: \"\$PGDATA/flakeid.state\"; chmod 600 \"\$PGDATA/flakeid.state\"; fi
+		if [ '$state' != - ]; then cp '$state' \"\$PGDATA/flakeid.state\"; [ \$(id -u) -ne 0 ] || chown postgres: \"\$PGDATA/flakeid.state\"; chmod 600 \"\$PGDATA/flakeid.state\"; fi
 		(export LD_PRELOAD=$LIBFAKETIME FAKETIME=+\$(( \$(date -d '$CLOCK UTC' +%s) - \$(date +%s) )); server_ctl start) || exit
 		$script"
 }

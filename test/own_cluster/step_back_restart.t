@@ -9,7 +9,7 @@
 # its own cluster (PG_BINDIR picks the installation).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 STEP=10
 work=$(mktemp -d)
@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 
 cat > "$work/inner.sh" <<'INNER'
 exec 2>&1
-. test/scripts/tap.sh
+. test/lib/tap.sh
 datadir=$(sql "SHOW data_directory")
 sql "CREATE EXTENSION flakeid; CREATE TABLE ids (phase text, generator text, id text)" >/dev/null
 sql "CREATE FUNCTION timed_sno() RETURNS float8 LANGUAGE plpgsql AS \$\$

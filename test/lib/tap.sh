@@ -34,9 +34,11 @@ message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
 state_file_mark() { od -An -td8 -j16 -N8 "$1/flakeid.state" | tr -d ' '; }
 state_file_sno_mark() { od -An -td8 -j24 -N8 "$1/flakeid.state" | tr -d ' '; }
 
-# a server command as the postgres user (servers refuse root), from a
-# directory it may read
-as_postgres() { (cd / && runuser -u postgres -- "$@"); }
+# a server command as the postgres user when root runs the test (servers
+# refuse root), from a directory it may read; as the user itself otherwise
+as_postgres() {
+	if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
+}
 
 # --- a faked clock (libfaketime) for a test's servers ----------------------------
 # libfaketime keeps shared state in two /dev/shm objects named by the pid of
@@ -88,7 +90,7 @@ in_new_cluster() {
 	local settings=() noise status
 	while [ "$1" = -o ]; do settings+=(-o "$2"); shift 2; done
 	noise=$(mktemp)
-	bash scripts/with_cluster "${settings[@]}" bash -c "exec 1>&3; . test/scripts/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $1" 3>&1 >"$noise" 2>&1
+	bash scripts/with_cluster "${settings[@]}" bash -c "exec 1>&3; . test/lib/tap.sh; sql 'CREATE EXTENSION flakeid' >/dev/null; $1" 3>&1 >"$noise" 2>&1
 	status=$?
 	if [ $status -ne 0 ] || grep -q '^server_ctl: ' "$noise"; then
 		{ echo "# the cluster's own output (exit $status):"; sed 's/^/#   /' "$noise"; } >&2

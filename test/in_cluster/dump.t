@@ -5,7 +5,7 @@
 # compared row by row, index by index.  Runs in the preloaded cluster.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 src=flakeid_dump_src
 work=$(mktemp -d)

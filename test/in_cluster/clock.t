@@ -6,10 +6,10 @@
 # sno must toggle tick-tock on the first step back and wait on a second
 # one into the unsafe period; the others must count on from the last used
 # unit.  No ID may repeat, and the others keep their order across steps.
-# Needs a server with flakeid preloaded (the PG* environment of scripts/with_cluster).
+# Needs a server with flakeid preloaded (the PG* environment test/t/in_cluster.pl gives).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 PER_STEP=${PER_STEP:-2000}
 

@@ -6,7 +6,7 @@
 # of its own.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 db=flakeid_schema_test
 fresh_db "$db"

@@ -5,7 +5,7 @@
 # installation).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 in_cluster() {   # in_cluster "-o setting=value ..." SCRIPT: runs SCRIPT (bash) inside a new cluster
 	# shellcheck disable=SC2086

@@ -8,9 +8,9 @@ REPLICA_BIN=$(pg_config --bindir)
 replica_create() {   # replica_create DIR PORT: takes the base backup and starts the replica
 	REPLICA_DIR=$1
 	REPLICA_PORT=$2
-	REPLICA_PSQL=("${PSQL[@]}" -h "$REPLICA_DIR" -p "$REPLICA_PORT" -U postgres -d postgres)
-	chown postgres: "$REPLICA_DIR"
-	as_postgres "$REPLICA_BIN/pg_basebackup" -h localhost -p "$PGPORT" -U postgres \
+	REPLICA_PSQL=("${PSQL[@]}" -h "$REPLICA_DIR" -p "$REPLICA_PORT" -U "${PGUSER:-postgres}" -d postgres)
+	[ "$(id -u)" -ne 0 ] || chown postgres: "$REPLICA_DIR"
+	as_postgres "$REPLICA_BIN/pg_basebackup" -h "$PGHOST" -p "$PGPORT" -U "${PGUSER:-postgres}" \
 		-D "$REPLICA_DIR/data" -R -X stream -c fast >"$REPLICA_DIR/basebackup.log" 2>&1 || return 1
 	cat >> "$REPLICA_DIR/data/postgresql.conf" <<CONF
 # the replica's own
@@ -21,7 +21,7 @@ hot_standby = on
 include_if_exists = 'replica.conf'
 CONF
 	touch "$REPLICA_DIR/data/replica.conf"
-	chown -R postgres: "$REPLICA_DIR/data"
+	[ "$(id -u)" -ne 0 ] || chown -R postgres: "$REPLICA_DIR/data"
 	as_postgres "$REPLICA_BIN/pg_ctl" -D "$REPLICA_DIR/data" -l "$REPLICA_DIR/log" -w -t 60 start >/dev/null
 }
 
@@ -31,7 +31,7 @@ replica_message_of() { local PSQL=("${REPLICA_PSQL[@]}"); message_of "$1"; }
 
 replica_restart() {   # replica_restart [SETTING=VALUE...]: the settings of this start
 	printf '%s\n' "$@" > "$REPLICA_DIR/data/replica.conf"
-	chown postgres: "$REPLICA_DIR/data/replica.conf"
+	[ "$(id -u)" -ne 0 ] || chown postgres: "$REPLICA_DIR/data/replica.conf"
 	as_postgres "$REPLICA_BIN/pg_ctl" -D "$REPLICA_DIR/data" -l "$REPLICA_DIR/log" -w -t 60 restart >/dev/null
 }
 

@@ -3,10 +3,10 @@
 # pg_input_is_valid() and pg_input_error_info() work, and on 17+ COPY's
 # ON_ERROR ignore skips bad rows.  On 15 the functions do not exist and the
 # file is skipped; hard 22P02 errors are tested by pg_regress on every version.
-# Needs the PG* environment of scripts/with_cluster.
+# Needs the PG* environment test/t/in_cluster.pl gives.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 version=$(sql "SHOW server_version_num")
 if [ "$version" -lt 160000 ]; then

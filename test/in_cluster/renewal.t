@@ -8,7 +8,7 @@
 # Last, a renewal that fails: a WARNING while the calls are covered.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 sql "CREATE EXTENSION IF NOT EXISTS flakeid" >/dev/null
 datadir=$(sql "SHOW data_directory")

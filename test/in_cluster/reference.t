@@ -3,10 +3,10 @@
 # operator, operator class, cast and setting the extension has is named
 # there, and everything named there exists.  A name documented generically
 # as <type>_x must exist for every type.  Needs the preloaded cluster of
-# scripts/with_cluster (the PG* environment).
+# test/t/in_cluster.pl (the PG* environment).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 TYPES="sno flax siq kuid kuid96"
 fresh_db flakeid_reference

@@ -2,10 +2,10 @@
 # Load: 16 backends mint every type at once, a fixed count each: no
 # duplicates, every backend's IDs increase (all but flax, which is random
 # within its millisecond), and the whole run finishes within 120 s.
-# Needs a server with flakeid preloaded (the PG* environment of scripts/with_cluster).
+# Needs a server with flakeid preloaded (the PG* environment test/t/in_cluster.pl gives).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 BACKENDS=${BACKENDS:-16}
 PER_BACKEND=${PER_BACKEND:-100000}

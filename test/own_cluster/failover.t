@@ -17,8 +17,8 @@ if [ -z "${FLAKEID_FAILOVER_PRIMARY:-}" ]; then
 		-o flakeid.allow_debug_clock_offset=on -o flakeid.sno_partition=5 -o flakeid.siq_shard=6 \
 		-o flakeid.kuid_node=db@one -o flakeid.snowflake_worker=7 -o flakeid.snowflake_process=8 bash "$0"
 fi
-. test/scripts/tap.sh
-. test/scripts/replica.sh
+. test/lib/tap.sh
+. test/lib/replica.sh
 trap replica_cleanup EXIT
 
 generators=(sno siq kuid kuid96 snowflake)

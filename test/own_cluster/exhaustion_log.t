@@ -11,7 +11,7 @@ if [ "${1:-}" != inner ]; then
 	exec bash scripts/with_cluster -o shared_preload_libraries=flakeid -o flakeid.allow_debug_clock_offset=on \
 		-o flakeid.sno_sequence_min=0 -o flakeid.sno_sequence_max=3 bash "$0" inner
 fi
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 lines() { grep "LOG:  generator \"$1\" used up its pool" "$FLAKEID_PG_LOG"; }
 count_lines() { lines "$1" | wc -l; }

@@ -5,11 +5,11 @@
 # exactly the files `make install` installs, and the autopkgtest check
 # (debian/tests/installcheck, pg_buildext installcheck) passes against the
 # package installed with dpkg -i.  The install happens in a throwaway root
-# (test/scripts/scratch_root.sh): the package is never left installed over the
+# (test/release/scratch_root.sh): the package is never left installed over the
 # `make install` files, and this script checks that too.  Needs root.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 version=$(dpkg-parsechangelog -S Version)
 is "$version" "$(meta_version)" \
@@ -61,7 +61,7 @@ is "$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -
 # dpkg -i the package, run debian/tests/installcheck from the source tree,
 # then dpkg -r and look for leftovers
 made_before=$(installed_sums "$sharedir" "$pkglibdir")
-out=$(PG_BINDIR=/usr/lib/postgresql/$major/bin bash test/scripts/scratch_root.sh --without-flakeid bash -c '
+out=$(PG_BINDIR=/usr/lib/postgresql/$major/bin bash test/release/scratch_root.sh --without-flakeid bash -c '
 	sharedir=$1 pkglibdir=$2 deb=$3 src=$4 pkg=$5
 	dpkg -i "$deb" >/dev/null 2>&1; echo "install $?"
 	echo "owner $(dpkg -S "$sharedir/flakeid.control" 2>/dev/null | cut -d: -f1)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real streaming replica on loopback (pg_basebackup -R, taken while the
-# primary mints) of the preloaded primary of scripts/with_cluster.  On the
+# primary mints) of the preloaded primary test/t/in_cluster.pl gives.  On the
 # hot standby every generator is refused, whatever its identities, unless
 # flakeid.generate_on_standby is on; with it and identities of its own the
 # standby mints alongside the primary without repeating one ID (kuid, which
@@ -8,8 +8,8 @@
 # differ from the primary's.  Runs as root (the replica runs as postgres).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
-. test/scripts/replica.sh
+. test/lib/tap.sh
+. test/lib/replica.sh
 trap replica_cleanup EXIT
 
 sql "CREATE EXTENSION IF NOT EXISTS flakeid" >/dev/null

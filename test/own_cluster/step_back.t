@@ -8,7 +8,7 @@
 # (PG_BINDIR picks the installation).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 CLIENTS=8
 work=$(mktemp -d)
@@ -21,7 +21,7 @@ chmod 644 "$work/offset"
 out=$(LD_PRELOAD=$LIBFAKETIME FAKETIME_TIMESTAMP_FILE="$work/offset" \
 	FAKETIME_NO_CACHE=1 FAKETIME_DONT_RESET=1 WORK="$work" CLIENTS=$CLIENTS \
 	bash scripts/with_cluster -o shared_preload_libraries=flakeid -o flakeid.sno_coarse_clock=off bash -c '
-	exec 2>&1; . test/scripts/tap.sh
+	exec 2>&1; . test/lib/tap.sh
 	unset LD_PRELOAD   # the clients read the real clock; only the server is faked
 	sql "CREATE EXTENSION flakeid; CREATE TABLE ids (n bigserial, client int, generator text, id text)" >/dev/null
 	sql "SELECT 1 FROM sno_new()" >/dev/null

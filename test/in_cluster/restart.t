@@ -2,11 +2,11 @@
 # Restarts: IDs minted before a crash (pg_ctl -m immediate) or a clean stop
 # are never minted again after the server comes back with its clock set
 # back, for every stateful generator.  A negative control shows that the
-# saved state is what makes the difference.  Restarts the cluster of
-# scripts/with_cluster (PGDATA), so it runs last.
+# saved state is what makes the difference.  Restarts the server it is
+# given (PGDATA), which test/t/in_cluster.pl makes for it alone.
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 PER_RUN=${PER_RUN:-20000}
 GENERATORS=("sno:sno_new()" "siq:siq_new('user')" "kuid:kuid_new()" "kuid96:kuid96_new()" "snowflake:snowflake_new()")

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Several backends generate sno IDs at once against one shared generator:
 # no duplicates, strictly increasing per backend.  Needs a server with
-# flakeid preloaded (the PG* environment of scripts/with_cluster).
+# flakeid preloaded (the PG* environment test/t/in_cluster.pl gives).
 set -u
 cd "$(dirname "$0")/../.."
-. test/scripts/tap.sh
+. test/lib/tap.sh
 
 BACKENDS=${BACKENDS:-4}
 PER_BACKEND=${PER_BACKEND:-50000}

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # The README's SQL, run as a reader would run it: every ```sql block, in
 # order, in one session of a fresh database of the preloaded cluster
-# (scripts/with_cluster's PG* environment).  One TAP line per block.
+# (the PG* environment test/t/in_cluster.pl gives).  One TAP line per block.
 #
 # Marks, in README.md:
 #   * a statement expected to fail carries `-- ERROR <SQLSTATE>` on its

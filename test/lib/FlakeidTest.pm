@@ -1,0 +1,133 @@
+# Shared by the TAP files test/t/*.pl (`make prove_installcheck`): servers
+# with flakeid preloaded, made by PostgreSQL::Test::Cluster, and a relay that
+# runs a TAP-producing script (bash, psql with pgTAP, a client driver) and
+# turns each of its result lines into a check of the calling file.
+package FlakeidTest;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use File::Basename qw(basename);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+our @EXPORT = qw(flakeid_node run_tap_script selected_scripts script_command);
+
+# flakeid_node(NAME, SETTING => VALUE, ...): a started server, able to stream
+# to a standby, with flakeid preloaded and the extension created in database
+# postgres.  The settings are those initdb gives (the module's own are for
+# tiny servers: 10 connections, 1 MB of shared buffers, every statement
+# logged), UTF-8, and the caller's.
+sub flakeid_node
+{
+	my ($name, %settings) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => 1, extra => [ '--encoding=UTF8', '--locale=C.UTF-8' ]);
+	my %conf = (
+		shared_preload_libraries => 'flakeid',
+		max_connections => 100,
+		shared_buffers => '128MB',
+		max_wal_size => '1GB',
+		log_statement => 'none',
+		%settings);
+	$node->append_conf('postgresql.conf', join('', map { "$_ = '$conf{$_}'\n" } sort keys %conf));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION flakeid');
+	return $node;
+}
+
+# selected_scripts(GLOB): the files GLOB finds, in name order; FLAKEID_TESTS
+# (names without directory or extension, separated by spaces or commas)
+# keeps only those named.
+sub selected_scripts
+{
+	my ($glob) = @_;
+	my @scripts = sort glob($glob);
+	return @scripts unless $ENV{FLAKEID_TESTS};
+	my %wanted = map { $_ => 1 } split /[\s,]+/, $ENV{FLAKEID_TESTS};
+	return grep { my $n = basename($_); $n =~ s/\.[^.]*$//; $wanted{$n} } @scripts;
+}
+
+# script_command(FILE): how to run a test script: with the interpreter its
+# "#!" line names (perl, python3), with bash otherwise
+sub script_command
+{
+	my ($file) = @_;
+	open(my $fh, '<', $file) or die "$file: $!";
+	my $first = <$fh> // '';
+	close($fh);
+	return ('perl', $file) if $first =~ /^#!.*\bperl\b/;
+	return ('python3', $file) if $first =~ /^#!.*\bpython3?\b/;
+	return ('bash', $file);
+}
+
+# run_tap_script(NODE, LABEL, COMMAND...): runs COMMAND with the libpq
+# environment of NODE (undef: none), PGDATA, FLAKEID_PG_LOG (its server log),
+# and relays its TAP: each "ok"/"not ok" line becomes a check named "LABEL:
+# ...", "ok N # skip why" a skipped check, "1..0 # SKIP why" a skipped
+# script, and "#" lines diagnostics (shown when they follow a failure).  A
+# last check holds the script to a clean exit and to its whole plan, so a
+# script that dies half-way never passes.  Returns its exit status.
+sub run_tap_script
+{
+	my ($node, $label, @command) = @_;
+	local %ENV = %ENV;
+	if ($node)
+	{
+		$ENV{PGHOST} = $node->host;
+		$ENV{PGPORT} = $node->port;
+		$ENV{PGUSER} = scalar getpwuid($>);
+		$ENV{PGDATABASE} = 'postgres';
+		$ENV{PGDATA} = $node->data_dir;
+		$ENV{FLAKEID_PG_LOG} = $node->logfile;
+	}
+	delete @ENV{qw(PGPASSWORD PGSERVICE PGOPTIONS)};
+
+	my ($planned, $seen, $failing) = (undef, 0, 0);
+	open(my $out, '-|', @command) or die "cannot run @command: $!";
+	while (my $line = <$out>)
+	{
+		chomp $line;
+		if ($line =~ /^\s*(not )?ok\s+\d+\s*(?:-\s*)?(.*)$/)
+		{
+			my ($failed, $text) = ($1, $2);
+			$seen++;
+			$failing = $failed ? 1 : 0;
+			if ($text =~ /^(.*?)\s*#\s*skip\b\s*(.*)$/i)
+			{
+			  SKIP: { skip("$label: $1 ($2)", 1); }
+				next;
+			}
+			$text =~ s/\s*#\s*TODO\b.*$//i;
+			ok(!$failed, "$label: $text");
+		}
+		elsif ($line =~ /^\s*1\.\.(\d+)(?:\s*#\s*skip\w*\s*(.*))?/i)
+		{
+			$planned = $1;
+			if ($1 == 0)
+			{
+			  SKIP: { skip("$label: the whole script (" . ($2 // 'no reason given') . ")", 1); }
+			}
+		}
+		elsif ($line =~ /^\s*#/)
+		{
+			$failing ? diag("$label $line") : note("$label $line");
+		}
+		else
+		{
+			note("$label: $line");
+		}
+	}
+	close($out);
+	my $status = $? >> 8;
+	$status = 1 if $? & 127;
+	my $whole = defined $planned && ($planned == 0 || $planned == $seen);
+	ok($status == 0 && $whole,
+		"$label: exits 0 after its whole plan (exit $status, "
+		  . ($planned // 'no') . " planned, $seen ran)");
+	return $status;
+}
+
+1;

@@ -1,0 +1,22 @@
+# The scripts of test/in_cluster/, each against a server of its own with
+# flakeid preloaded and flakeid.allow_debug_clock_offset on (the clock tests
+# move it): concurrency, clock faults, load, a streaming standby and its
+# promotion, schemas, the reference, soft errors, upgrades, dump and
+# restore, mark renewal, restarts and crashes, the README's examples.
+# FLAKEID_TESTS=name[,name] runs only those.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+
+my @scripts = selected_scripts('test/in_cluster/*.t');
+plan skip_all => "FLAKEID_TESTS names no script of test/in_cluster" unless @scripts;
+for my $script (@scripts)
+{
+	my ($name) = $script =~ m{([^/]+)\.t$};
+	my $node = flakeid_node($name, 'flakeid.allow_debug_clock_offset' => 'on');
+	run_tap_script($node, $name, script_command($script));
+	$node->stop('immediate');
+	$node->clean_node;
+}
+done_testing();
