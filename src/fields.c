@@ -18,18 +18,46 @@
 #include "flakeid.h"
 #include "format/format.h"
 
+/*
+ * PostgreSQL 19 builds jsonb through a JsonbInState that holds the finished
+ * value in its result field; earlier majors pass a JsonbParseState stack and
+ * return the value from each push.  JsonbBuilder is the one shape this file
+ * writes against: zero-initialised, pushed into, its result read at the end.
+ */
+#if PG_VERSION_NUM >= 190000
+typedef JsonbInState JsonbBuilder;
+
+static inline void
+builder_push(JsonbBuilder *builder, JsonbIteratorToken token, JsonbValue *value)
+{
+	pushJsonbValue(builder, token, value);
+}
+#else
+typedef struct JsonbBuilder
+{
+	JsonbParseState *parseState;
+	JsonbValue *result;
+} JsonbBuilder;
+
+static inline void
+builder_push(JsonbBuilder *builder, JsonbIteratorToken token, JsonbValue *value)
+{
+	builder->result = pushJsonbValue(&builder->parseState, token, value);
+}
+#endif
+
 static void
-push_key(JsonbParseState **state, const char *key)
+push_key(JsonbBuilder *builder, const char *key)
 {
 	JsonbValue	v = {.type = jbvString};
 
 	v.val.string.val = (char *) key;
 	v.val.string.len = (int) strlen(key);
-	pushJsonbValue(state, WJB_KEY, &v);
+	builder_push(builder, WJB_KEY, &v);
 }
 
 static void
-push_string(JsonbParseState **state, const char *text)
+push_string(JsonbBuilder *builder, const char *text)
 {
 	JsonbValue	v = {.type = text ? jbvString : jbvNull};
 
@@ -38,35 +66,34 @@ push_string(JsonbParseState **state, const char *text)
 		v.val.string.val = (char *) text;
 		v.val.string.len = (int) strlen(text);
 	}
-	pushJsonbValue(state, WJB_VALUE, &v);
+	builder_push(builder, WJB_VALUE, &v);
 }
 
 Datum
 flakeid_fields_jsonb(const FlakeFormat *format, const uint8 *id, TimestampTz time)
 {
-	JsonbParseState *state = NULL;
+	JsonbBuilder builder = {0};
 	FlakeField	fields[FLAKE_MAX_FIELDS];
 	int			count = format->fields(id, fields);
 	const int	utc = 0;
-	JsonbValue *result;
 
 	Assert(count <= FLAKE_MAX_FIELDS);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	push_key(&state, "time");
-	push_string(&state, JsonEncodeDateTime(NULL, TimestampTzGetDatum(time), TIMESTAMPTZOID, &utc));
+	builder_push(&builder, WJB_BEGIN_OBJECT, NULL);
+	push_key(&builder, "time");
+	push_string(&builder, JsonEncodeDateTime(NULL, TimestampTzGetDatum(time), TIMESTAMPTZOID, &utc));
 	for (int i = 0; i < count; i++)
 	{
-		push_key(&state, fields[i].name);
+		push_key(&builder, fields[i].name);
 		if (fields[i].is_text)
-			push_string(&state, fields[i].text);
+			push_string(&builder, fields[i].text);
 		else
 		{
 			JsonbValue	v = {.type = jbvNumeric};
 
 			v.val.numeric = int64_to_numeric(fields[i].number);
-			pushJsonbValue(&state, WJB_VALUE, &v);
+			builder_push(&builder, WJB_VALUE, &v);
 		}
 	}
-	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(result));
+	builder_push(&builder, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(builder.result));
 }

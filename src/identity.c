@@ -29,6 +29,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/tuplestore.h"
 
 #include "generator.h"
 #include "format/kuid.h"

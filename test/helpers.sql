@@ -46,13 +46,17 @@ AS $$ SELECT (hashint8extended(n::int8 * 65536 + i, seed) & 4503599627370495) / 
 -- EXPLAIN (COSTS OFF) of a statement, without what PostgreSQL versions print
 -- differently for the same plan: 17 dropped the "(returns $n)" of an InitPlan
 -- and the "IS NOT NULL" index condition on a NOT NULL column, and 18 names
--- the window of a WindowAgg.
+-- the window of a WindowAgg, and 19 what a node replaced.
 CREATE OR REPLACE FUNCTION plan_of(statement text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     line text;
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || statement LOOP
-        CONTINUE WHEN line ~ '^\s*Index Cond: \(\w+ IS NOT NULL\)$' OR line ~ '^\s*Window: \w+ AS \(.*\)$';
+        -- 19 names what a node replaced ("Replaces: MinMaxAggregate") and
+        -- its init plans ("InitPlan minmax_1"); earlier majors do neither
+        CONTINUE WHEN line ~ '^\s*Index Cond: \(\w+ IS NOT NULL\)$' OR line ~ '^\s*Window: \w+ AS \(.*\)$'
+            OR line ~ '^\s*Replaces: ';
+        line := regexp_replace(line, '^(\s*InitPlan )minmax_(\d+)$', '\1\2');
         RETURN NEXT regexp_replace(line, '^(\s*InitPlan \d+) \(returns \$\d+\)$', '\1');
     END LOOP;
 END $$;

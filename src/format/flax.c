@@ -61,7 +61,7 @@ flax_repack(const uint8_t *in, uint8_t *out)
 	flax_pack(ms, random, out);
 }
 
-const TimeLayout flax_time_layout = {
+static const TimeLayout flax_time_layout = {
 	FLAX_SIZE, FLAX_EPOCH_UNIX_MS * 1000, true, 2,
 	{{40, 1000, NULL}, {FLAX_RANDOM_BITS, 0, NULL}}
 };

@@ -251,12 +251,12 @@ kuid_unit_start(uint64_t unit)
  * kuid_time adds them as they are, so a later ID can have an earlier time:
  * not monotone.  kuid96 also puts the node between its seconds' bits.
  */
-const TimeLayout kuid_time_layout = {
+static const TimeLayout kuid_time_layout = {
 	KUID_SIZE, 0, false, 4,
 	{{20, INT64_C(1000000000000), NULL}, {20, 1000000, NULL}, {10, KUID_TICK_US, NULL}, {14, 0, NULL}}
 };
 
-const TimeLayout kuid96_time_layout = {
+static const TimeLayout kuid96_time_layout = {
 	KUID96_SIZE, 0, false, 6,
 	{{20, INT64_C(1000000000000), NULL}, {12, INT64_C(256000000), NULL}, {32, 0, NULL},
 	 {8, 1000000, NULL}, {10, KUID_TICK_US, NULL}, {14, 0, NULL}}

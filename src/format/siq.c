@@ -549,7 +549,7 @@ siq_fraction_us(uint64_t fraction)
 	return siq_unix_us_ceil_from_t56(fraction);	/* a t56 of 0 seconds */
 }
 
-const TimeLayout siq_time_layout = {
+static const TimeLayout siq_time_layout = {
 	SIQ_SIZE, 0, true, 6,
 	{{40, 1000000, NULL}, {16, 0, siq_fraction_us}, {8, 0, NULL}, {32, 0, NULL}, {16, 0, NULL}}
 };

@@ -120,7 +120,7 @@ sno_repack(const uint8_t *in, uint8_t *out)
 	sno_pack(&fields, out);
 }
 
-const TimeLayout sno_time_layout = {
+static const TimeLayout sno_time_layout = {
 	SNO_SIZE, SNO_EPOCH_UNIX_US, true, 5,
 	{{39, SNO_UNIT_US, NULL}, {1, 0, NULL}, {8, 0, NULL}, {16, 0, NULL}, {16, 0, NULL}}
 };

@@ -26,7 +26,8 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM events WHERE id <@ tstzrange('2026-01-3
 SELECT count(*) FROM events WHERE id <@ tstzrange('2026-01-31 12:00', '2026-02-01 12:00', '[]');
 EXPLAIN (COSTS OFF) SELECT count(*) FROM events WHERE tstzrange('2026-04-15', NULL) @> id;
 SELECT count(*) FROM events WHERE tstzrange('2026-04-15', NULL) @> id;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM events WHERE id <@ tstzrange('2027-01-01', '2027-02-01');
+-- (through plan_of: 19 adds "Replaces: Scan on events" to the empty Result)
+SELECT plan_of($$SELECT count(*) FROM events WHERE id <@ tstzrange('2027-01-01', '2027-02-01')$$);
 -- the same answers as filtering on the extracted time
 SELECT count(*) FILTER (WHERE sno_time(id) <@ tstzrange('2026-02-10', '2026-02-20')) AS february,
        count(*) FILTER (WHERE sno_time(id) <@ tstzrange('2026-01-31 12:00', '2026-02-01 12:00', '[]')) AS across,
