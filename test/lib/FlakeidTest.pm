@@ -9,11 +9,13 @@ use warnings;
 
 use Exporter 'import';
 use File::Basename qw(basename);
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(flakeid_node run_tap_script selected_scripts script_command);
+our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
+  run_tap_script selected_scripts script_command);
 
 # flakeid_node(NAME, SETTING => VALUE, ...): a started server, able to stream
 # to a standby, with flakeid preloaded and the extension created in database
@@ -36,6 +38,69 @@ sub flakeid_node
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION flakeid');
 	return $node;
+}
+
+# flakeid_standby(PRIMARY, NAME, SQL): a hot standby of PRIMARY made as an
+# operator makes one: pg_basebackup -R (streaming its WAL), taken while SQL
+# (if given; statements commit one by one) runs on the primary in another
+# session; the primary's
+# configuration comes along, identities included.  Its settings of each
+# start go into replica.conf (restart_with).  Returns the started standby
+# and the exit status of SQL.
+sub flakeid_standby
+{
+	my ($primary, $name, $sql) = @_;
+	my ($out, $err) = ('', '');
+	my $minter;
+	# (read from standard input, so that each statement commits on its own)
+	$minter = IPC::Run::start([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $primary->connstr('postgres') ],
+		'<', \$sql, '>', \$out, '2>', \$err)
+	  if defined $sql;
+	$primary->backup("$name-backup", backup_options => [ '-R', '-X', 'stream' ]);
+	my $status = 0;
+	if ($minter)
+	{
+		# finish is true when the session exited 0
+		$status = $minter->finish ? 0 : 1;
+		diag("the primary's session during the backup failed: $err") if $status;
+	}
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+	$standby->init_from_backup($primary, "$name-backup");
+	$standby->append_conf('postgresql.conf', "include_if_exists = 'replica.conf'\n");
+	$standby->start;
+	return ($standby, $status);
+}
+
+# restart_with(NODE, SETTING => VALUE, ...): restarts NODE with exactly
+# these settings on top of its configuration (the previous start's are gone)
+sub restart_with
+{
+	my ($node, %settings) = @_;
+	open(my $fh, '>', $node->data_dir . '/replica.conf') or die "replica.conf: $!";
+	print $fh map { "$_ = '$settings{$_}'\n" } sort keys %settings;
+	close($fh);
+	$node->restart;
+}
+
+# sqlstate_of(NODE, SQL): the SQLSTATE SQL fails with, or 'ok'
+sub sqlstate_of
+{
+	my ($node, $sql) = @_;
+	my ($out, $err) = ('', '');
+	my $rc = $node->psql('postgres', $sql, stdout => \$out, stderr => \$err,
+		extra_params => [ '-v', 'VERBOSITY=sqlstate' ]);
+	return 'ok' if $rc == 0;
+	return $err =~ /ERROR:\s+([0-9A-Z]{5})/ ? $1 : "exit $rc: $err";
+}
+
+# message_of(NODE, SQL): what SQL prints on stderr (its ERROR, DETAIL, HINT)
+sub message_of
+{
+	my ($node, $sql) = @_;
+	my ($out, $err) = ('', '');
+	$node->psql('postgres', $sql, stdout => \$out, stderr => \$err,
+		extra_params => [ '-v', 'VERBOSITY=default' ]);
+	return $err;
 }
 
 # selected_scripts(GLOB): the files GLOB finds, in name order; FLAKEID_TESTS

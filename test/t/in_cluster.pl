@@ -1,8 +1,8 @@
 # The scripts of test/in_cluster/, each against a server of its own with
 # flakeid preloaded and flakeid.allow_debug_clock_offset on (the clock tests
-# move it): concurrency, clock faults, load, a streaming standby and its
-# promotion, schemas, the reference, soft errors, upgrades, dump and
-# restore, mark renewal, restarts and crashes, the README's examples.
+# move it): concurrency, clock faults, load, schemas, the reference, soft
+# errors, upgrades, dump and restore, mark renewal, restarts and crashes, the
+# README's examples.
 # FLAKEID_TESTS=name[,name] runs only those.
 use strict;
 use warnings;

@@ -1,9 +1,9 @@
 # The scripts of test/own_cluster/, each of which starts its servers itself
-# (scripts/with_cluster), one or more per case, with settings of its own: the
-# settings and their refusals, the state file, failover with the clocks
-# apart, a real step back of every process's clock (libfaketime), restarts
-# after a step back, the log of a used-up pool.  They use the installed
-# PostgreSQL that pg_config names.  FLAKEID_TESTS=name[,name] runs only those.
+# (scripts/with_cluster), one or more per case, with settings of its own:
+# the settings and their refusals, the state file, a real step back of
+# every process's clock (libfaketime), restarts after a step back, the log
+# of a used-up pool.  They use the installed PostgreSQL that pg_config
+# names.  FLAKEID_TESTS=name[,name] runs only those.
 use strict;
 use warnings;
 use FlakeidTest;

@@ -1,0 +1,113 @@
+# A real streaming standby (pg_basebackup -R, taken while the primary mints)
+# of a primary with flakeid preloaded.  On the hot standby every generator is
+# refused, whatever its identities, unless flakeid.generate_on_standby is on;
+# with it and identities of its own the standby mints alongside the primary
+# without repeating one ID (kuid, which carries no node, stays refused).
+# After promotion the derived identities differ from the primary's.
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = flakeid_node('primary');
+$primary->safe_psql('postgres',
+	'CREATE TABLE standby_ids AS SELECT sno_new() AS id FROM generate_series(1, 100)');
+my ($partition, $shard, $node, $worker, $process) = split /\|/, $primary->safe_psql('postgres',
+	"SELECT sno_partition(sno_new()), siq_shard(siq_new('user')), kuid96_node(kuid96_new()),
+	        snowflake_worker(s), snowflake_process(s) FROM (SELECT snowflake_new() s) x");
+
+# the base backup is taken while the primary mints with every generator
+my ($standby, $minted) = flakeid_standby($primary, 'standby',
+	"SELECT count(sno_new()), count(siq_new('user')), count(kuid_new()), count(kuid96_new()),
+	        count(snowflake_new()) FROM generate_series(1, 300000)");
+is($minted, 0, 'the primary minted 1,500,000 IDs while pg_basebackup -R ran');
+is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't',
+	'the standby starts with flakeid preloaded, as a hot standby');
+is($standby->safe_psql('postgres', 'SELECT count(*), count(DISTINCT sno_partition(id)) FROM standby_ids'),
+	'100|1', 'replicated IDs are readable on the standby');
+
+my @calls = ("sno_new()", "sno_new_at(now())", "siq_new('user')", "siq_new_at(now(), 'user')",
+	"kuid_new()", "kuid_new_at(now())", "kuid96_new()", "kuid96_new_at(now())", "kuid96(kuid_new())",
+	"snowflake_new()", "snowflake_new_at(now())");
+sub refused
+{
+	my ($label) = @_;
+	is(join(' ', map { sqlstate_of($standby, "SELECT $_") } @calls), join(' ', ('55000') x @calls),
+		"standby, $label: every generator is ERROR 55000 (@calls)");
+}
+refused("the primary's configuration");
+like(message_of($standby, 'SELECT sno_new()'), qr/ERROR:  cannot generate IDs during recovery/,
+	'the message says why');
+like(message_of($standby, 'SELECT sno_new()'), qr/HINT:  .*set flakeid.generate_on_standby = on/,
+	'the hint names flakeid.generate_on_standby');
+like(message_of($standby, 'SELECT kuid_new()'), qr/DETAIL:  kuid IDs carry no node/,
+	'kuid_new() says that kuid IDs carry no node');
+
+# identities of its own, different from the primary's, do not open it alone
+my %own = (
+	'flakeid.sno_partition' => ($partition + 1) % 65536,
+	'flakeid.siq_shard' => ($shard + 1) % 256,
+	'flakeid.kuid_node' => 'standby@db',
+	'flakeid.snowflake_worker' => ($worker + 1) % 32,
+	'flakeid.snowflake_process' => ($process + 1) % 32);
+restart_with($standby, %own);
+refused('identities of its own but no opt-in');
+
+# the opt-in with derived identities: still refused (they are the primary's)
+restart_with($standby, 'flakeid.generate_on_standby' => 'on');
+is(join('|', map { sqlstate_of($standby, "SELECT $_") } 'sno_new()', 'kuid96_new()', 'snowflake_new()'),
+	'55000|55000|55000', 'standby, opt-in with derived identities: refused');
+like(message_of($standby, 'SELECT sno_new()'), qr/HINT:  Set flakeid.sno_partition to a value no other server uses/,
+	'the hint says to set an explicit identity');
+
+# the opt-in with identities of its own: the standby mints next to the primary
+restart_with($standby, %own, 'flakeid.generate_on_standby' => 'on');
+is($standby->safe_psql('postgres',
+		"SELECT pg_is_in_recovery(), sno_partition(sno_new()), siq_shard(siq_new('user')),
+		        kuid96_node(kuid96_new()) = kuid_node_hash('standby\@db'),
+		        snowflake_worker(snowflake_new()), snowflake_process(snowflake_new())"),
+	join('|', 't', @own{qw(flakeid.sno_partition flakeid.siq_shard)}, 't',
+		@own{qw(flakeid.snowflake_worker flakeid.snowflake_process)}),
+	'standby, opt-in with identities of its own: every generator but kuid works and uses them');
+isnt($standby->safe_psql('postgres', "SELECT kuid_node_hash('standby\@db')"), $node,
+	"the standby's kuid96 node differs from the primary's");
+is(sqlstate_of($standby, 'SELECT kuid_new()') . '|' . sqlstate_of($standby, 'SELECT kuid_new_at(now())'),
+	'55000|55000', 'standby, opt-in: kuid_new() and kuid_new_at() stay refused');
+
+my $mint = "SELECT x FROM (SELECT sno_new()::text, siq_new('user')::text, kuid96_new()::text,
+                                  snowflake_new()::text FROM generate_series(1, 50000)) s(a, b, c, d),
+                   LATERAL (VALUES (a), (b), (c), (d)) v(x)";
+my ($on_primary, $on_standby) = ('', '');
+my $primary_mint = IPC::Run::start([ 'psql', '-X', '-At', '-d', $primary->connstr('postgres'), '-c', $mint ],
+	'>', \$on_primary);
+$on_standby = $standby->safe_psql('postgres', $mint);
+$primary_mint->finish;
+my (%seen, $both);
+my @primary_ids = split /\n/, $on_primary;
+my @standby_ids = split /\n/, $on_standby;
+$seen{$_} = 1 for @primary_ids;
+my $primary_distinct = keys %seen;
+my %standby_seen = map { $_ => 1 } @standby_ids;
+$both = grep { $seen{$_} } keys %standby_seen;
+is(sprintf('%d %d', $primary_distinct, scalar keys %standby_seen), '200000 200000',
+	'primary and standby each minted 50,000 distinct sno, siq, kuid96 and snowflake IDs at once');
+is($both, 0, 'no ID is minted by both');
+
+# promotion: a new timeline, so new derived identities, and generation opens
+restart_with($standby);
+$standby->promote;
+# (the WAL file name, not pg_control_checkpoint(): the end-of-recovery
+# checkpoint that records the new timeline there may not have run yet)
+is($standby->safe_psql('postgres',
+		"SELECT pg_is_in_recovery(), ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int > 1"),
+	'f|t', 'the promoted server is on a new timeline');
+my $promoted = $standby->safe_psql('postgres', 'SELECT sno_partition(sno_new()), kuid96_node(kuid96_new())');
+isnt($promoted, "$partition|$node",
+	"after promotion the derived sno partition and kuid96 node differ from the primary's ($promoted vs $partition|$node)");
+is($standby->safe_psql('postgres', 'SELECT count(DISTINCT kuid_new()) FROM generate_series(1, 1000)'),
+	'1000', 'after promotion kuid_new() works');
+
+$standby->stop;
+$primary->stop;
+done_testing();
