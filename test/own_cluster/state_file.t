@@ -34,6 +34,7 @@ in_cluster() {
 }
 file_version() { od -An -tu4 -j4 -N4 "$1" | tr -d ' '; }
 
+require_libfaketime
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'fake_clock_teardown; rm -rf "$work"' EXIT

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/../.."
 . test/lib/tap.sh
 
 CLIENTS=8
+require_libfaketime
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'fake_clock_teardown; rm -rf "$work"' EXIT
