@@ -153,6 +153,9 @@ PROVE_TESTS ?= $(sort $(wildcard test/t/*.pl))
 PG_PROVE_FLAGS += -I test/lib
 EXTRA_CLEAN += tmp_check
 prove_installcheck:
+ifneq ($(enable_tap_tests),yes)
+	@echo "make prove_installcheck: this PostgreSQL was built without --enable-tap-tests, so its PGXS has no PostgreSQL::Test::Cluster" >&2; exit 1
+endif
 	@$(prove_installcheck)
 
 .PHONY: prove_installcheck
