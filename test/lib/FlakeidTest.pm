@@ -134,7 +134,8 @@ sub script_command
 # ...", "ok N # skip why" a skipped check, "1..0 # SKIP why" a skipped
 # script, and "#" lines diagnostics (shown when they follow a failure).  A
 # last check holds the script to a clean exit and to its whole plan, so a
-# script that dies half-way never passes.  Returns its exit status.
+# script that dies half-way never passes; when that check fails, the end of
+# NODE's server log follows.  Returns the script's exit status.
 sub run_tap_script
 {
 	my ($node, $label, @command) = @_;
@@ -189,9 +190,17 @@ sub run_tap_script
 	my $status = $? >> 8;
 	$status = 1 if $? & 127;
 	my $whole = defined $planned && ($planned == 0 || $planned == $seen);
-	ok($status == 0 && $whole,
+	my $passed = ok($status == 0 && $whole,
 		"$label: exits 0 after its whole plan (exit $status, "
 		  . ($planned // 'no') . " planned, $seen ran)");
+	# a failed script's server may say why: the end of its log, as
+	# scripts/with_cluster shows it
+	if (!$passed && $node && -f $node->logfile)
+	{
+		my @log = split /\n/, PostgreSQL::Test::Utils::slurp_file($node->logfile);
+		diag("$label: the last lines of the server log (" . $node->logfile . "):");
+		diag("$label:   $_") for @log[ ($#log > 29 ? $#log - 29 : 0) .. $#log ];
+	}
 	return $status;
 }
 
