@@ -9,7 +9,9 @@ use warnings;
 
 use Exporter 'import';
 use File::Basename qw(basename);
+use File::Temp ();
 use IPC::Run;
+use POSIX ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -134,8 +136,8 @@ sub script_command
 # ...", "ok N # skip why" a skipped check, "1..0 # SKIP why" a skipped
 # script, and "#" lines diagnostics (shown when they follow a failure).  A
 # last check holds the script to a clean exit and to its whole plan, so a
-# script that dies half-way never passes; when that check fails, the end of
-# NODE's server log follows.  Returns the script's exit status.
+# script that dies half-way never passes; when that check fails, what the
+# script printed on stderr and the end of NODE's server log follow.  Returns the script's exit status.
 sub run_tap_script
 {
 	my ($node, $label, @command) = @_;
@@ -152,7 +154,16 @@ sub run_tap_script
 	delete @ENV{qw(PGPASSWORD PGSERVICE PGOPTIONS)};
 
 	my ($planned, $seen, $failing) = (undef, 0, 0);
-	open(my $out, '-|', @command) or die "cannot run @command: $!";
+	# PostgreSQL::Test::Utils points this process's stderr at its log file,
+	# which goes with the test's copy of the tree: the script's stderr is
+	# kept apart and shown if the script fails
+	my $stderr = File::Temp->new;
+	my $saved_stderr = POSIX::dup(2);
+	POSIX::dup2(fileno($stderr), 2);
+	my $opened = open(my $out, '-|', @command);
+	POSIX::dup2($saved_stderr, 2);
+	POSIX::close($saved_stderr);
+	die "cannot run @command: $!" unless $opened;
 	while (my $line = <$out>)
 	{
 		chomp $line;
@@ -193,6 +204,12 @@ sub run_tap_script
 	my $passed = ok($status == 0 && $whole,
 		"$label: exits 0 after its whole plan (exit $status, "
 		  . ($planned // 'no') . " planned, $seen ran)");
+	if (!$passed)
+	{
+		my @err = split /\n/, PostgreSQL::Test::Utils::slurp_file($stderr->filename);
+		diag("$label: what it printed on stderr:") if @err;
+		diag("$label:   $_") for @err;
+	}
 	# a failed script's server may say why: the end of its log, as
 	# scripts/with_cluster shows it
 	if (!$passed && $node && -f $node->logfile)
