@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "generator.h"
@@ -69,16 +70,30 @@ assign_snowflake_epoch_ms(const char *newval pg_attribute_unused(), void *extra)
 /*
  * A shifted clock stalls every other session's generators for the length of
  * the shift, so even a superuser may set it only where the server was
- * started to allow it (GRANT SET ON PARAMETER could otherwise hand it on).
+ * started to allow it, and no one else ever: GRANT SET ON PARAMETER (15 on)
+ * would otherwise hand a PGC_SUSET setting on.  A value from a session
+ * (SET, a function's SET clause, and ALTER ROLE/DATABASE ... SET, which is
+ * checked as PGC_S_TEST) is taken from superusers only; values from the
+ * server's configuration are the administrator's.
  */
 static bool
-check_debug_clock_offset_ms(int *newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
+check_debug_clock_offset_ms(int *newval, void **extra pg_attribute_unused(), GucSource source)
 {
-	if (*newval == 0 || allow_debug_clock_offset)
+	if (*newval == 0)
 		return true;
-	GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
-	GUC_check_errdetail("The generators' clock may be shifted only on a server started with flakeid.allow_debug_clock_offset = on.");
-	return false;
+	if (!allow_debug_clock_offset)
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errdetail("The generators' clock may be shifted only on a server started with flakeid.allow_debug_clock_offset = on.");
+		return false;
+	}
+	if (source >= PGC_S_INTERACTIVE && IsUnderPostmaster && OidIsValid(GetUserId()) && !superuser())
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errdetail("Only superusers may shift the generators' clock, whatever is granted on the parameter.");
+		return false;
+	}
+	return true;
 }
 
 void

@@ -28,6 +28,7 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	flakeid_generators_init();
+	flakeid_backfill_init();
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("flakeid");
 #else

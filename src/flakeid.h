@@ -69,15 +69,21 @@ typedef struct GeneratedId
 extern GeneratedId flakeid_generate(GeneratorId gen, int variant);
 
 /*
- * The sequence of a back-fill (*_new_at) ID whose time field is `unit` (the
- * value the ID stores; `ts` only names it in errors).  One backend never
- * gives one (variant, unit) a sequence twice: when the unit's pool is used
- * up it raises 54000 rather than wrap (format/ledger.h).  Across backends
- * nothing is checked; each backend starts in its own sixteenth of the pool,
- * so up to 16 loaders putting up to a sixteenth each into one unit stay
- * apart.  Also raises what the pool and identities raise.
+ * A back-fill (*_new_at) ID for the caller's time: `key` is the time field
+ * the ID stores, `live_unit` the live generator's unit that stores the same
+ * field (they differ for snowflakes under another epoch), `ts` names it in
+ * errors.  No two calls on one server, in any session or parallel worker,
+ * and none after a restart, return the same (variant, key, sequence); a
+ * unit the live generator may still use is drawn from it (so the ID is a
+ * live one, sno's tick-tock included), and a later one is refused (22023).
+ * Past a unit's pool it raises 54000, never wraps.  Refuses what
+ * flakeid_generate refuses.  May take an LWLock of the ledger (no I/O under
+ * it) and flakeid_lock with fsyncs to save a lower back-fill low-water.
  */
-extern uint32 flakeid_generate_backfill(GeneratorId gen, int variant, uint64 unit, TimestampTz ts);
+extern GeneratedId flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_unit,
+											 TimestampTz ts);
+/* from _PG_init while preloading: back-fill's shared ledger */
+extern void flakeid_backfill_init(void);
 
 typedef enum IdentityKind
 {

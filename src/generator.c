@@ -27,7 +27,6 @@
 
 #include "generator.h"
 #include "format/kuid.h"
-#include "format/ledger.h"
 #include "format/snowflake.h"
 
 FlakeidShared *flakeid_shared = NULL;
@@ -172,6 +171,25 @@ generator_resume_sno(const int64 sno_marks[2], bool flag)
 }
 
 void
+generator_note_resumed(void)
+{
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		pg_atomic_write_u64(&flakeid_shared->slots[s].resumed_word.value,
+							pg_atomic_read_u64(&flakeid_shared->slots[s].word.value));
+}
+
+void
+flakeid_lock_acquire(void)
+{
+	while (!LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+void
 generator_latest_unit_starts(int64 latest[MARK_COUNT])
 {
 	for (int m = 0; m < MARK_COUNT; m++)
@@ -185,7 +203,8 @@ generator_latest_unit_starts(int64 latest[MARK_COUNT])
 			uint64		word = pg_atomic_read_u64(&flakeid_shared->slots[def->first_slot + v].word.value);
 			MarkId		mark = mark_of(def, word);
 
-			if (word != 0)
+			/* a counter that issued nothing since it was resumed needs no renewal */
+			if (word != 0 && word != pg_atomic_read_u64(&flakeid_shared->slots[def->first_slot + v].resumed_word.value))
 				latest[mark] = Max(latest[mark], def->format->unit_start(counter_unit(word)));
 		}
 	}
@@ -208,7 +227,7 @@ shmem_startup(void)
 			GeneratorSlot *slot = &flakeid_shared->slots[s];
 
 			pg_atomic_init_u64(&slot->word.value, 0);
-			pg_atomic_init_u64(&slot->backfill_bands.value, 0);
+			pg_atomic_init_u64(&slot->resumed_word.value, 0);
 			pg_atomic_init_u64(&slot->stats.issued, 0);
 			pg_atomic_init_u64(&slot->stats.exhausted_waits, 0);
 			pg_atomic_init_u64(&slot->stats.pool_exhaustions, 0);
@@ -271,8 +290,8 @@ flakeid_generators_init(void)
 
 /* --- the loops ------------------------------------------------------------------ */
 
-static uint64
-clock_units(const GeneratorDef *def)
+uint64
+generator_clock_unit(const GeneratorDef *def)
 {
 	uint64		unit;
 
@@ -352,7 +371,7 @@ static uint64_t
 slot_clock(void *arg)
 {
 	pg_read_barrier();
-	return clock_units(((SlotAccess *) arg)->def);
+	return generator_clock_unit(((SlotAccess *) arg)->def);
 }
 
 /* the ID must lie before the saved mark before anyone can see it */
@@ -501,22 +520,26 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 }
 
 /*
- * The pool of a generator variant, after everything that may refuse it: a
- * setting whose configured value was refused, recovery (unless
- * flakeid.generate_on_standby), its identities, the saved state.  All of
- * these are fixed while a backend lives, except recovery ending, so once a
- * variant is prepared a backend keeps its pool.
+ * What may refuse a generator variant: a setting whose configured value was
+ * refused, recovery (unless flakeid.generate_on_standby), its identities,
+ * the saved state.  All of these are fixed while a backend lives, except
+ * recovery ending, so once a variant is prepared a backend keeps its pool.
+ * Every call first takes up a primary's replayed bounds once recovery has
+ * ended (one atomic read when there are none).
  */
-static CounterPool
-prepare(const GeneratorDef *def, int variant)
+CounterPool
+generator_prepare(const GeneratorDef *def, int variant)
 {
 	static CounterPool pools[GEN_SLOT_COUNT];
 	static bool prepared[GEN_SLOT_COUNT];
 	int			slot = def->first_slot + variant;
 
 	generator_require_shared(def->name);
+	mark_take_up_upstream();
 	if (likely(prepared[slot]))
 		return pools[slot];
+	if (flakeid_shared->state_refusal != STATE_USABLE)
+		mark_refuse_unusable_state();
 	for (int i = 0; i < (int) lengthof(def->settings) && def->settings[i]; i++)
 		settings_refuse_rejected(def->settings[i], def->name);
 	if (RecoveryInProgress() && !identity_generate_on_standby())
@@ -543,85 +566,57 @@ flakeid_generate(GeneratorId gen, int variant)
 	uint64		word;
 
 	Assert(variant >= 0 && variant < def->variants);
-	pool = prepare(def, variant);
+	pool = generator_prepare(def, variant);
 	word = def->ticktock ? ticktock_next(def, slot, &pool) : monotonic_next(def, slot, &pool);
 	return (GeneratedId) {counter_unit(word), counter_seq(word), counter_flag(word)};
 }
 
-/* --- back-fill --------------------------------------------------------------- */
-
-/*
- * A backend's back-fill sequences live in its ledger (format/ledger.h): at
- * most 2^17 units one by one (3 MB), then the least used are forgotten
- * into a 1 MB filter, allocated in this backend's memory on first use.
- */
-#define BACKFILL_BANDS	16
-#define LEDGER_MIN_CELLS	256
-#define LEDGER_MAX_CELLS	(1u << 17)
-
-StaticAssertDecl(GEN_SLOT_COUNT <= LEDGER_MAX_SLOTS, "a ledger slot per generator slot");
-
-static BackfillLedger backfill_ledger;
-static MemoryContext backfill_context = NULL;
-static int64 backfill_band[GEN_SLOT_COUNT];
-
-static void *
-backfill_alloc(size_t size)
+/* counter_take's access to a slot, with the clock fixed at one unit (generator_draw_at) */
+typedef struct FixedClockAccess
 {
-	return MemoryContextAlloc(backfill_context, size);
+	SlotAccess	slot;
+	uint64		unit;
+} FixedClockAccess;
+
+static uint64_t
+fixed_load(void *arg)
+{
+	return slot_load(&((FixedClockAccess *) arg)->slot);
 }
 
-static void
-backfill_start(void)
+static uint64_t
+fixed_unit(void *arg)
 {
-	if (backfill_context != NULL)
-		return;
-	backfill_context = AllocSetContextCreate(TopMemoryContext, "flakeid back-fill ledger",
-											 ALLOCSET_DEFAULT_SIZES);
-	ledger_init(&backfill_ledger, LEDGER_MIN_CELLS, LEDGER_MAX_CELLS, backfill_alloc, pfree);
-	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		backfill_band[s] = -1;
+	return ((FixedClockAccess *) arg)->unit;
 }
 
-/* This backend's start in the pool of a slot: the next of 16 bands, taken once. */
-static uint32
-backfill_band_start(int slot, uint32 size)
+static bool
+fixed_exchange(void *arg, uint64_t *word, uint64_t next)
 {
-	if (backfill_band[slot] < 0)
-	{
-		uint64		band = pg_atomic_fetch_add_u64(&flakeid_shared->slots[slot].backfill_bands.value, 1);
-
-		backfill_band[slot] = (int64) ((band % BACKFILL_BANDS) * size / BACKFILL_BANDS);
-	}
-	return (uint32) backfill_band[slot];
+	return slot_exchange(&((FixedClockAccess *) arg)->slot, word, next);
 }
 
-uint32
-flakeid_generate_backfill(GeneratorId gen, int variant, uint64 unit, TimestampTz ts)
+CounterOutcome
+generator_draw_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit, uint64 *word)
 {
-	const GeneratorDef *def = &generator_defs[gen];
-	int			slot = def->first_slot + variant;
-	CounterPool pool;
-	uint32		size,
-				band,
-				offset;
-	LedgerUsage usage;
+	FixedClockAccess target = {{def, &flakeid_shared->slots[slot].word.value}, unit};
+	CounterAccess access = {fixed_load, fixed_unit, fixed_exchange, &target};
+	CounterTaken taken = {0};
 
-	Assert(variant >= 0 && variant < def->variants);
-	pool = prepare(def, variant);
-	size = pool.seq_max - pool.seq_min + 1;
-	backfill_start();
-	band = backfill_band_start(slot, size);
-	if (!ledger_take(&backfill_ledger, (unsigned) slot, unit, size, &offset, &usage))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
-						timestamptz_to_str(ts)),
-				 usage.set_aside == 0 ?
-				 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences, and this session has used all of them there.",
-						   def->name, size) :
-				 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences. This session has used %u of them there, and set aside %u for the " UINT64_FORMAT " units it no longer tracks one by one.",
-						   def->name, size, usage.own, usage.set_aside, usage.forgotten),
-				 errhint("Spread the times over more units. IDs of the present come from the *_new() generators, which wait for the next unit instead.")));
-	return pool.seq_min + (band + offset) % size;
+	/* counter_advance, the rule without a timeline: it issues in `unit` or not at all */
+	CounterOutcome outcome = counter_take(&access, counter_advance, pool, &taken);
+
+	/* (not counted in flakeid_generators.issued, which counts *_new calls) */
+	if (outcome == COUNTER_ISSUE)
+		*word = taken.next_word;
+	return outcome;
+}
+
+uint64
+generator_live_floor(const GeneratorDef *def, int slot)
+{
+	uint64		word = pg_atomic_read_u64(&flakeid_shared->slots[slot].word.value);
+
+	pg_read_barrier();
+	return word != 0 ? counter_unit(word) : generator_clock_unit(def);
 }

@@ -7,6 +7,7 @@
  *   identity.c   what makes this server's IDs its own (identity and pool settings)
  *   clock.c      the clocks the generators read, and the snowflake epoch
  *   mark.c       the saved mark: every issued ID lies before it
+ *   backfill.c   back-fill (*_new_at): one ledger per server, in shared memory
  *   state.c      the file that carries the mark across restarts, with its versions
  *   stats.c      statistics and the flakeid_generators view
  *
@@ -64,7 +65,67 @@ typedef enum MarkId
 	MARK_COUNT
 } MarkId;
 
+/* one counter per generator variant: sno, the 15 siq kinds, kuid, snowflake */
+#define GEN_SLOT_COUNT	(3 + SIQ_NAMED_KINDS)
+
+/* a back-fill low-water that no back-filled sequence has set yet */
+#define BACKFILL_LOW_NONE	((uint32) COUNTER_SEQ_MASK + 1)
+
+/*
+ * What bounds the IDs one server issued, saved and WAL-logged: the marks,
+ * and for back-fill (backfill.c) a low-water per counter slot at or below
+ * every sequence back-fill gave there, in any unit.
+ */
+typedef struct IssuedBounds
+{
+	int64		marks[MARK_COUNT];	/* Unix µs; 0: none */
+	uint32		sno_ticktock;	/* the tick-tock sno's counter carried */
+	uint32		backfill_low[GEN_SLOT_COUNT];	/* BACKFILL_LOW_NONE: none yet */
+} IssuedBounds;
+
+/*
+ * IssuedBounds as the state file (version 3) and the WAL record store them:
+ * a fixed number of slots, whatever GEN_SLOT_COUNT becomes.
+ */
+#define BOUNDS_IMAGE_SLOTS	18
+
+typedef struct IssuedBoundsImage
+{
+	int64		marks[MARK_COUNT];
+	uint32		sno_ticktock;
+	uint32		backfill_low[BOUNDS_IMAGE_SLOTS];
+	uint32		padding;
+} IssuedBoundsImage;
+
+StaticAssertDecl(GEN_SLOT_COUNT == BOUNDS_IMAGE_SLOTS, "the stored bounds hold one low-water per counter slot");
+StaticAssertDecl(MARK_COUNT == 3, "the stored bounds hold three marks");
+
 /* --- generator.c -------------------------------------------------------------- */
+/*
+ * The pool of a generator variant, after everything that may refuse it (a
+ * refused setting, recovery, identities, the saved state), and after taking
+ * up a primary's bounds once recovery has ended.
+ */
+extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
+
+/*
+ * Back-fill of a unit the live generator may still use: the live counter
+ * issues in exactly `unit` (the clock read as that unit), so the ID is a
+ * live one.  Returns COUNTER_ISSUE with *word, COUNTER_WAIT when the unit's
+ * pool is used up, COUNTER_BEHIND when the counter has passed the unit.
+ */
+extern CounterOutcome generator_draw_at(const GeneratorDef *def, int slot, const CounterPool *pool,
+										uint64 unit, uint64 *word);
+
+/* the clock in the generator's units; 22008 outside its format's range */
+extern uint64 generator_clock_unit(const GeneratorDef *def);
+
+/* the lowest unit the live counter of `slot` may still issue in: its last unit, or the clock's */
+extern uint64 generator_live_floor(const GeneratorDef *def, int slot);
+
+/* at start and when bounds are taken up: every counter as it is now issued nothing since */
+extern void generator_note_resumed(void);
+
 /* raises every monotonic counter below the unit holding `mark_unix_us` to it, its pool used up */
 extern void generator_resume_monotonic(int64 mark_unix_us);
 
@@ -82,9 +143,6 @@ extern bool generator_resume_sno(const int64 sno_marks[2], bool flag);
 extern void generator_latest_unit_starts(int64 latest[MARK_COUNT]);
 
 extern const GeneratorDef generator_defs[GEN_COUNT];
-
-/* one counter per generator variant: sno, the 15 siq kinds, kuid, snowflake */
-#define GEN_SLOT_COUNT	(3 + SIQ_NAMED_KINDS)
 
 /* --- shared memory (generator.c) ------------------------------------------ */
 
@@ -110,7 +168,12 @@ typedef struct GeneratorStats
 typedef struct GeneratorSlot
 {
 	PaddedCounter word;			/* the counter word: last unit | flag | sequence */
-	PaddedCounter backfill_bands;	/* back-filling backends so far: each takes the next band */
+	/*
+	 * The word the counter was resumed at (start, promotion; under
+	 * flakeid_lock): while it holds it, the counter has issued nothing since,
+	 * and the renewer leaves its mark alone.
+	 */
+	PaddedCounter resumed_word;
 	GeneratorStats stats;
 } GeneratorSlot;
 
@@ -119,7 +182,8 @@ typedef enum StateRefusal
 {
 	STATE_USABLE,
 	STATE_DAMAGED,				/* unreadable, or a bad checksum */
-	STATE_TOO_NEW				/* written by a later flakeid than this one */
+	STATE_TOO_NEW,				/* written by a later flakeid than this one */
+	STATE_FOREIGN				/* written by another cluster (system identifier) */
 } StateRefusal;
 
 typedef struct FlakeidShared
@@ -131,9 +195,24 @@ typedef struct FlakeidShared
 	SnoTimeline sno_timeline;
 	int64		snowflake_epoch_ms; /* of the snowflakes issued (saved with the mark) */
 	bool		snowflake_epoch_refused;	/* the configured epoch is later */
+	/*
+	 * under flakeid_lock: what the primary issued, replayed from the WAL, and
+	 * taken up (generator_take_up_upstream) once recovery has ended
+	 */
+	IssuedBounds upstream;
+	pg_atomic_uint32 upstream_pending;	/* upstream holds something the counters have not taken up */
+	/* the published back-fill low-water of each slot (IssuedBounds.backfill_low) */
+	pg_atomic_uint32 backfill_low[GEN_SLOT_COUNT];
+	/*
+	 * Back-fill's lifetimes (backfill.c): each start and each taking up of
+	 * a primary's bounds begins one, below the low-waters as they were then
+	 */
+	uint32		backfill_start_low[GEN_SLOT_COUNT];
+	pg_atomic_uint32 backfill_lifetime;
 	/* set once at start */
 	StateRefusal state_refusal;
 	uint32		state_file_version; /* of the file read at start; 0: none */
+	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
 	pg_atomic_uint64 derived_identity[IDENTITY_COUNT];	/* value + 1; 0 = not derived yet */
 } FlakeidShared;
 
@@ -161,6 +240,13 @@ sno_timeline_publish(const SnoTimeline *timeline)
  */
 extern LWLock *flakeid_lock;
 
+/*
+ * Takes flakeid_lock exclusively, in a loop of conditional tries and 1 ms
+ * naps on the latch, so that a cancel or terminate ends the wait while the
+ * holder is stuck in an fsync or a synchronous standby's wait.
+ */
+extern void flakeid_lock_acquire(void);
+
 /* raises 55000 with the preload hint when the shared state is missing; `what` names the caller */
 extern void generator_require_shared(const char *what);
 
@@ -174,6 +260,8 @@ extern void define_bool_setting(const char *name, const char *description, const
 extern void define_string_setting(const char *name, const char *description, const char *hint,
 								  char **value, const char *boot, GucContext context, int flags,
 								  GucStringCheckHook check, GucStringAssignHook assign);
+/* "flakeid.x = 'value' refused" when the configured value was refused, else NULL (palloc'd) */
+extern char *settings_describe_rejected(const char *name);
 /* raises 22023, naming the setting and its configured value, if that value was refused */
 extern void settings_refuse_rejected(const char *name, const char *generator);
 
@@ -231,6 +319,12 @@ extern void mark_ensure_renewed(MarkId mark, int64 unit_start);
  * publishes nothing.
  */
 extern void mark_renew_locked(MarkId mark, int64 unit_start);
+/* once recovery has ended: takes up the primary's replayed bounds (may take flakeid_lock) */
+extern void mark_take_up_upstream(void);
+/* saves (and WAL-logs) the back-fill low-water of `slot` lowered to `low`, then publishes it; raises on failure */
+extern void mark_lower_backfill_low(int slot, uint32 low);
+/* raises the error for a state file refused at start (XX001, or 55000 for a newer one) */
+extern void mark_refuse_unusable_state(void);
 /* registers the "flakeid mark renewer" background worker (from _PG_init, while preloading) */
 extern void mark_renewer_register(void);
 /* in the postmaster once shared memory is set up: at a clean exit, save the high-water mark */
@@ -279,15 +373,14 @@ mark_ensure(MarkId mark, int64 unit_start)
 /* what the file holds, in the current version's terms */
 struct FlakeidPersisted
 {
-	int64		mark_unix_us;	/* every ID of the monotonic generators lies before this instant */
-	int64		sno_mark_unix_us;	/* sno IDs with the tick-tock in use lie before this */
-	int64		sno_other_bound_unix_us;	/* sno IDs with the other tick-tock lie before this */
-	int64		snowflake_epoch_ms; /* of the snowflakes issued; -1: not known (version 1) */
-	uint32		sno_ticktock;	/* the tick-tock in use */
-	uint32		padding;
+	uint64		system_identifier;	/* of the cluster that wrote it; 0: not recorded (versions 1, 2) */
+	int64		snowflake_epoch_ms; /* the earliest epoch snowflakes were issued under here or
+									 * upstream; -1: none, or not known (version 1) */
+	IssuedBounds own;			/* what this server issued */
+	IssuedBounds upstream;		/* what its primary issued, replayed from the WAL */
 };
 
-#define STATE_VERSION	2
+#define STATE_VERSION	3
 
 typedef enum StateLoad
 {
@@ -295,11 +388,30 @@ typedef enum StateLoad
 	STATE_LOAD_CURRENT,
 	STATE_LOAD_MIGRATED,		/* an older version's file, read and rewritten as current */
 	STATE_LOAD_DAMAGED,
-	STATE_LOAD_TOO_NEW
+	STATE_LOAD_TOO_NEW,
+	STATE_LOAD_FOREIGN			/* another cluster's: its system identifier is not this one's */
 } StateLoad;
 
-/* the state of a server that has issued nothing: all zero, the snowflake epoch unknown (-1) */
+/*
+ * The state of a server that has issued nothing: no marks, no back-fill
+ * low-water, the snowflake epoch unknown (-1).
+ */
 extern void state_set_empty(FlakeidPersisted *state);
+extern void bounds_set_empty(IssuedBounds *bounds);
+extern void bounds_to_image(IssuedBoundsImage *image, const IssuedBounds *bounds);
+extern void bounds_from_image(IssuedBounds *bounds, const IssuedBoundsImage *image);
+/* flakeid 1.1's state: the body of state file version 2, and its WAL record */
+typedef struct FlakeidState11
+{
+	int64		mark_unix_us;	/* of the monotonic generators */
+	int64		sno_mark_unix_us;	/* of sno's tick-tock in use */
+	int64		sno_other_bound_unix_us;	/* of the other tick-tock */
+	int64		snowflake_epoch_ms;
+	uint32		sno_ticktock;
+	uint32		padding;
+} FlakeidState11;
+
+extern void bounds_from_state11(IssuedBounds *bounds, int64 *snowflake_epoch_ms, const FlakeidState11 *state);
 extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
 extern bool state_save(const FlakeidPersisted *state, int elevel);
 

@@ -80,7 +80,9 @@ kuid_backfill_fields(TimestampTz ts, const FlakeFormat *format)
 	KuidFields	fields = kuid_fields_from_timestamptz(ts, format);
 
 	/* kuid and kuid96 share one pool per unit, as their live generator does */
-	fields.seq = flakeid_generate_backfill(GEN_KUID, 0, kuid_unit_from_fields(&fields), ts);
+	uint64		unit = kuid_unit_from_fields(&fields);
+
+	fields.seq = flakeid_generate_backfill(GEN_KUID, 0, unit, unit, ts).sequence;
 	return fields;
 }
 

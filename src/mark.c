@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
@@ -19,6 +20,8 @@
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "replication/syncrep.h"
+#include "replication/walsender_private.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
@@ -27,6 +30,9 @@
 #include "utils/wait_event.h"
 
 #include "generator.h"
+
+static bool mark_synchronous = false;
+static char *accept_state_from = NULL;
 
 /* the tick-tock sno's counter word carries now */
 static bool
@@ -42,52 +48,108 @@ read_marks(int64 marks[MARK_COUNT])
 		marks[m] = mark_read((MarkId) m);
 }
 
-/* the state to save with the given marks and epoch, and sno's tick-tock from shared memory */
 static void
-current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], int64 snowflake_epoch_ms)
+read_backfill_lows(uint32 lows[GEN_SLOT_COUNT])
 {
-	bool		flag = sno_ticktock_in_use();
-
-	state_set_empty(state);
-	state->mark_unix_us = marks[MARK_MONOTONIC];
-	state->sno_ticktock = flag ? 1 : 0;
-	state->sno_mark_unix_us = marks[flag ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0];
-	state->sno_other_bound_unix_us = marks[flag ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1];
-	state->snowflake_epoch_ms = snowflake_epoch_ms;
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		lows[s] = pg_atomic_read_u32(&flakeid_shared->backfill_low[s]);
 }
 
 /*
- * Takes up a persisted state (read at start, or replayed from the primary's
- * WAL): the marks, sno's timeline and every counter only ever move up, so
- * taking up an older state changes nothing.  sno resumes with the state's
- * tick-tock; the other value may be taken up again only after its mark
- * (spec §5.1).  At start, or with flakeid_lock held.
+ * The state to save: this server's bounds with the given marks and
+ * back-fill low-waters and sno's tick-tock from shared memory, the
+ * primary's as replayed, and the epoch.
  */
 static void
-adopt_state(const FlakeidPersisted *state)
+current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT],
+			  int64 snowflake_epoch_ms)
+{
+	state_set_empty(state);
+	memcpy(state->own.marks, marks, sizeof(state->own.marks));
+	state->own.sno_ticktock = sno_ticktock_in_use() ? 1 : 0;
+	memcpy(state->own.backfill_low, lows, sizeof(state->own.backfill_low));
+	state->upstream = flakeid_shared->upstream;
+	state->snowflake_epoch_ms = snowflake_epoch_ms;
+}
+
+/* whether `bounds` reaches past what this server's counters and back-fill were resumed at */
+static bool
+bounds_exceed_own(const IssuedBounds *bounds)
+{
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (bounds->marks[m] > mark_read((MarkId) m))
+			return true;
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (bounds->backfill_low[s] < pg_atomic_read_u32(&flakeid_shared->backfill_low[s]))
+			return true;
+	return false;
+}
+
+/*
+ * Resumes after `bounds` (this server's, read at start; or its primary's,
+ * taken up once recovery has ended): the marks, sno's timeline and every
+ * counter only ever move up, and the back-fill low-waters down, so taking
+ * up lower bounds changes nothing.  sno resumes with the bounds'
+ * tick-tock; the other value may be taken up again only after its mark
+ * (spec §5.1).  Back-fill starts a new ledger below every low-water.  At
+ * start, or with flakeid_lock held.
+ */
+static void
+adopt_bounds(const IssuedBounds *bounds)
 {
 	int64		marks[MARK_COUNT];
-	bool		ticktock = (state->sno_ticktock & 1) != 0;
 	bool		flag;
 	SnoTimeline timeline = flakeid_shared->sno_timeline;
 
-	marks[MARK_MONOTONIC] = state->mark_unix_us;
-	marks[ticktock ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0] = state->sno_mark_unix_us;
-	marks[ticktock ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1] = state->sno_other_bound_unix_us;
 	for (int m = 0; m < MARK_COUNT; m++)
 	{
-		marks[m] = Max(marks[m], mark_read((MarkId) m));
+		marks[m] = Max(bounds->marks[m], mark_read((MarkId) m));
 		pg_atomic_write_u64(&flakeid_shared->marks[m].value, (uint64) marks[m]);
 	}
 	generator_resume_monotonic(marks[MARK_MONOTONIC]);
-	flag = generator_resume_sno(&marks[MARK_SNO_FLAG0], ticktock);
+	flag = generator_resume_sno(&marks[MARK_SNO_FLAG0], (bounds->sno_ticktock & 1) != 0);
 
 	timeline.wall_safe = Max(timeline.wall_safe, mark_unit(&sno_format, marks[flag ? MARK_SNO_FLAG0 : MARK_SNO_FLAG1]));
 	if ((timeline.drifts & 1) != (flag ? 1 : 0))
 		timeline.drifts++;
 	sno_timeline_publish(&timeline);
-	if (state->snowflake_epoch_ms >= 0)
-		flakeid_shared->snowflake_epoch_ms = state->snowflake_epoch_ms;
+	generator_note_resumed();
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+	{
+		uint32		low = Min(bounds->backfill_low[s], pg_atomic_read_u32(&flakeid_shared->backfill_low[s]));
+
+		pg_atomic_write_u32(&flakeid_shared->backfill_low[s], low);
+		flakeid_shared->backfill_start_low[s] = low;
+	}
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&flakeid_shared->backfill_lifetime, 1);
+}
+
+/*
+ * Once recovery has ended (promotion, or the end of crash recovery), the
+ * primary's bounds replayed from the WAL are taken up, so that nothing its
+ * old primary could have issued is issued here, with the same identities.
+ * Until then a generating standby issues after its own bounds only: its
+ * identities are its own, and its IDs stay near its own clock.  Writes
+ * nothing: the state file already holds the replayed bounds, so a restart
+ * before the next renewal takes them up again.  Cheap when there is
+ * nothing to take up (one atomic read).
+ */
+void
+mark_take_up_upstream(void)
+{
+	if (likely(pg_atomic_read_u32(&flakeid_shared->upstream_pending) == 0) || RecoveryInProgress())
+		return;
+	flakeid_lock_acquire();
+	if (pg_atomic_read_u32(&flakeid_shared->upstream_pending) != 0)
+	{
+		IssuedBounds upstream = flakeid_shared->upstream;
+
+		adopt_bounds(&upstream);
+		pg_write_barrier();
+		pg_atomic_write_u32(&flakeid_shared->upstream_pending, 0);
+	}
+	LWLockRelease(flakeid_lock);
 }
 
 /*
@@ -97,8 +159,8 @@ adopt_state(const FlakeidPersisted *state)
  * the epoch of the snowflakes issued (-1 until the first is, or when a 1.0
  * file did not say).  At start, or with flakeid_lock held.
  */
-static bool save_locked(const int64 marks[MARK_COUNT], int64 snowflake_epoch_ms, int elevel);
-static void refuse_unusable_state(void);
+static bool save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms,
+						int elevel);
 
 static void
 check_snowflake_epoch(void)
@@ -109,12 +171,27 @@ check_snowflake_epoch(void)
 		issued_under >= 0 && flakeid_configured_snowflake_epoch_ms() > issued_under;
 }
 
+/* the accepted value of flakeid.accept_state_from: a system identifier, or 0 */
+static uint64
+accepted_foreign_system(void)
+{
+	uint64		system = 0;
+
+	if (accept_state_from == NULL || *accept_state_from == '\0')
+		return 0;
+	(void) sscanf(accept_state_from, UINT64_FORMAT, &system);
+	return system;
+}
+
 /*
  * At start (postmaster, shared memory being set up): reads the state file
- * and takes it up (an empty state when there is none or it cannot be
- * used).  A file of an older version is rewritten in the current
- * one; a damaged or newer one makes every generator refuse (mark_ensure)
- * until an operator acts.  Never raises.
+ * and takes up this server's own bounds (none when there is no file or it
+ * cannot be used).  The primary's bounds it holds wait until recovery has
+ * ended (mark_take_up_upstream).  A file of an older version, or one an
+ * operator accepted from another cluster (flakeid.accept_state_from), is
+ * rewritten in the current version for this cluster; a damaged, newer or
+ * foreign one makes every generator refuse until an operator acts.  Never
+ * raises.
  */
 void
 mark_startup(void)
@@ -124,33 +201,50 @@ mark_startup(void)
 	StateLoad	load = state_load(&saved, &file_version);
 
 	flakeid_shared->state_file_version = file_version;
+	flakeid_shared->state_system_identifier = saved.system_identifier;
+	if (load == STATE_LOAD_FOREIGN && saved.system_identifier == accepted_foreign_system())
+	{
+		ereport(LOG,
+				(errmsg("taking up the generator state file of the cluster with system identifier " UINT64_FORMAT ", as flakeid.accept_state_from says",
+						saved.system_identifier)));
+		load = STATE_LOAD_MIGRATED;
+	}
 	flakeid_shared->state_refusal = load == STATE_LOAD_DAMAGED ? STATE_DAMAGED
-		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW : STATE_USABLE;
+		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW
+		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN : STATE_USABLE;
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		state_set_empty(&saved);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_init_u64(&flakeid_shared->marks[m].value, 0);
-	flakeid_shared->snowflake_epoch_ms = -1;
-	adopt_state(&saved);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		pg_atomic_init_u32(&flakeid_shared->backfill_low[s], BACKFILL_LOW_NONE);
+	pg_atomic_init_u32(&flakeid_shared->backfill_lifetime, 0);
+	pg_atomic_init_u32(&flakeid_shared->upstream_pending, 0);
+	flakeid_shared->snowflake_epoch_ms = saved.snowflake_epoch_ms;
+	adopt_bounds(&saved.own);
+	flakeid_shared->upstream = saved.upstream;
+	pg_atomic_write_u32(&flakeid_shared->upstream_pending, bounds_exceed_own(&saved.upstream) ? 1 : 0);
 	check_snowflake_epoch();
 	if (load == STATE_LOAD_MIGRATED)
 	{
-		if (state_save(&saved, LOG))
+		if (state_save(&saved, LOG) && file_version < STATE_VERSION)
 			ereport(LOG,
 					(errmsg("upgraded the generator state file from version %u to version %u",
 							file_version, STATE_VERSION)));
 	}
-	if (saved.mark_unix_us > 0 || saved.sno_mark_unix_us > 0)
+	if (saved.own.marks[MARK_MONOTONIC] > 0 || saved.own.marks[MARK_SNO_FLAG0] > 0 || saved.own.marks[MARK_SNO_FLAG1] > 0)
 	{
 		/* timestamptz_to_str returns a static buffer: one call per message part */
 		char		monotonic[MAXDATELEN + 1];
+		bool		flag = saved.own.sno_ticktock != 0;
 
-		strlcpy(monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.mark_unix_us)), sizeof(monotonic));
-
+		strlcpy(monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.own.marks[MARK_MONOTONIC])),
+				sizeof(monotonic));
 		ereport(LOG,
 				(errmsg("generators resume after the saved mark %s; sno after %s with tick-tock %u",
-						monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.sno_mark_unix_us)),
-						saved.sno_ticktock & 1)));
+						monotonic,
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved.own.marks[flag ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0])),
+						flag ? 1 : 0)));
 	}
 	if (flakeid_shared->snowflake_epoch_refused)
 		ereport(WARNING,
@@ -160,8 +254,7 @@ mark_startup(void)
 
 /*
  * For the snowflake generator, before it issues anything: refuses when the
- * state file read at start cannot be used (before anything could write over
- * it) or when the configured epoch could repeat issued values, and
+ * configured epoch could repeat issued values, and
  * otherwise makes sure the state (and the WAL) holds the epoch in use
  * before any snowflake is issued under it.  That costs one save on the
  * first snowflake after a change.
@@ -171,18 +264,18 @@ mark_check_snowflake_epoch(void)
 {
 	int64		configured = flakeid_configured_snowflake_epoch_ms();
 
-	if (flakeid_shared->state_refusal != STATE_USABLE)
-		refuse_unusable_state();
 	if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
 	{
-		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		flakeid_lock_acquire();
 		check_snowflake_epoch();	/* a replayed state may have changed it */
 		if (!flakeid_shared->snowflake_epoch_refused && flakeid_shared->snowflake_epoch_ms != configured)
 		{
 			int64		marks[MARK_COUNT];
+			uint32		lows[GEN_SLOT_COUNT];
 
 			read_marks(marks);
-			(void) save_locked(marks, configured, ERROR);
+			read_backfill_lows(lows);
+			(void) save_locked(marks, lows, configured, ERROR);
 			flakeid_shared->snowflake_epoch_ms = configured;
 		}
 		LWLockRelease(flakeid_lock);
@@ -200,54 +293,174 @@ mark_check_snowflake_epoch(void)
 /* --- the mark in the WAL ------------------------------------------------------- */
 
 /*
- * Every renewal is WAL-logged before the new mark is published, so a
- * standby replays it: its state file and counters follow the primary's,
- * and once promoted it issues nothing the old primary could have issued,
- * whatever the two clocks say (with the same identities).  A base backup
- * copies flakeid.state; renewals after the backup's start are replayed.
+ * Every save on a primary is WAL-logged before the new bounds are used, so
+ * a standby replays them as its primary's (upstream) bounds: its state file
+ * keeps them, and once recovery ends they are taken up, so a promoted
+ * standby issues nothing the old primary could have issued, whatever the
+ * two clocks say (with the same identities).  Replay raises only these
+ * bounds; a generating standby's counters follow its own clock.  A base
+ * backup copies flakeid.state; saves after the backup's start are replayed.
+ *
+ * Records: XLOG_FLAKEID_MARK is flakeid 1.1's (FlakeidState11, unversioned);
+ * XLOG_FLAKEID_BOUNDS, from 1.2 on, starts with a version and its length,
+ * and a later version only appends fields, which an older reader skips.
+ * A standby must run a flakeid at least as new as its primary's to read
+ * records it has never seen (upgrade standbys first, as for PostgreSQL's
+ * own minor releases).
  */
 #define XLOG_FLAKEID_MARK	0x00
+#define XLOG_FLAKEID_BOUNDS	0x10
 
+#define MARK_RECORD_VERSION	1
+
+typedef struct MarkRecord
+{
+	uint32		version;
+	uint32		length;			/* of the record, this header included */
+	int64		snowflake_epoch_ms;
+	IssuedBoundsImage bounds;	/* this server's own */
+} MarkRecord;
+
+/* the bounds and epoch of a record; false for a record this code cannot read */
+static bool
+read_record(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_epoch_ms)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+	uint32		length = XLogRecGetDataLen(record);
+
+	bounds_set_empty(bounds);
+	if (info == XLOG_FLAKEID_MARK && length == sizeof(FlakeidState11))
+	{
+		FlakeidState11 old;
+
+		memcpy(&old, XLogRecGetData(record), sizeof(old));
+		bounds_from_state11(bounds, snowflake_epoch_ms, &old);
+		return true;
+	}
+	if (info == XLOG_FLAKEID_BOUNDS && length >= sizeof(MarkRecord))
+	{
+		MarkRecord current;
+
+		memcpy(&current, XLogRecGetData(record), sizeof(current));
+		if (current.version < 1 || current.length != length)
+			return false;
+		bounds_from_image(bounds, &current.bounds);
+		*snowflake_epoch_ms = current.snowflake_epoch_ms;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Raises the replayed bounds to a record's (marks up, low-waters down, the
+ * epoch to the earlier one); true when anything changed.  With
+ * flakeid_lock held.
+ */
+static bool
+raise_upstream(const IssuedBounds *record, int64 snowflake_epoch_ms)
+{
+	IssuedBounds *upstream = &flakeid_shared->upstream;
+	bool		changed = false;
+
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (record->marks[m] > upstream->marks[m])
+		{
+			upstream->marks[m] = record->marks[m];
+			changed = true;
+		}
+	if (upstream->sno_ticktock != record->sno_ticktock)
+	{
+		upstream->sno_ticktock = record->sno_ticktock;
+		changed = true;
+	}
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (record->backfill_low[s] < upstream->backfill_low[s])
+		{
+			upstream->backfill_low[s] = record->backfill_low[s];
+			changed = true;
+		}
+
+	/*
+	 * The epoch kept is the earliest one snowflakes were issued under, here
+	 * or upstream: a later one could repeat either's values.  So replay
+	 * never makes a generating standby's own, earlier epoch later.
+	 */
+	if (snowflake_epoch_ms >= 0 &&
+		(flakeid_shared->snowflake_epoch_ms < 0 || snowflake_epoch_ms < flakeid_shared->snowflake_epoch_ms))
+	{
+		flakeid_shared->snowflake_epoch_ms = snowflake_epoch_ms;
+		changed = true;
+	}
+	return changed;
+}
+
+/*
+ * In the startup process.  The state file is rewritten only when the
+ * record changed something, and a failure to save stops recovery (FATAL):
+ * a restartpoint could otherwise pass a record whose bounds are then kept
+ * nowhere.
+ */
 static void
 mark_redo(XLogReaderState *record)
 {
-	FlakeidPersisted state;
-	int64		marks[MARK_COUNT];
+	IssuedBounds bounds;
+	int64		snowflake_epoch_ms;
 
-	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_FLAKEID_MARK ||
-		XLogRecGetDataLen(record) != sizeof(state))
-		elog(PANIC, "flakeid_redo: unknown record");
-	memcpy(&state, XLogRecGetData(record), sizeof(state));
+	if (!read_record(record, &bounds, &snowflake_epoch_ms))
+		elog(PANIC, "flakeid_redo: unknown record (info 0x%02X, %u bytes)",
+			 XLogRecGetInfo(record) & ~XLR_INFO_MASK, XLogRecGetDataLen(record));
 	if (flakeid_shared == NULL)
-		return;
+		elog(PANIC, "flakeid_redo: flakeid's shared memory is not set up");
 	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-	adopt_state(&state);
-	check_snowflake_epoch();
-	read_marks(marks);
-	current_state(&state, marks, flakeid_shared->snowflake_epoch_ms);
-	/* a damaged or newer file read at start waits for an operator, as on a primary */
-	if (flakeid_shared->state_refusal == STATE_USABLE)
-		(void) state_save(&state, ERROR);
+	if (raise_upstream(&bounds, snowflake_epoch_ms))
+	{
+		check_snowflake_epoch();
+		if (bounds_exceed_own(&flakeid_shared->upstream))
+			pg_atomic_write_u32(&flakeid_shared->upstream_pending, 1);
+		/* a damaged, newer or foreign file read at start waits for an operator, as on a primary */
+		if (flakeid_shared->state_refusal == STATE_USABLE)
+		{
+			FlakeidPersisted state;
+			int64		marks[MARK_COUNT];
+			uint32		lows[GEN_SLOT_COUNT];
+
+			read_marks(marks);
+			read_backfill_lows(lows);
+			current_state(&state, marks, lows, flakeid_shared->snowflake_epoch_ms);
+			(void) state_save(&state, FATAL);
+		}
+	}
 	LWLockRelease(flakeid_lock);
 }
 
+/* for pg_waldump and wal inspection functions, in core's "key: value, ..." style */
 static void
 mark_desc(StringInfo buf, XLogReaderState *record)
 {
-	FlakeidPersisted state;
+	IssuedBounds bounds;
+	int64		snowflake_epoch_ms;
+	int			lows = 0;
 
-	if (XLogRecGetDataLen(record) != sizeof(state))
+	if (!read_record(record, &bounds, &snowflake_epoch_ms))
 		return;
-	memcpy(&state, XLogRecGetData(record), sizeof(state));
-	appendStringInfo(buf, "mark " INT64_FORMAT " us; sno tick-tock %u, its mark " INT64_FORMAT " us, other bound " INT64_FORMAT " us; snowflake epoch " INT64_FORMAT " ms",
-					 state.mark_unix_us, state.sno_ticktock, state.sno_mark_unix_us, state.sno_other_bound_unix_us,
-					 state.snowflake_epoch_ms);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		lows += bounds.backfill_low[s] != BACKFILL_LOW_NONE;
+	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %d",
+					 bounds.marks[MARK_MONOTONIC], bounds.marks[MARK_SNO_FLAG0], bounds.marks[MARK_SNO_FLAG1],
+					 bounds.sno_ticktock, snowflake_epoch_ms, lows);
 }
 
 static const char *
 mark_identify(uint8 info)
 {
-	return (info & ~XLR_INFO_MASK) == XLOG_FLAKEID_MARK ? "MARK" : NULL;
+	switch (info & ~XLR_INFO_MASK)
+	{
+		case XLOG_FLAKEID_MARK:
+			return "MARK";
+		case XLOG_FLAKEID_BOUNDS:
+			return "BOUNDS";
+	}
+	return NULL;
 }
 
 static RmgrData mark_rmgr = {
@@ -262,16 +475,58 @@ void
 mark_init(void)
 {
 	RegisterCustomRmgr(FLAKEID_RMGR_ID, &mark_rmgr);
+	define_bool_setting("flakeid.mark_synchronous",
+						"Makes mark renewals wait until the synchronous standbys have flushed the mark's WAL record.",
+						"Then a failover to such a standby never repeats an ID a client received, even when the data replicates asynchronously.",
+						&mark_synchronous, false, PGC_SIGHUP, 0);
+	define_string_setting("flakeid.accept_state_from",
+						  "Takes up a generator state file written by the cluster with this system identifier.",
+						  "For a state file copied on purpose from the cluster this one replaces (pg_upgrade).",
+						  &accept_state_from, "", PGC_POSTMASTER, 0, NULL, NULL);
 }
 
 /*
- * Logs and flushes the state before it is published; a standby has no WAL
- * to write.  FLAKEID_NO_MARK_WAL builds without the record, only for
- * bench/wal_cost (its cost) and the failover test's negative control.
+ * With flakeid.mark_synchronous: waits, as a commit does, until the
+ * synchronous standbys have flushed `lsn`, whatever this session's
+ * synchronous_commit says.  A cancel or terminate ends the wait; then the
+ * caller raises and publishes nothing.  Without synchronous standbys
+ * (synchronous_standby_names empty) there is nothing to wait for.  A wait
+ * on SyncRepLock and the standbys' replies.
  */
 static void
-log_state(FlakeidPersisted *state)
+wait_for_synchronous_standbys(XLogRecPtr lsn)
 {
+	int			session_setting = synchronous_commit;
+	XLogRecPtr	flushed;
+
+	if (SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0')
+		return;
+	synchronous_commit = SYNCHRONOUS_COMMIT_REMOTE_FLUSH;
+	HOLD_INTERRUPTS();
+	SyncRepWaitForLSN(lsn, false);
+	RESUME_INTERRUPTS();
+	synchronous_commit = session_setting;
+	LWLockAcquire(SyncRepLock, LW_SHARED);
+	flushed = ((volatile WalSndCtlData *) WalSndCtl)->lsn[SYNC_REP_WAIT_FLUSH];
+	LWLockRelease(SyncRepLock);
+	if (flushed < lsn)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("the synchronous standbys did not confirm the generators' new mark"),
+				 errdetail("flakeid.mark_synchronous is on, and the wait for them was canceled: no ID is issued past a mark they do not have.")));
+}
+
+/*
+ * Logs and flushes the state before it is used; a standby has no WAL to
+ * write (its own saves reach no cascading standby: README).  May wait for
+ * the synchronous standbys (flakeid.mark_synchronous).  FLAKEID_NO_MARK_WAL
+ * builds without the record, only for bench/wal_cost (its cost) and the
+ * failover test's negative control.
+ */
+static void
+log_state(const FlakeidPersisted *state)
+{
+	MarkRecord	record;
 	XLogRecPtr	lsn;
 
 #ifdef FLAKEID_NO_MARK_WAL
@@ -279,31 +534,41 @@ log_state(FlakeidPersisted *state)
 #endif
 	if (RecoveryInProgress())
 		return;
+	memset(&record, 0, sizeof(record));
+	record.version = MARK_RECORD_VERSION;
+	record.length = sizeof(record);
+	record.snowflake_epoch_ms = state->snowflake_epoch_ms;
+	bounds_to_image(&record.bounds, &state->own);
 	XLogBeginInsert();
-	XLogRegisterData((char *) state, sizeof(*state));
-	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_MARK);
+	XLogRegisterData((char *) &record, sizeof(record));
+	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_BOUNDS);
 	XLogFlush(lsn);
+	if (mark_synchronous)
+		wait_for_synchronous_standbys(lsn);
 }
 
 /*
- * With flakeid_lock held: logs and writes the state with the given marks
- * and snowflake epoch, then publishes the marks (which only move up while
- * the server runs).  When either fails nothing is published: at ERROR it
- * raises, below it reports the failure at `elevel` and returns false.
+ * With flakeid_lock held: logs and writes the state with the given marks,
+ * back-fill low-waters and snowflake epoch, then publishes the marks and
+ * low-waters (marks only move up, low-waters down, while the server runs).
+ * When either fails nothing is published: at ERROR it raises, below it
+ * reports the failure at `elevel` and returns false.
  */
 static bool
-save_locked(const int64 marks[MARK_COUNT], int64 snowflake_epoch_ms, int elevel)
+save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms, int elevel)
 {
 	FlakeidPersisted state;
 
 	if (flakeid_shared->state_refusal != STATE_USABLE)
-		refuse_unusable_state();	/* a damaged or newer file stays as it is */
-	current_state(&state, marks, snowflake_epoch_ms);
+		mark_refuse_unusable_state();	/* a damaged, newer or foreign file stays as it is */
+	current_state(&state, marks, lows, snowflake_epoch_ms);
 	log_state(&state);
 	if (!state_save(&state, elevel))
 		return false;
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_write_u64(&flakeid_shared->marks[m].value, (uint64) marks[m]);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		pg_atomic_write_u32(&flakeid_shared->backfill_low[s], lows[s]);
 	return true;
 }
 
@@ -323,6 +588,7 @@ static RenewOutcome
 renew_locked(const int64 latest[MARK_COUNT], int64 within, int elevel)
 {
 	int64		marks[MARK_COUNT];
+	uint32		lows[GEN_SLOT_COUNT];
 	int64		now = flakeid_clock_unix_us();
 	bool		needed = false;
 
@@ -335,7 +601,8 @@ renew_locked(const int64 latest[MARK_COUNT], int64 within, int elevel)
 		}
 	if (!needed)
 		return RENEW_NOT_NEEDED;
-	return save_locked(marks, flakeid_shared->snowflake_epoch_ms, elevel) ? RENEW_SAVED : RENEW_FAILED;
+	read_backfill_lows(lows);
+	return save_locked(marks, lows, flakeid_shared->snowflake_epoch_ms, elevel) ? RENEW_SAVED : RENEW_FAILED;
 }
 
 /* the latest unit start to renew one mark for */
@@ -354,9 +621,25 @@ mark_renew_locked(MarkId mark, int64 unit_start)
 	(void) renew_one_locked(mark, unit_start, ERROR);
 }
 
-/* Raises the error for a state file that was refused at start. */
-static void
-refuse_unusable_state(void)
+void
+mark_lower_backfill_low(int slot, uint32 low)
+{
+	flakeid_lock_acquire();
+	if (low < pg_atomic_read_u32(&flakeid_shared->backfill_low[slot]))
+	{
+		int64		marks[MARK_COUNT];
+		uint32		lows[GEN_SLOT_COUNT];
+
+		read_marks(marks);
+		read_backfill_lows(lows);
+		lows[slot] = low;
+		(void) save_locked(marks, lows, flakeid_shared->snowflake_epoch_ms, ERROR);
+	}
+	LWLockRelease(flakeid_lock);
+}
+
+void
+mark_refuse_unusable_state(void)
 {
 	if (flakeid_shared->state_refusal == STATE_TOO_NEW)
 		ereport(ERROR,
@@ -365,6 +648,14 @@ refuse_unusable_state(void)
 				 errdetail("The file \"flakeid.state\" has state version %u; this version of flakeid reads versions 1 to %u.",
 						   flakeid_shared->state_file_version, STATE_VERSION),
 				 errhint("Install the flakeid release that wrote the file, or remove the file once the clock is past every ID issued and restart the server.")));
+	if (flakeid_shared->state_refusal == STATE_FOREIGN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file belongs to another cluster, so generation is refused"),
+				 errdetail("The file \"flakeid.state\" was written by the cluster with system identifier " UINT64_FORMAT "; this cluster's is " UINT64_FORMAT ".",
+						   flakeid_shared->state_system_identifier, GetSystemIdentifier()),
+				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise remove \"flakeid.state\" once the clock is past every ID this cluster issued, and restart the server.",
+						 flakeid_shared->state_system_identifier)));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("flakeid's generator state file is damaged, so generation is refused"),
@@ -378,9 +669,10 @@ refuse_unusable_state(void)
  * still covered by the mark renews only if the lock is free, and a failure
  * then is a WARNING (at most one a second per backend): its ID is covered,
  * so its call goes on.  Only past the mark does a caller wait for a
- * renewal, and a failure to save is then an ERROR (nothing is issued).
- * Renewing takes flakeid_lock and fsyncs the state file.  Raises XX001 or
- * 55000 when the state file read at start cannot be used.
+ * renewal (on flakeid_lock, which a cancel ends), and a failure to save is
+ * then an ERROR (nothing is issued).  Renewing takes flakeid_lock and
+ * fsyncs the state file; with flakeid.mark_synchronous it also waits for
+ * the synchronous standbys.
  */
 void
 mark_ensure_renewed(MarkId which, int64 unit_start)
@@ -389,8 +681,6 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
 	int64		mark = mark_read(which);
 	RenewOutcome outcome = RENEW_NOT_NEEDED;
 
-	if (flakeid_shared->state_refusal != STATE_USABLE)
-		refuse_unusable_state();
 	if (unit_start + MARK_RENEW_US < mark)
 		return;
 	if (unit_start < mark)
@@ -409,7 +699,7 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
 	}
 	else
 	{
-		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		flakeid_lock_acquire();
 		outcome = renew_one_locked(which, unit_start, ERROR);
 		LWLockRelease(flakeid_lock);
 	}
@@ -426,12 +716,18 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
  * MARK_RENEW_US ahead of the latest ID, so that no generator call pays for
  * the fsyncs of a renewal: it renews once the mark is within
  * RENEWER_AHEAD_US of the latest unit any generator used (every half second
- * or so while IDs are minted) and never while nothing is minted, so an idle
- * server writes no WAL for it.  It runs on a primary only (standbys follow
- * the WAL); if it is not running, generator calls renew as before.
+ * or so while IDs are minted) and never while nothing was minted since the
+ * counters were resumed, so an idle server writes nothing for it.  It runs
+ * once recovery has ended, and takes up the replayed bounds then
+ * (mark_take_up_upstream).  If it is not running, generator calls renew as
+ * before.  A failure to save is a WARNING, and it tries again after a
+ * second, then two, four, ... up to a minute, while the callers renew
+ * themselves (and fail with the error) meanwhile.
  */
 #define RENEWER_AHEAD_US	(3 * USECS_PER_SEC / 2)
 #define RENEWER_NAP_MS		100
+#define RENEWER_BACKOFF_MIN_MS	1000
+#define RENEWER_BACKOFF_MAX_MS	60000
 
 StaticAssertDecl(MARK_RENEW_US < RENEWER_AHEAD_US && RENEWER_AHEAD_US < MARK_RESERVE_US,
 				 "the renewer renews before the callers would, and moves the mark when it does");
@@ -441,6 +737,8 @@ PGDLLEXPORT void flakeid_mark_renewer_main(Datum arg);
 void
 flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 {
+	long		backoff = 0;
+
 	pqsignal(SIGTERM, die);
 	/* the clock it reads takes settings (flakeid.debug_clock_offset_ms) as every backend does */
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -451,6 +749,7 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 	{
 		int64		latest[MARK_COUNT];
 		bool		due = false;
+		long		nap = RENEWER_NAP_MS;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -458,26 +757,28 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+		if (flakeid_shared->state_refusal == STATE_USABLE)
+			mark_take_up_upstream();
 		generator_latest_unit_starts(latest);
 		for (int m = 0; m < MARK_COUNT; m++)
 			due |= latest[m] > 0 && latest[m] + RENEWER_AHEAD_US >= mark_read((MarkId) m);
 		if (flakeid_shared->state_refusal == STATE_USABLE && due)
 		{
-			LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-			(void) renew_locked(latest, RENEWER_AHEAD_US, ERROR);
+			RenewOutcome outcome;
+
+			flakeid_lock_acquire();
+			outcome = renew_locked(latest, RENEWER_AHEAD_US, WARNING);
 			LWLockRelease(flakeid_lock);
+			backoff = outcome == RENEW_FAILED
+				? Min(Max(backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
+			nap = Max(nap, backoff);
 		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 RENEWER_NAP_MS, PG_WAIT_EXTENSION);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, nap, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }
 
-/*
- * From _PG_init, while preloading.  A failure to save makes the worker exit
- * with an ERROR in the log; the postmaster starts it again after a second,
- * and until then generator calls renew themselves.
- */
+/* From _PG_init, while preloading; the postmaster starts it again a second after it exits. */
 void
 mark_renewer_register(void)
 {
@@ -514,6 +815,7 @@ save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
 	FlakeidPersisted state;
 	int64		latest[MARK_COUNT];
 	int64		marks[MARK_COUNT];
+	uint32		lows[GEN_SLOT_COUNT];
 	bool		lowered = false;
 
 	/* a clean exit only: after a crash, shared memory is not trusted */
@@ -530,11 +832,13 @@ save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
 		}
 	if (!lowered)
 		return;
-	current_state(&state, marks, flakeid_shared->snowflake_epoch_ms);
+	read_backfill_lows(lows);
+	current_state(&state, marks, lows, flakeid_shared->snowflake_epoch_ms);
 	if (state_save(&state, LOG))
 		ereport(LOG,
 				(errmsg("saved the generators' high-water mark %s at shutdown",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(state.mark_unix_us, state.sno_mark_unix_us))))));
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(Max(marks[MARK_MONOTONIC], marks[MARK_SNO_FLAG0]),
+																			   marks[MARK_SNO_FLAG1]))))));
 }
 
 /*

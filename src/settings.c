@@ -101,3 +101,12 @@ settings_refuse_rejected(const char *name, const char *generator)
 							   generator),
 					 errhint("Correct %s in the server's configuration and restart the server.", name)));
 }
+
+char *
+settings_describe_rejected(const char *name)
+{
+	for (int i = 0; i < nrejected; i++)
+		if (strcmp(rejected[i].name, name) == 0)
+			return psprintf("%s = '%s' refused", name, rejected[i].value);
+	return NULL;
+}

@@ -85,9 +85,11 @@ siq_new_at(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	uint64		t56 = siq_t56_from_timestamptz(ts);
 	int			kind = siq_kind_arg(PG_GETARG_TEXT_PP(1));
-	unsigned	serial = flakeid_generate_backfill(GEN_SIQ, kind, t56, ts);
+	/* the live generator's units start at SIQ_UNIT_BASE_T56: an earlier tick is always past */
+	uint64		live_unit = t56 >= SIQ_UNIT_BASE_T56 ? t56 - SIQ_UNIT_BASE_T56 : 0;
+	GeneratedId id = flakeid_generate_backfill(GEN_SIQ, kind, t56, live_unit, ts);
 
-	return siq_datum(t56, flakeid_identity(IDENTITY_SIQ_SHARD), flakeid_siq_domain_hash(), kind, serial);
+	return siq_datum(t56, flakeid_identity(IDENTITY_SIQ_SHARD), flakeid_siq_domain_hash(), kind, id.sequence);
 }
 
 PG_FUNCTION_INFO_V1(siq_from_parts);

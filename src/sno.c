@@ -52,8 +52,9 @@ sno_new(PG_FUNCTION_ARGS)
 }
 
 /*
- * Back-fill (spec §5.2): tick-tock 0, and a sequence that this session never
- * repeats within the unit (the spec's static sequence wraps silently).
+ * Back-fill (spec §5.2): tick-tock 0, and a sequence that this server never
+ * repeats within the unit (the spec's static sequence wraps silently); in a
+ * unit the live generator may still use, a live ID (its tick-tock).
  */
 PG_FUNCTION_INFO_V1(sno_new_at);
 Datum
@@ -62,9 +63,9 @@ sno_new_at(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	uint64		units = sno_units_from_timestamptz(ts);
 	unsigned	meta = sno_meta_arg(fcinfo, 1);
-	unsigned	sequence = flakeid_generate_backfill(GEN_SNO, 0, units, ts);
+	GeneratedId id = flakeid_generate_backfill(GEN_SNO, 0, units, units, ts);
 
-	return sno_datum(units, 0, meta, flakeid_identity(IDENTITY_SNO_PARTITION), sequence);
+	return sno_datum(units, id.ticktock, meta, flakeid_identity(IDENTITY_SNO_PARTITION), id.sequence);
 }
 
 PG_FUNCTION_INFO_V1(sno_from_parts);

@@ -79,7 +79,11 @@ snowflake_new(PG_FUNCTION_ARGS)
 						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), id.sequence);
 }
 
-/* Back-fill: the caller's time, a sequence this session never repeats within the millisecond. */
+/*
+ * Back-fill: the caller's time, a sequence this server never repeats within
+ * the millisecond.  The live generator's unit is the Unix millisecond whose
+ * value under the epoch in force is the same.
+ */
 PG_FUNCTION_INFO_V1(snowflake_new_at);
 Datum
 snowflake_new_at(PG_FUNCTION_ARGS)
@@ -87,10 +91,11 @@ snowflake_new_at(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	uint64		ms = snowflake_ms_from_timestamptz(ts, epoch_unix_us(fcinfo, 1));
 	/* keyed by the field the ID stores, so that two epochs cannot share a sequence */
-	unsigned	sequence = flakeid_generate_backfill(GEN_SNOWFLAKE, 0, ms, ts);
+	uint64		live_unit = ms + (uint64) flakeid_snowflake_epoch_ms();
+	GeneratedId id = flakeid_generate_backfill(GEN_SNOWFLAKE, 0, ms, live_unit, ts);
 
 	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER),
-						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), sequence);
+						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), id.sequence);
 }
 
 PG_FUNCTION_INFO_V1(snowflake_from_parts);

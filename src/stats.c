@@ -120,6 +120,14 @@ describe_settings(const GeneratorDef *def)
 		appendStringInfo(&text, "%s%s", i > 0 ? ", " : "", identity_describe(def->identities[i]));
 	if (def->describe_settings)
 		appendStringInfo(&text, "%s%s", def->nidentities > 0 ? ", " : "", def->describe_settings());
+	/* SHOW gives the default a refused value left in place: say what the configuration asked for */
+	for (int i = 0; i < (int) lengthof(def->settings) && def->settings[i]; i++)
+	{
+		char	   *refused = settings_describe_rejected(def->settings[i]);
+
+		if (refused)
+			appendStringInfo(&text, "%s%s", text.len > 0 ? "; " : "", refused);
+	}
 	return text.data;
 }
 

@@ -1,5 +1,5 @@
 /*
- * ledger.c — one session's back-fill sequences, distinct per unit (ledger.h)
+ * ledger.c — back-fill offsets, distinct per unit (ledger.h)
  */
 #include "ledger.h"
 
@@ -35,9 +35,9 @@ find_cell(LedgerEntry *cells, uint32_t capacity, unsigned slot, uint64_t unit)
 
 /* the filter's three bits of a unit, from the two halves of its hash */
 static uint32_t
-bloom_bit(uint64_t hash, int i)
+bloom_bit(uint32_t bloom_bits, uint64_t hash, int i)
 {
-	return (uint32_t) ((hash >> 32) + (uint64_t) i * (uint32_t) hash) & (LEDGER_BLOOM_BITS - 1);
+	return (uint32_t) ((hash >> 32) + (uint64_t) i * (uint32_t) hash) & (bloom_bits - 1);
 }
 
 /*
@@ -45,14 +45,14 @@ bloom_bit(uint64_t hash, int i)
  * With `set`, it sets them, which records the unit as forgotten.
  */
 static bool
-bloom_visit(uint64_t *bloom, unsigned slot, uint64_t unit, bool set)
+bloom_visit(uint64_t *bloom, uint32_t bloom_bits, unsigned slot, uint64_t unit, bool set)
 {
 	uint64_t	hash = cell_hash(slot, unit);
 	bool		all_set = true;
 
 	for (int i = 0; i < 3; i++)
 	{
-		uint32_t	bit = bloom_bit(hash, i);
+		uint32_t	bit = bloom_bit(bloom_bits, hash, i);
 		uint64_t	mask = UINT64_C(1) << (bit % 64);
 
 		all_set &= (bloom[bit / 64] & mask) != 0;
@@ -65,7 +65,7 @@ bloom_visit(uint64_t *bloom, unsigned slot, uint64_t unit, bool set)
 static bool
 maybe_forgotten(const BackfillLedger *ledger, unsigned slot, uint64_t unit)
 {
-	return ledger->bloom != NULL && bloom_visit(ledger->bloom, slot, unit, false);
+	return ledger->bloom != NULL && bloom_visit(ledger->bloom, ledger->bloom_bits, slot, unit, false);
 }
 
 /* the units a table of `capacity` cells holds before it makes room */
@@ -98,10 +98,10 @@ rebuild(BackfillLedger *ledger, uint32_t capacity, bool keep_all, uint32_t spare
 	/* the filter first: an empty one changes nothing if the table's allocation raises */
 	if (!keep_all && ledger->bloom == NULL)
 	{
-		ledger->bloom = ledger->alloc(LEDGER_BLOOM_BITS / 8);
-		memset(ledger->bloom, 0, LEDGER_BLOOM_BITS / 8);
+		ledger->bloom = ledger->alloc(ledger->alloc_arg, ledger->bloom_bits / 8);
+		memset(ledger->bloom, 0, ledger->bloom_bits / 8);
 	}
-	cells = ledger->alloc(sizeof(LedgerEntry) * (size_t) capacity);
+	cells = ledger->alloc(ledger->alloc_arg, sizeof(LedgerEntry) * (size_t) capacity);
 	memset(cells, 0, sizeof(LedgerEntry) * (size_t) capacity);
 	memcpy(floor, ledger->floor, sizeof(floor));
 	for (uint32_t i = 0; i < ledger->capacity; i++)
@@ -121,13 +121,13 @@ rebuild(BackfillLedger *ledger, uint32_t capacity, bool keep_all, uint32_t spare
 		{
 			if (cell->next > floor[slot])
 				floor[slot] = cell->next;
-			(void) bloom_visit(ledger->bloom, slot, cell->unit, true);
+			(void) bloom_visit(ledger->bloom, ledger->bloom_bits, slot, cell->unit, true);
 			ledger->forgotten[slot]++;
 		}
 	}
 	memcpy(ledger->floor, floor, sizeof(floor));
 	if (ledger->cells)
-		ledger->release(ledger->cells);
+		ledger->release(ledger->alloc_arg, ledger->cells);
 	ledger->cells = cells;
 	ledger->capacity = capacity;
 	ledger->used = used;
@@ -163,23 +163,25 @@ make_room(BackfillLedger *ledger)
 }
 
 void
-ledger_init(BackfillLedger *ledger, uint32_t min_capacity, uint32_t max_capacity,
-			void *(*alloc) (size_t size), void (*release) (void *ptr))
+ledger_init(BackfillLedger *ledger, uint32_t min_capacity, uint32_t max_capacity, uint32_t bloom_bits,
+			void *(*alloc) (void *arg, size_t size), void (*release) (void *arg, void *ptr), void *alloc_arg)
 {
 	memset(ledger, 0, sizeof(*ledger));
 	ledger->min_capacity = min_capacity;
 	ledger->max_capacity = max_capacity;
+	ledger->bloom_bits = bloom_bits;
 	ledger->alloc = alloc;
 	ledger->release = release;
+	ledger->alloc_arg = alloc_arg;
 }
 
 void
 ledger_free(BackfillLedger *ledger)
 {
 	if (ledger->cells)
-		ledger->release(ledger->cells);
+		ledger->release(ledger->alloc_arg, ledger->cells);
 	if (ledger->bloom)
-		ledger->release(ledger->bloom);
+		ledger->release(ledger->alloc_arg, ledger->bloom);
 	ledger->cells = NULL;
 	ledger->bloom = NULL;
 	ledger->capacity = 0;

@@ -1,10 +1,11 @@
 /*
- * ledger.h — one session's record of the sequences it gave back-filled IDs
+ * ledger.h — a record of the offsets given to back-filled IDs
  *
  * A back-filled ID (`*_new_at`) takes its time from the caller, so many of
  * them can share one unit, and nothing but the sequence tells them apart.
- * The ledger makes one session's sequences of one (generator slot, unit)
- * distinct: each unit counts its own offsets 0, 1, 2, ... into the pool,
+ * The ledger makes the offsets it gives one (generator slot, unit)
+ * distinct (the server keeps one per partition of its units, in shared
+ * memory): each unit counts its own offsets 0, 1, 2, ... into the pool,
  * and once every offset is taken the ledger says FULL instead of wrapping.
  *
  * A bulk load can touch millions of units, so the ledger is bounded.  When
@@ -16,7 +17,10 @@
  * had; a new unit loses the floor's offsets only when the filter mistakes it
  * for a forgotten one, which grows likely only after millions of units.
  *
- * Pure C, no PostgreSQL headers; memory comes from the caller's allocator.
+ * Pure C, no PostgreSQL headers; memory comes from the caller's allocator,
+ * which gets the caller's argument (in shared memory: two tables and a
+ * filter set aside per ledger, since a rebuild holds the old table and the
+ * new one at once).
  */
 #ifndef FLAKEID_FORMAT_LEDGER_H
 #define FLAKEID_FORMAT_LEDGER_H
@@ -26,7 +30,6 @@
 #include <stdint.h>
 
 #define LEDGER_MAX_SLOTS	32
-#define LEDGER_BLOOM_BITS	(UINT32_C(1) << 23)	/* 1 MB */
 
 typedef struct LedgerEntry
 {
@@ -46,9 +49,11 @@ typedef struct BackfillLedger
 	uint32_t	max_capacity;
 	uint32_t	floor[LEDGER_MAX_SLOTS];
 	uint64_t	forgotten[LEDGER_MAX_SLOTS];	/* units forgotten so far, per slot */
-	uint64_t   *bloom;			/* LEDGER_BLOOM_BITS bits of forgotten units; NULL: none yet */
-	void	   *(*alloc) (size_t size);	/* may not return NULL (it raises instead) */
-	void		(*release) (void *ptr);
+	uint64_t   *bloom;			/* bloom_bits bits of forgotten units; NULL: none yet */
+	uint32_t	bloom_bits;		/* a power of two, at least 64 */
+	void	   *(*alloc) (void *arg, size_t size);	/* may not return NULL (it raises instead) */
+	void		(*release) (void *arg, void *ptr);
+	void	   *alloc_arg;
 } BackfillLedger;
 
 /* What a FULL unit had: offsets it took itself, and offsets below its start. */
@@ -59,8 +64,9 @@ typedef struct LedgerUsage
 	uint64_t	forgotten;		/* units of the slot the ledger has forgotten */
 } LedgerUsage;
 
-extern void ledger_init(BackfillLedger *ledger, uint32_t min_capacity, uint32_t max_capacity,
-						void *(*alloc) (size_t size), void (*release) (void *ptr));
+extern void ledger_init(BackfillLedger *ledger, uint32_t min_capacity, uint32_t max_capacity, uint32_t bloom_bits,
+						void *(*alloc) (void *arg, size_t size), void (*release) (void *arg, void *ptr),
+						void *alloc_arg);
 extern void ledger_free(BackfillLedger *ledger);
 
 /*

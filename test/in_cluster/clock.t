@@ -98,6 +98,9 @@ is "$(sql "SELECT string_agg(generator || ':' || (clock_regressions > 0)::text, 
 # only a superuser may shift the clock
 is "$(sqlstate "CREATE ROLE clock_tester; SET ROLE clock_tester; SET flakeid.debug_clock_offset_ms = -1000")" "42501" \
 	"flakeid.debug_clock_offset_ms is superuser-only (42501 for others)"
+is "$(sqlstate "CREATE ROLE clock_granted; GRANT SET ON PARAMETER flakeid.debug_clock_offset_ms TO clock_granted;
+	SET ROLE clock_granted; SET flakeid.debug_clock_offset_ms = -1000")" "42501" \
+	"and stays so whatever is granted: GRANT SET ON PARAMETER does not open it (42501)"
 sql "SELECT step, min(t), max(t), min(ticktock), max(ticktock) FROM clock_ids WHERE generator = 'sno' GROUP BY step ORDER BY step" | sed 's/^/# sno step|/'
 
 # A long wait (a second step back of 30 s into sno's unsafe period) shows its

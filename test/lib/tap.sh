@@ -29,10 +29,15 @@ sqlstate() {
 }
 message_of() { "${PSQL[@]}" -v VERBOSITY=default -c "$1" 2>&1 || true; }
 
-# state_file_mark DATADIR: the saved mark of the monotonic generators (Unix us) in a version 2
-# flakeid.state (body offset 0); state_file_sno_mark: sno's, of its tick-tock in use (body offset 8)
-state_file_mark() { od -An -td8 -j16 -N8 "$1/flakeid.state" | tr -d ' '; }
-state_file_sno_mark() { od -An -td8 -j24 -N8 "$1/flakeid.state" | tr -d ' '; }
+# state_file_mark DATADIR: this server's saved mark of the monotonic generators (Unix us) in a
+# version 3 flakeid.state (body offset 16); state_file_sno_mark: sno's, of its tick-tock in use
+# (body offsets 24 and 32 for tick-tock 0 and 1; the tick-tock at body offset 40)
+state_file_mark() { od -An -td8 -j32 -N8 "$1/flakeid.state" | tr -d ' '; }
+state_file_sno_mark() {
+	local ticktock
+	ticktock=$(od -An -tu4 -j56 -N4 "$1/flakeid.state" | tr -d ' ')
+	od -An -td8 -j$((40 + 8 * ticktock)) -N8 "$1/flakeid.state" | tr -d ' '
+}
 
 # a server command as the postgres user when root runs the test (servers
 # refuse root), from a directory it may read; as the user itself otherwise

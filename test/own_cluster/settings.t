@@ -157,6 +157,12 @@ is "$(echo "$out" | sed -n 5p)" 'ERROR:  invalid value for parameter "flakeid.sn
 is "$(echo "$out" | sed -n 7p)" 'ERROR:  invalid value for parameter "flakeid.siq_shard": "300"' "the message names the siq setting and its value"
 is "$(echo "$out" | sed -n 9,13p | tr '\n' ' ')" "ok ok ok ok 2031-05-08 23:03:34.976+00|brpk4q72xwf2m63l|t " \
 	"the other generators and every type's I/O work"
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.sno_partition=70000" '
+	sql "SHOW flakeid.sno_partition"
+	sql "SELECT identity FROM flakeid_generators WHERE generator = '"'"'sno'"'"'"')
+is "$(echo "$out" | sed -n 1p)" "-1" "SHOW gives the default that PostgreSQL kept in place of the refused 70000"
+echo "$out" | sed -n 2p | grep -q "flakeid.sno_partition = '70000' refused"
+ok $? "flakeid_generators says which configured value was refused ($(echo "$out" | sed -n 2p))"
 
 out=$(refused_settings "-o flakeid.snowflake_worker=40 -o flakeid.siq_domain=exämple.com" \
 	"snowflake_new();snowflake_new_at(now());siq_new('user')" "sno_new();kuid_new();kuid96_new()")

@@ -33,6 +33,10 @@ in_cluster() {
 		$script"
 }
 file_version() { od -An -tu4 -j4 -N4 "$1" | tr -d ' '; }
+# every stateful generator, live and back-fill (a time long past), in the servers' shell quoting
+CALLS="sno_new() siq_new('user') kuid_new() kuid96_new() snowflake_new() sno_new_at('2020-01-01')
+	siq_new_at('2020-01-01','user') kuid_new_at('2020-01-01') kuid96_new_at('2020-01-01') snowflake_new_at('2020-01-01')"
+export CALLS
 
 require_libfaketime
 work=$(mktemp -d)
@@ -45,9 +49,10 @@ is "$(file_version "$work/v1.state")" "1" "the fixture is a version 1 file (flak
 # 1.0's file: read, upgraded in place, and every generator resumes above its mark
 out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/v1.state" '
 	sql "SELECT now() < '"'"'2040-01-01 00:00:01.889+00'"'"'"
-	grep -c "upgraded the generator state file from version 1 to version 2" "$FLAKEID_PG_LOG"
+	grep -c "upgraded the generator state file from version 1 to version 3" "$FLAKEID_PG_LOG"
 	grep -c "generators resume after the saved mark 2040-01-01 00:00:03.866103" "$FLAKEID_PG_LOG"
 	od -An -tu4 -j4 -N4 "$PGDATA/flakeid.state" | tr -d " "
+	cp "$PGDATA/flakeid.state" "'"$work"'/foreign.state"
 	sql "SELECT count(*) FILTER (WHERE t <= '"'"'$FIXTURE_MARK'"'"'), count(*)
 	     FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (siq_time(siq_new('"'"'user'"'"'))),
 	          (siq_time(siq_new('"'"'tag'"'"'))), (kuid_time(kuid_new())), (kuid96_time(kuid96_new())),
@@ -57,9 +62,9 @@ out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/v1.state" '
 	sql "SELECT count(*) FILTER (WHERE last_time < '"'"'$FIXTURE_MARK'"'"'::timestamptz - interval '"'"'4 ms'"'"'),
 	            count(*) FILTER (WHERE issued > 0 AND last_time <= '"'"'$FIXTURE_MARK'"'"') FROM flakeid_generators"')
 is "$(echo "$out" | sed -n 1p)" "t" "the server's clock is behind every ID the 1.0 file covers"
-is "$(echo "$out" | sed -n 2p)" "1" "the server logs that it upgraded the file from version 1 to 2"
+is "$(echo "$out" | sed -n 2p)" "1" "the server logs that it upgraded the file from version 1 to 3"
 is "$(echo "$out" | sed -n 3p)" "1" "the server logs the mark it resumes after"
-is "$(echo "$out" | sed -n 4p)" "2" "the file on disk is now version 2"
+is "$(echo "$out" | sed -n 4p)" "3" "the file on disk is now version 3"
 is "$(echo "$out" | sed -n 5p)" "0|6000" "sno, siq (two kinds), kuid, kuid96 and snowflake: all 6000 IDs lie after the 1.0 mark"
 is "$(echo "$out" | sed -n 6p)" "t|t|t|t" "each new ID sorts above the largest ID the 1.0 server issued"
 is "$(echo "$out" | sed -n 7p)" "0|0" "flakeid_generators: every counter resumed in the mark's unit, and those that minted are past it"
@@ -79,16 +84,16 @@ head = struct.pack('<IIII', 0x464C4B31, 99, len(body), 0)
 open(sys.argv[2], 'wb').write(head + body + struct.pack('<I', zlib.crc32(head + body)))
 EOF
 out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/v99.state" '
-	for call in "sno_new()" "siq_new('"'"'user'"'"')" "kuid_new()" "kuid96_new()" "snowflake_new()"; do sqlstate "SELECT $call"; done
+	for call in $CALLS; do sqlstate "SELECT $call"; done
 	message_of "SELECT kuid_new()"
 	sql "SELECT sno_time('"'"'brpk4q72xwf2m63l'"'"'), length(flax_new()::text)"
 	grep -c "LOG:  the generator state file \"flakeid.state\" was written by a newer version of flakeid" "$FLAKEID_PG_LOG"
 	cmp -s "$PGDATA/flakeid.state" "'"$work"'/v99.state" && echo unchanged || echo rewritten')
-is "$(echo "$out" | sed -n 1,5p | tr '\n' ' ')" "55000 55000 55000 55000 55000 " \
-	"a version 99 file: every generator is ERROR 55000"
+is "$(echo "$out" | sed -n 1,10p | tr '\n' ' ')" "$(printf '55000 %.0s' {1..10})" \
+	"a version 99 file: every generator, live and back-fill, is ERROR 55000"
 echo "$out" | grep -q 'ERROR:  flakeid.s generator state file was written by a newer version of flakeid'
 ok $? "the message says a newer flakeid wrote the file"
-echo "$out" | grep -q 'DETAIL:  The file "flakeid.state" has state version 99; this version of flakeid reads versions 1 to 2.'
+echo "$out" | grep -q 'DETAIL:  The file "flakeid.state" has state version 99; this version of flakeid reads versions 1 to 3.'
 ok $? "the detail names both versions"
 echo "$out" | grep -qx '2031-05-08 23:03:34.976+00|16'
 ok $? "the types, and flax_new(), still work"
@@ -102,12 +107,46 @@ raw[9] ^= 0x10
 open(sys.argv[2], 'wb').write(raw)
 EOF
 out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/damaged.state" '
-	for call in "sno_new()" "siq_new('"'"'user'"'"')" "kuid_new()" "kuid96_new()" "snowflake_new()"; do sqlstate "SELECT $call"; done
+	for call in $CALLS; do sqlstate "SELECT $call"; done
 	message_of "SELECT snowflake_new()"
 	grep -c "the generator state file \"flakeid.state\" is damaged" "$FLAKEID_PG_LOG"
 	cmp -s "$PGDATA/flakeid.state" "'"$work"'/damaged.state" && echo unchanged || echo rewritten')
-is "$(echo "$out" | sed -n 1,5p | tr '\n' ' ')" "XX001 XX001 XX001 XX001 XX001 " "a damaged file: every generator is ERROR XX001"
+is "$(echo "$out" | sed -n 1,10p | tr '\n' ' ')" "$(printf 'XX001 %.0s' {1..10})" \
+	"a damaged file: every generator, live and back-fill, is ERROR XX001"
 echo "$out" | grep -q "ERROR:  flakeid.s generator state file is damaged, so generation is refused"
 ok $? "the message says the file is damaged"
 is "$(echo "$out" | tail -2 | tr '\n' ' ')" "1 unchanged " "the server logs it at start, and no generator call changes a byte of the file"
+# a truncated and an unreadable file: refused as damaged, back-fill included
+head -c 20 "$work/v1.state" > "$work/truncated.state"
+out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/truncated.state" '
+	for call in $CALLS; do sqlstate "SELECT $call"; done')
+is "$(echo "$out" | tr '\n' ' ')" "$(printf 'XX001 %.0s' {1..10})" "a truncated file: every generator, live and back-fill, is ERROR XX001"
+out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/v1.state" '
+	server_ctl stop -m fast; chmod 000 "$PGDATA/flakeid.state"; server_ctl start
+	for call in $CALLS; do sqlstate "SELECT $call"; done')
+is "$(echo "$out" | tr '\n' ' ')" "$(printf 'XX001 %.0s' {1..10})" "an unreadable file: every generator, live and back-fill, is ERROR XX001"
+
+# another cluster's file (the upgraded one above, which records its system identifier): refused
+# until an operator names that cluster in flakeid.accept_state_from
+foreign_system=$(od -An -tu8 -j16 -N8 "$work/foreign.state" | tr -d ' ')
+ok "$([ "${foreign_system:-0}" -gt 0 ]; echo $?)" "a version 3 file records its cluster's system identifier ($foreign_system)"
+out=$(in_cluster "-o shared_preload_libraries=flakeid" "$work/foreign.state" '
+	for call in $CALLS; do sqlstate "SELECT $call"; done
+	message_of "SELECT sno_new()"
+	grep -c "the generator state file \"flakeid.state\" belongs to another cluster" "$FLAKEID_PG_LOG"')
+is "$(echo "$out" | sed -n 1,10p | tr '\n' ' ')" "$(printf 'XX001 %.0s' {1..10})" \
+	"another cluster's file: every generator, live and back-fill, is ERROR XX001"
+echo "$out" | grep -q "ERROR:  flakeid.s generator state file belongs to another cluster, so generation is refused"
+ok $? "the message says the file belongs to another cluster"
+echo "$out" | grep -q "HINT:  .*set flakeid.accept_state_from = '$foreign_system' and restart the server"
+ok $? "the hint names the setting and the file's system identifier"
+is "$(echo "$out" | tail -1)" "1" "the server logs it at start"
+out=$(in_cluster "-o shared_preload_libraries=flakeid -o flakeid.accept_state_from=$foreign_system" "$work/foreign.state" '
+	sql "SELECT count(*) FILTER (WHERE t <= '"'"'$FIXTURE_MARK'"'"'), count(*)
+	     FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (kuid_time(kuid_new())),
+	          (snowflake_time(snowflake_new()))) ids(t)"
+	od -An -tu8 -j16 -N8 "$PGDATA/flakeid.state" | tr -d " "
+	psql -XAtc "SELECT system_identifier FROM pg_control_system()"')
+is "$(echo "$out" | sed -n 1p)" "0|3000" "accepted with flakeid.accept_state_from: every ID lies after the file's mark"
+is "$(echo "$out" | sed -n 2p)" "$(echo "$out" | sed -n 3p)" "and the file is rewritten with this cluster's system identifier"
 done_testing

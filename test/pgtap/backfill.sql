@@ -1,6 +1,8 @@
--- Back-fill (*_new_at) never repeats an ID within one session: each time
--- unit takes its pool's sequences once, interleaved with other units or not,
--- and the call after the last one is ERROR 54000 instead of a wrap.
+-- Back-fill (*_new_at) never repeats an ID on one server (this file: one
+-- session; test/in_cluster/backfill.t: parallel workers, sessions, restarts):
+-- each time unit takes its pool's sequences once, interleaved with other
+-- units or not, and the call after the last one is ERROR 54000 instead of a
+-- wrap.
 \ir preamble.psql
 
 SELECT plan(21);
@@ -27,8 +29,8 @@ SELECT throws_ok($$SELECT sno_new_at('2024-03-01 10:00:00+00') FROM generate_ser
                  'sno: the 65,537th at that instant is ERROR 54000, not a wrap');
 SELECT is(pg_temp.refusal($$sno_new_at('2024-03-01 10:00:00.003+00')$$),
           E'54000\ntoo many back-filled sno IDs in the time unit of 2024-03-01 10:00:00.003+00\n'
-          'Back-filled sno IDs of one time unit share a pool of 65536 sequences, and this session has used all of them there.\n'
-          'Spread the times over more units. IDs of the present come from the *_new() generators, which wait for the next unit instead.',
+          'Back-filled sno IDs of one time unit share a pool of 65536 sequences on this server, and every one of them was given.\n'
+          'Spread the times over more units. Sequences back-filled before a restart are never given again, so each server lifetime that back-fills makes every unit''s pool smaller.',
           'sno: an instant in the same 4 ms unit is refused too, with the detail and hint');
 SELECT is((SELECT count(*) FROM sno_ids), 65536::bigint, 'sno: no ID came from the refused calls');
 SELECT lives_ok($$SELECT sno_new_at('2024-03-01 10:00:00.004+00')$$, 'sno: the next 4 ms unit takes IDs');

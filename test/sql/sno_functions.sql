@@ -73,9 +73,9 @@ BEGIN
 END $$;
 SELECT * FROM sno_time_lags(20000);
 DROP FUNCTION sno_time_lags(int);
--- back-fill: the given time's unit, tick-tock 0, sequences from a shared counter
+-- back-fill: the given time's unit, tick-tock 0, sequences from the server's ledger, counted down from the top of the pool
 SELECT sno_time(x) AS time, sno_ticktock(x) AS ticktock, sno_meta(x) AS meta,
-       sno_sequence(x) - min(sno_sequence(x)) OVER () AS sequence_offset
+       max(sno_sequence(x)) OVER () - sno_sequence(x) AS sequence_offset
 FROM (SELECT sno_new_at('2020-02-29 12:34:56.789+00', 3) AS x FROM generate_series(1, 3)) s;
 -- NULL in, NULL out
 SELECT sno_new(NULL) IS NULL AS new_null, sno_time(NULL) IS NULL AS time_null;

@@ -94,6 +94,52 @@ is(sprintf('%d %d', $primary_distinct, scalar keys %standby_seen), '200000 20000
 	'primary and standby each minted 50,000 distinct sno, siq, kuid96 and snowflake IDs at once');
 is($both, 0, 'no ID is minted by both');
 
+# A generating standby keeps its own clock and epoch while both servers mint:
+# replay raises only the primary's bounds, which it takes up at promotion.
+# Its snowflake epoch is 10 s earlier than the primary's (1.1 counted on
+# from each replayed mark, so its IDs ran ahead of its clock, and replay
+# wrote the primary's epoch over its own).
+my $own_epoch = 1420070400000 - 10000;
+restart_with($standby, %own, 'flakeid.generate_on_standby' => 'on', 'flakeid.snowflake_epoch_ms' => $own_epoch);
+my $lead_sql = "SELECT round(extract(epoch FROM max(t) - clock_timestamp()) * 1000)
+                FROM generate_series(1, 2000),
+                     LATERAL (VALUES (kuid96_time(kuid96_new())), (snowflake_time(snowflake_new())),
+                                     (siq_time(siq_new('user'))), (sno_time(sno_new()))) v(t)";
+my $primary_minter = IPC::Run::start([ 'psql', '-X', '-q', '-d', $primary->connstr('postgres'), '-c',
+	"DO \$\$ BEGIN FOR i IN 1..50 LOOP
+	   PERFORM count(sno_new()), count(siq_new('user')), count(kuid96_new()), count(snowflake_new())
+	   FROM generate_series(1, 20000);
+	   PERFORM pg_sleep(0.3); END LOOP; END \$\$" ]);
+my ($max_lead, $rounds) = (-1e9, 0);
+my $until = time + 20;
+while (time < $until)
+{
+	my $lead = $standby->safe_psql('postgres', $lead_sql);
+	$max_lead = $lead if $lead > $max_lead;
+	$rounds++;
+	sleep 1;
+}
+$primary_minter->finish;
+cmp_ok($max_lead, '<=', 3000,
+	"a generating standby minting for 20 s ($rounds rounds) while its primary mints stays within 3 s of its clock (lead at most $max_lead ms)");
+ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '"
+	  . $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') . "'::pg_lsn"),
+	'the standby replayed every mark the primary saved meanwhile');
+is($standby->safe_psql('postgres', "SELECT snowflake_time(snowflake_new()) - clock_timestamp() < interval '3 s'"), 't',
+	"replay left the standby's own epoch in force");
+$standby->restart;
+my $lead = $standby->safe_psql('postgres', $lead_sql);
+cmp_ok($lead, '<=', 3000, "after a clean restart it is still within 3 s of its clock ($lead ms)");
+$standby->stop('immediate');
+$standby->start;
+$lead = $standby->safe_psql('postgres', $lead_sql);
+cmp_ok($lead, '<=', 3000, "after a crash it is still within 3 s of its clock ($lead ms)");
+restart_with($standby, %own, 'flakeid.generate_on_standby' => 'on', 'flakeid.snowflake_epoch_ms' => 1420070400000);
+is(sqlstate_of($standby, 'SELECT snowflake_new()'), '55000',
+	"restarted with a later epoch (the primary's), the standby refuses snowflakes: ERROR 55000");
+like(message_of($standby, 'SELECT snowflake_new()'), qr/Snowflakes were issued with epoch $own_epoch ms/,
+	'the message names the epoch its snowflakes were issued with');
+
 # promotion: a new timeline, so new derived identities, and generation opens
 restart_with($standby);
 $standby->promote;
@@ -107,6 +153,17 @@ isnt($promoted, "$partition|$node",
 	"after promotion the derived sno partition and kuid96 node differ from the primary's ($promoted vs $partition|$node)");
 is($standby->safe_psql('postgres', 'SELECT count(DISTINCT kuid_new()) FROM generate_series(1, 1000)'),
 	'1000', 'after promotion kuid_new() works');
+
+# an idle server writes nothing: neither a promotion nor a restart saves the state
+sub state_file_stamp { my ($node) = @_; my @st = stat($node->data_dir . '/flakeid.state'); return "$st[1] $st[9]"; }
+$standby->restart;
+my $stamp = state_file_stamp($standby);
+$standby->safe_psql('postgres', 'CHECKPOINT');
+sleep 3;
+is(state_file_stamp($standby), $stamp, 'restarted and idle for 3 s, the server leaves flakeid.state alone');
+$standby->safe_psql('postgres', 'SELECT count(kuid_new()) FROM generate_series(1, 10)');
+sleep 1;
+isnt(state_file_stamp($standby), $stamp, 'once it mints, the mark is saved');
 
 $standby->stop;
 $primary->stop;

@@ -8,13 +8,16 @@
 #include "tap.h"
 #include "../../src/format/ledger.h"
 
+#define TEST_BLOOM_BITS	(UINT32_C(1) << 23)
+
 static long live_allocations;
 
 static void *
-test_alloc(size_t size)
+test_alloc(void *arg, size_t size)
 {
 	void	   *p = malloc(size);
 
+	(void) arg;
 	if (p == NULL)
 		abort();
 	live_allocations++;
@@ -22,8 +25,9 @@ test_alloc(size_t size)
 }
 
 static void
-test_release(void *p)
+test_release(void *arg, void *p)
 {
+	(void) arg;
 	live_allocations--;
 	free(p);
 }
@@ -54,7 +58,7 @@ test_order_and_full(void)
 	LedgerUsage usage = {0};
 	bool		in_order = true;
 
-	ledger_init(&l, 8, 1u << 20, test_alloc, test_release);
+	ledger_init(&l, 8, 1u << 20, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 	for (uint32_t i = 0; i < 4096; i++)
 		in_order &= ledger_take(&l, 3, 12345, 4096, &offset, &usage) && offset == i;
 	tap_ok(in_order, "one unit takes offsets 0..4095 in order");
@@ -78,7 +82,7 @@ test_interleaved(void)
 	bool		fine = true;
 
 	memset(seen, 0, sizeof(seen));
-	ledger_init(&l, 8, 1u << 20, test_alloc, test_release);
+	ledger_init(&l, 8, 1u << 20, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 	for (int i = 0; i < 80000; i++)
 	{
 		int			which = i % 2;
@@ -118,7 +122,7 @@ test_random_loads(void)
 
 		memset(used, 0, sizeof(used));
 		memset(count, 0, sizeof(count));
-		ledger_init(&l, 4, 64, test_alloc, test_release);
+		ledger_init(&l, 4, 64, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 		for (int i = 0; i < 6000; i++)
 		{
 			unsigned	slot = (unsigned) (tap_random() % 2);
@@ -160,7 +164,7 @@ test_floor_creep(void)
 	const uint32_t max_capacity = 1024;
 	const uint64_t units = 1000000;
 
-	ledger_init(&l, 16, max_capacity, test_alloc, test_release);
+	ledger_init(&l, 16, max_capacity, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 	tap_ok(take_units(&l, 0, 0, 7919, units, 1, 4096), "1,000,000 units with one take each: all taken");
 	tap_diag("floor %u after %llu forgotten units", l.floor[0], (unsigned long long) l.forgotten[0]);
 	/* each round frees at least 3/8 of the table, and raises the floor by at most one */
@@ -179,7 +183,7 @@ test_heavy_unit_kept(void)
 	LedgerUsage usage;
 	bool		ok;
 
-	ledger_init(&l, 16, 1024, test_alloc, test_release);
+	ledger_init(&l, 16, 1024, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 	ok = take_units(&l, 1, 42, 1, 1, 10000, 65536);
 	ok &= take_units(&l, 1, 100, 1, 100000, 1, 65536);
 	ok &= ledger_take(&l, 1, 42, 65536, &offset, &usage);
@@ -197,7 +201,7 @@ test_forgotten_unit(void)
 	LedgerUsage usage;
 	bool		taken;
 
-	ledger_init(&l, 4, 8, test_alloc, test_release);
+	ledger_init(&l, 4, 8, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 	taken = take_units(&l, 2, 0, 1, 100, 3, 4);
 	tap_ok(taken && l.forgotten[2] > 0, "100 units take 3 offsets each of a size-4 pool through an 8-cell ledger (%llu forgotten)",
 		   (unsigned long long) l.forgotten[2]);
@@ -216,7 +220,7 @@ test_new_units_after_forgetting(void)
 	LedgerUsage usage;
 	int			at_zero = 0;
 
-	ledger_init(&l, 16, 1024, test_alloc, test_release);
+	ledger_init(&l, 16, 1024, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
 	(void) take_units(&l, 0, 0, 1, 1000000, 1, 4096);
 	for (uint64_t u = 5000000; u < 5010000; u++)
 		if (ledger_take(&l, 0, u, 4096, &offset, &usage) && offset == 0)

@@ -1,0 +1,67 @@
+# flakeid.mark_synchronous: a failover to a synchronous standby never
+# repeats an ID a client received, even though the IDs themselves (plain
+# SELECTs, no commit) replicate nothing.  A primary whose clock runs 30 s
+# ahead mints snowflakes; its synchronous standby is cut off (stopped) while it
+# goes on minting for 4 s; the primary crashes; the standby is started and
+# promoted with the same identities and mints with the real clock.
+#  - off (the default, and the negative control): the primary renewed its
+#    mark past what the standby knows, and the promoted server repeats IDs
+#    that clients received;
+#  - on: renewals wait for the standby, so calls past the last mark it has
+#    fail (statement_timeout, 57014) instead, and nothing repeats.
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+sub failover
+{
+	my ($name, $synchronous) = @_;
+	my $primary = flakeid_node("${name}_primary",
+		'flakeid.allow_debug_clock_offset' => 'on', 'flakeid.snowflake_worker' => 6, 'flakeid.snowflake_process' => 7,
+		'flakeid.mark_synchronous' => $synchronous);
+	my ($standby) = flakeid_standby($primary, "${name}_standby");
+	# (only once the standby exists: commits wait for it from then on)
+	$primary->safe_psql('postgres', "ALTER SYSTEM SET synchronous_standby_names = '*'; SELECT pg_reload_conf()");
+	ok($primary->poll_query_until('postgres', "SELECT sync_state = 'sync' FROM pg_stat_replication"),
+		"$name: the standby streams synchronously");
+	my $mint = "SET flakeid.debug_clock_offset_ms = 30000; SET statement_timeout = '1s';
+	            SELECT snowflake_new() FROM generate_series(1, 20000)";
+	my @received = split /\n/, $primary->safe_psql('postgres', $mint);
+	my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+	$standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn");
+	$standby->stop('fast');
+
+	# cut off: what the clients receive meanwhile; a failed statement gives them nothing
+	my ($failures, $deadline) = (0, time + 4);
+	while (time < $deadline)
+	{
+		my ($out, $err) = ('', '');
+		$primary->psql('postgres', $mint, stdout => \$out, stderr => \$err);
+		if ($err =~ /ERROR:/) { $failures++; $primary->psql('postgres', 'SELECT pg_sleep(0.2)'); }
+		else { push @received, split /\n/, $out; }
+	}
+	$primary->stop('immediate');
+	$standby->start;
+	$standby->promote;
+	my %received = map { $_ => 1 } @received;
+	my @new = split /\n/, $standby->safe_psql('postgres',
+		"SELECT snowflake_new() FROM generate_series(1, 400000)");
+	my $repeats = grep { $received{$_} } @new;
+	$standby->stop;
+	return ($repeats, $failures, scalar keys %received, $primary);
+}
+
+my ($repeats, $failures, $received) = failover('async_mark', 'off');
+cmp_ok($repeats, '>', 0,
+	"mark_synchronous off (negative control): the promoted server repeats $repeats of the $received IDs clients received");
+is($failures, 0, 'mark_synchronous off: the cut-off primary went on minting without an error');
+
+my $primary;
+($repeats, $failures, $received, $primary) = failover('sync_mark', 'on');
+is($repeats, 0, "mark_synchronous on: the promoted server repeats none of the $received IDs clients received");
+cmp_ok($failures, '>', 0, "mark_synchronous on: the cut-off primary refused calls past its last confirmed mark ($failures statements)");
+like(slurp_file($primary->logfile), qr/ERROR:  canceling statement due to statement timeout|the synchronous standbys did not confirm/,
+	'they failed on the statement timeout while waiting for the mark');
+done_testing();
