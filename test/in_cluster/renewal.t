@@ -5,7 +5,8 @@
 # its own session, which is how this test counts them.  The control stops
 # the worker (SIGSTOP): the same minting then renews in the calls, which
 # shows the count can see them, and that calls go on without the worker.
-# Last, a renewal that fails: a WARNING while the calls are covered.
+# Then, a renewal that fails: a WARNING while the calls are covered.  Last,
+# the WAL records the renewals wrote, as pg_walinspect describes them.
 set -u
 cd "$(dirname "$0")/../.."
 . test/lib/tap.sh
@@ -69,4 +70,14 @@ stopped_at=$(echo "$out" | sed -n 's/.*stopped by [0-9A-Z]* at \([0-9]*\).*/\1/p
 ok "$([ -n "$stopped_at" ] && [ "$stopped_at" -ge "$mark" ]; echo $?)" \
 	"the first ERROR came only past the saved mark ($(( (${stopped_at:-0} - mark) / 1000 )) ms after it)"
 is "$(sql "SELECT count(sno_new()) FROM generate_series(1, 1000)")" "1000" "with the file writable again, generation goes on"
+
+# the renewals' WAL records, described in core's "key: value, ..." style (pg_waldump, a
+# program without the extension, can only say custom149)
+start=$(sql "SELECT pg_current_wal_lsn()")
+sql "SELECT count(kuid_new()) FROM generate_series(1, 1000); SELECT pg_sleep(2.2); SELECT count(kuid_new()) FROM generate_series(1, 1000)" >/dev/null
+sql "CREATE EXTENSION IF NOT EXISTS pg_walinspect" >/dev/null
+record=$(sql "SELECT record_type || ' ' || description FROM pg_get_wal_records_info('$start', pg_current_wal_lsn())
+              WHERE resource_manager = 'flakeid' LIMIT 1")
+echo "$record" | grep -Eq '^BOUNDS mark: [0-9]+, sno mark 0: [0-9]+, sno mark 1: [0-9]+, sno tick-tock: [01], snowflake epoch: -?[0-9]+, back-fill low-waters: [0-9]+$'
+ok $? "pg_walinspect shows the renewals' records: $record"
 done_testing
