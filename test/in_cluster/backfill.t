@@ -34,9 +34,9 @@ ok $? "the back-fill query runs in parallel workers ($plan)"
 
 for g in "${GENERATORS[@]}"; do
 	name=${g%%:*}
-	for round in 1 2 3 4 5 6; do draw "${g#*:}" "$name" "$PARALLEL"; done
-	is "$(wc -l < "$work/$name") $(repeats "$name")" "600000 0" \
-		"$name: 6 parallel runs (2 workers each) over the same 2,000 instants give 600,000 IDs, none repeated"
+	for round in $(seq 1 12); do draw "${g#*:}" "$name" "$PARALLEL"; done
+	is "$(wc -l < "$work/$name") $(repeats "$name")" "1200000 0" \
+		"$name: 12 parallel runs (2 workers each, 24 in all) over the same 2,000 instants give 1,200,000 IDs, none repeated"
 done
 
 # 20 loaders, each a new session, over the same instants
@@ -45,7 +45,7 @@ for g in "${GENERATORS[@]}"; do
 	for session in $(seq 1 20); do
 		"${PSQL[@]}" -c "COPY (SELECT ${g#*:}::text FROM (SELECT DISTINCT ts FROM instants) i) TO STDOUT" >> "$work/$name"
 	done
-	is "$(wc -l < "$work/$name") $(repeats "$name")" "640000 0" \
+	is "$(wc -l < "$work/$name") $(repeats "$name")" "1240000 0" \
 		"$name: and 20 reconnecting sessions over those instants add 40,000, none repeated"
 done
 

@@ -71,6 +71,12 @@ grep -q "canceling statement due to user request" "$work/stalled.err"
 ok $? "as a canceled statement ($(head -1 "$work/stalled.err"))"
 rm -f "$FLAKEID_FAULT_SWITCH"
 
+# a read-only state file is replaced like any other (1.1 opened it for writing: 42501)
+chmod 444 "$PGDATA/flakeid.state"
+sql "SELECT count(kuid_new()) FROM generate_series(1, 1000)" >/dev/null
+sleep 2.5
+is "$(sqlstate "SELECT kuid_new()")" "ok" "a read-only flakeid.state does not stop the renewals that replace it"
+ok "$([ -w "$PGDATA/flakeid.state" ] || [ "$(stat -c %a "$PGDATA/flakeid.state")" != 444 ]; echo $?)" "the file was replaced by a new one"
 # a file that cannot be written: an I/O error naming it
 server_ctl restart -m fast
 mkdir "$PGDATA/flakeid.state.tmp"

@@ -27,6 +27,17 @@ is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't',
 is($standby->safe_psql('postgres', 'SELECT count(*), count(DISTINCT sno_partition(id)) FROM standby_ids'),
 	'100|1', 'replicated IDs are readable on the standby');
 
+# replay rewrites the state file only when a record changes something: after
+# a crash the standby replays again the records since its last restartpoint,
+# which it already holds, and leaves the file alone (1.1 rewrote it for each)
+sub state_file_stamp { my ($node) = @_; my @st = stat($node->data_dir . '/flakeid.state'); return "$st[1] $st[9]"; }
+my $replayed_stamp = state_file_stamp($standby);
+$standby->stop('immediate');
+$standby->start;
+ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '"
+	  . $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') . "'::pg_lsn"), 'the standby replayed again after a crash');
+is(state_file_stamp($standby), $replayed_stamp, 'replaying records it already held left flakeid.state alone');
+
 my @calls = ("sno_new()", "sno_new_at(now())", "siq_new('user')", "siq_new_at(now(), 'user')",
 	"kuid_new()", "kuid_new_at(now())", "kuid96_new()", "kuid96_new_at(now())", "kuid96(kuid_new())",
 	"snowflake_new()", "snowflake_new_at(now())");
@@ -120,8 +131,10 @@ while (time < $until)
 	sleep 1;
 }
 $primary_minter->finish;
-cmp_ok($max_lead, '<=', 3000,
-	"a generating standby minting for 20 s ($rounds rounds) while its primary mints stays within 3 s of its clock (lead at most $max_lead ms)");
+# (within one second here, as nothing but its own clock moves its counters:
+# 1.1 put them 2 s ahead at each replayed record, and further from there)
+cmp_ok($max_lead, '<=', 1000,
+	"a generating standby minting for 20 s ($rounds rounds) while its primary mints stays at its clock (lead at most $max_lead ms)");
 ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '"
 	  . $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') . "'::pg_lsn"),
 	'the standby replayed every mark the primary saved meanwhile');
@@ -154,13 +167,13 @@ isnt($promoted, "$partition|$node",
 is($standby->safe_psql('postgres', 'SELECT count(DISTINCT kuid_new()) FROM generate_series(1, 1000)'),
 	'1000', 'after promotion kuid_new() works');
 
-# an idle server writes nothing: neither a promotion nor a restart saves the state
-sub state_file_stamp { my ($node) = @_; my @st = stat($node->data_dir . '/flakeid.state'); return "$st[1] $st[9]"; }
-$standby->restart;
+# an idle server writes nothing: a start saves nothing until an ID is minted
+$standby->stop;
 my $stamp = state_file_stamp($standby);
+$standby->start;
 $standby->safe_psql('postgres', 'CHECKPOINT');
 sleep 3;
-is(state_file_stamp($standby), $stamp, 'restarted and idle for 3 s, the server leaves flakeid.state alone');
+is(state_file_stamp($standby), $stamp, 'started and idle for 3 s, the server leaves flakeid.state alone');
 $standby->safe_psql('postgres', 'SELECT count(kuid_new()) FROM generate_series(1, 10)');
 sleep 1;
 isnt(state_file_stamp($standby), $stamp, 'once it mints, the mark is saved');
