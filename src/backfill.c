@@ -209,48 +209,61 @@ refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool
 }
 
 /*
- * The next ledger sequence of (slot, unit): an offset from the partition's
- * ledger, counted down from the lifetime's top, after saving a lower
- * low-water when the offset reaches below the saved one.
+ * One offset of (slot, unit) from its partition's ledger, as a sequence
+ * counted down from the lifetime's top; false with *usage when the unit's
+ * pool is used up.  *lifetime is the lifetime it was drawn in.
+ */
+static bool
+take_offset(int slot, const CounterPool *pool, uint64 key, uint32 *lifetime, int64 *top, uint32 *offset,
+			uint32 *size, LedgerUsage *usage)
+{
+	int			p = partition_of(slot, key);
+	BackfillPartition *part = &partitions[p];
+	bool		taken;
+
+	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
+	*lifetime = pg_atomic_read_u32(&flakeid_shared->backfill_lifetime);
+	pg_read_barrier();
+	if (part->lifetime != *lifetime)
+		partition_reset(part, *lifetime);
+	*top = lifetime_top(slot, pool);
+	*size = *top >= 0 ? (uint32) (*top - pool->seq_min + 1) : 0;
+	taken = *size > 0 && ledger_take(&part->ledger, (unsigned) slot, key, *size, offset, usage);
+	LWLockRelease(&partition_locks[p].lock);
+	return taken;
+}
+
+/*
+ * The next ledger sequence of (slot, unit), after saving a lower low-water
+ * when it reaches below the saved one.  A new lifetime (a primary's bounds
+ * taken up, under flakeid_lock as the save is) may begin between the draw
+ * and the save; then the sequence may lie above the new lifetime's top, so
+ * it is dropped and drawn again.
  */
 static uint32
 draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 key, TimestampTz ts)
 {
 	int			slot = def->first_slot + variant;
-	int			p = partition_of(slot, key);
-	BackfillPartition *part = &partitions[p];
-	LedgerUsage usage = {0};
-	uint32		lifetime,
-				offset = 0,
-				size = 0;
-	int64		top;
-	bool		taken;
-	uint32		sequence,
-				low;
 
-	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
-	lifetime = pg_atomic_read_u32(&flakeid_shared->backfill_lifetime);
-	pg_read_barrier();
-	if (part->lifetime != lifetime)
-		partition_reset(part, lifetime);
-	top = lifetime_top(slot, pool);
-	if (top >= 0)
-		size = (uint32) (top - pool->seq_min + 1);
-	taken = size > 0 && ledger_take(&part->ledger, (unsigned) slot, key, size, &offset, &usage);
-	LWLockRelease(&partition_locks[p].lock);
-	if (!taken)
-		refuse_used_up(def, variant, ts, size, &usage);
-
-	sequence = (uint32) top - offset;
-	if (sequence < pg_atomic_read_u32(&flakeid_shared->backfill_low[slot]))
+	for (;;)
 	{
-		/* twice the depth used so far, within the pool */
-		int64		depth = 2 * ((int64) offset + 1);
+		LedgerUsage usage = {0};
+		uint32		lifetime,
+					offset = 0,
+					size,
+					sequence;
+		int64		top;
 
-		low = (uint32) Max((int64) pool->seq_min, top + 1 - depth);
-		mark_lower_backfill_low(slot, Min(low, sequence));
+		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &usage))
+			refuse_used_up(def, variant, ts, size, &usage);
+		sequence = (uint32) (top - offset);
+		if (sequence >= pg_atomic_read_u32(&flakeid_shared->backfill_low[slot]))
+			return sequence;
+		/* twice the depth used so far, within the pool */
+		mark_lower_backfill_low(slot, (uint32) Max((int64) pool->seq_min, top + 1 - 2 * ((int64) offset + 1)));
+		if (pg_atomic_read_u32(&flakeid_shared->backfill_lifetime) == lifetime)
+			return sequence;
 	}
-	return sequence;
 }
 
 GeneratedId
