@@ -200,6 +200,9 @@ refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
 					timestamptz_to_str(ts)),
+			 usage == NULL ?
+			 errdetail("That time unit is the live %s generator's, and every sequence of its pool of %u was issued.",
+					   def->name, pool_size) :
 			 usage->set_aside == 0 ?
 			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server, and every one of them was given.",
 					   def->name, pool_size) :
@@ -297,11 +300,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 			case COUNTER_ISSUE:
 				return (GeneratedId) {key, counter_seq(word), counter_flag(word)};
 			case COUNTER_WAIT:
-				{
-					LedgerUsage usage = {(uint32) (pool.seq_max - pool.seq_min + 1), 0, 0};
-
-					refuse_used_up(def, variant, ts, usage.own, &usage);
-				}
+				refuse_used_up(def, variant, ts, pool.seq_max - pool.seq_min + 1, NULL);
 				break;
 			default:
 				/* the live counter passed the unit meanwhile: a past unit now */
