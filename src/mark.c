@@ -12,7 +12,6 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
@@ -486,34 +485,34 @@ mark_init(void)
 }
 
 /*
- * With flakeid.mark_synchronous: waits, as a commit does, until the
- * synchronous standbys have flushed `lsn`, whatever this session's
- * synchronous_commit says.  A cancel or terminate ends the wait; then the
- * caller raises and publishes nothing.  Without synchronous standbys
- * (synchronous_standby_names empty) there is nothing to wait for.  A wait
- * on SyncRepLock and the standbys' replies.
+ * With flakeid.mark_synchronous: waits until the synchronous standbys have
+ * flushed `lsn`, whatever this session's synchronous_commit says.  Without
+ * synchronous standbys (synchronous_standby_names empty) there is nothing
+ * to wait for.  It watches the flush position the WAL senders publish for
+ * synchronous commits, napping 1 ms on the latch in between, rather than
+ * queueing as a commit does (SyncRepWaitForLSN): that queue follows the
+ * session's synchronous_commit, which may say not to wait at all.  A cancel
+ * or terminate ends the wait with an ERROR, so nothing is published.  A
+ * wait on SyncRepLock (shared) and the standbys' replies.
  */
 static void
 wait_for_synchronous_standbys(XLogRecPtr lsn)
 {
-	int			session_setting = synchronous_commit;
-	XLogRecPtr	flushed;
-
 	if (SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0')
 		return;
-	synchronous_commit = SYNCHRONOUS_COMMIT_REMOTE_FLUSH;
-	HOLD_INTERRUPTS();
-	SyncRepWaitForLSN(lsn, false);
-	RESUME_INTERRUPTS();
-	synchronous_commit = session_setting;
-	LWLockAcquire(SyncRepLock, LW_SHARED);
-	flushed = ((volatile WalSndCtlData *) WalSndCtl)->lsn[SYNC_REP_WAIT_FLUSH];
-	LWLockRelease(SyncRepLock);
-	if (flushed < lsn)
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("the synchronous standbys did not confirm the generators' new mark"),
-				 errdetail("flakeid.mark_synchronous is on, and the wait for them was canceled: no ID is issued past a mark they do not have.")));
+	for (;;)
+	{
+		XLogRecPtr	flushed;
+
+		LWLockAcquire(SyncRepLock, LW_SHARED);
+		flushed = ((volatile WalSndCtlData *) WalSndCtl)->lsn[SYNC_REP_WAIT_FLUSH];
+		LWLockRelease(SyncRepLock);
+		if (flushed >= lsn)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, WAIT_EVENT_SYNC_REP);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /*
