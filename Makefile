@@ -18,7 +18,7 @@ HELPERS = formats time_layout uuid8 vclock ledger
 UNIT_TESTS = $(FORMATS) $(HELPERS)
 FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
 MODULE_big = flakeid
-GENERATOR_OBJS = $(patsubst %,src/%.o,generator backfill settings identity clock mark state stats)
+GENERATOR_OBJS = $(patsubst %,src/%.o,generator backfill settings identity clock mark mark_wal mark_renewer state stats)
 OBJS = src/flakeid.o src/fields.o src/vclock.o src/index_support.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
 
 # The shipped SQL is committed, so that review reads what users install:

@@ -277,9 +277,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 	CounterPool pool;
 
 	Assert(variant >= 0 && variant < def->variants);
-	pool = generator_prepare(def, variant);
-	if (partitions == NULL)
-		generator_require_shared(def->name);
+	pool = generator_prepare(def, variant);	/* with the generators' shared state, the ledger's */
 
 	if (live_unit >= generator_live_floor(def, slot))
 	{

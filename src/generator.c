@@ -276,6 +276,7 @@ flakeid_generators_init(void)
 	identity_init();
 	clock_init();
 	mark_init();
+	mark_wal_init();
 	mark_renewer_register();
 #if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
@@ -290,7 +291,7 @@ flakeid_generators_init(void)
 
 /* --- the loops ------------------------------------------------------------------ */
 
-uint64
+static uint64
 generator_clock_unit(const GeneratorDef *def)
 {
 	uint64		unit;

@@ -7,6 +7,8 @@
  *   identity.c   what makes this server's IDs its own (identity and pool settings)
  *   clock.c      the clocks the generators read, and the snowflake epoch
  *   mark.c       the saved mark: every issued ID lies before it
+ *   mark_wal.c   the mark's WAL records (redo, desc) and mark_synchronous's wait
+ *   mark_renewer.c the worker that renews the mark, and the save at shutdown
  *   backfill.c   back-fill (*_new_at): one ledger per server, in shared memory
  *   state.c      the file that carries the mark across restarts, with its versions
  *   stats.c      statistics and the flakeid_generators view
@@ -116,9 +118,6 @@ extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
  */
 extern CounterOutcome generator_draw_at(const GeneratorDef *def, int slot, const CounterPool *pool,
 										uint64 unit, uint64 *word);
-
-/* the clock in the generator's units; 22008 outside its format's range */
-extern uint64 generator_clock_unit(const GeneratorDef *def);
 
 /* the lowest unit the live counter of `slot` may still issue in: its last unit, or the clock's */
 extern uint64 generator_live_floor(const GeneratorDef *def, int slot);
@@ -305,8 +304,31 @@ typedef struct FlakeidPersisted FlakeidPersisted;
  */
 #define FLAKEID_RMGR_ID		149
 
-/* registers the WAL resource manager (from _PG_init, while preloading) */
+/* defines flakeid.accept_state_from (from _PG_init, while preloading) */
 extern void mark_init(void);
+/* registers the WAL resource manager, defines flakeid.mark_synchronous (mark_wal.c) */
+extern void mark_wal_init(void);
+/*
+ * Logs and flushes a save's record before it is used (a standby logs
+ * nothing); with flakeid.mark_synchronous, waits for the synchronous
+ * standbys, and a cancel of that wait raises (mark_wal.c)
+ */
+extern void mark_wal_log(const FlakeidPersisted *state);
+
+/* mark.c's helpers for mark_wal.c and mark_renewer.c (flakeid_lock held, or at start or exit) */
+typedef enum RenewOutcome
+{
+	RENEW_NOT_NEEDED,			/* another backend, or the renewer, renewed it meanwhile */
+	RENEW_SAVED,
+	RENEW_FAILED				/* only below ERROR: at ERROR a failure raises */
+} RenewOutcome;
+extern void read_marks(int64 marks[MARK_COUNT]);
+extern void read_backfill_lows(uint32 lows[GEN_SLOT_COUNT]);
+extern void current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT],
+						  int64 snowflake_epoch_ms);
+extern bool bounds_exceed_own(const IssuedBounds *bounds);
+extern void check_snowflake_epoch(void);
+extern RenewOutcome renew_locked(const int64 latest[MARK_COUNT], int64 within, int elevel);
 /* at start, in the postmaster: reads the state file, publishes the mark (never raises) */
 extern void mark_startup(void);
 /* raises 55000 when the configured snowflake epoch could repeat issued values */

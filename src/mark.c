@@ -7,30 +7,18 @@
  * that a restart, clean or after a crash, resumes above everything issued
  * before it whatever the clock then says (generator_resume_monotonic,
  * generator_resume_sno).  The state file also keeps sno's tick-tock in use
- * and the snowflake epoch.  Every renewal also goes through the WAL (below),
- * so standbys follow it.
+ * and the snowflake epoch.  Every save also goes through the WAL
+ * (mark_wal.c), so standbys follow it; the renewer is mark_renewer.c.
  */
 #include "postgres.h"
 
 #include "access/xlog.h"
-#include "access/xlog_internal.h"
-#include "access/xloginsert.h"
-#include "access/xlogreader.h"
 #include "miscadmin.h"
-#include "postmaster/bgworker.h"
-#include "postmaster/interrupt.h"
-#include "replication/syncrep.h"
-#include "replication/walsender_private.h"
-#include "storage/ipc.h"
-#include "storage/latch.h"
-#include "tcop/tcopprot.h"
 #include "utils/datetime.h"
 #include "utils/timestamp.h"
-#include "utils/wait_event.h"
 
 #include "generator.h"
 
-static bool mark_synchronous = false;
 static char *accept_state_from = NULL;
 
 /* the tick-tock sno's counter word carries now */
@@ -40,14 +28,14 @@ sno_ticktock_in_use(void)
 	return counter_flag(pg_atomic_read_u64(&flakeid_shared->slots[generator_defs[GEN_SNO].first_slot].word.value));
 }
 
-static void
+void
 read_marks(int64 marks[MARK_COUNT])
 {
 	for (int m = 0; m < MARK_COUNT; m++)
 		marks[m] = mark_read((MarkId) m);
 }
 
-static void
+void
 read_backfill_lows(uint32 lows[GEN_SLOT_COUNT])
 {
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
@@ -59,7 +47,7 @@ read_backfill_lows(uint32 lows[GEN_SLOT_COUNT])
  * back-fill low-waters and sno's tick-tock from shared memory, the
  * primary's as replayed, and the epoch.
  */
-static void
+void
 current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT],
 			  int64 snowflake_epoch_ms)
 {
@@ -72,7 +60,7 @@ current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], const uint
 }
 
 /* whether `bounds` reaches past what this server's counters and back-fill were resumed at */
-static bool
+bool
 bounds_exceed_own(const IssuedBounds *bounds)
 {
 	for (int m = 0; m < MARK_COUNT; m++)
@@ -161,7 +149,7 @@ mark_take_up_upstream(void)
 static bool save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms,
 						int elevel);
 
-static void
+void
 check_snowflake_epoch(void)
 {
 	int64		issued_under = flakeid_shared->snowflake_epoch_ms;
@@ -289,261 +277,14 @@ mark_check_snowflake_epoch(void)
 						 flakeid_shared->snowflake_epoch_ms)));
 }
 
-/* --- the mark in the WAL ------------------------------------------------------- */
-
-/*
- * Every save on a primary is WAL-logged before the new bounds are used, so
- * a standby replays them as its primary's (upstream) bounds: its state file
- * keeps them, and once recovery ends they are taken up, so a promoted
- * standby issues nothing the old primary could have issued, whatever the
- * two clocks say (with the same identities).  Replay raises only these
- * bounds; a generating standby's counters follow its own clock.  A base
- * backup copies flakeid.state; saves after the backup's start are replayed.
- *
- * Records: XLOG_FLAKEID_MARK is flakeid 1.1's (FlakeidState11, unversioned);
- * XLOG_FLAKEID_BOUNDS, from 1.2 on, starts with a version and its length,
- * and a later version only appends fields, which an older reader skips.
- * A standby must run a flakeid at least as new as its primary's to read
- * records it has never seen (upgrade standbys first, as for PostgreSQL's
- * own minor releases).
- */
-#define XLOG_FLAKEID_MARK	0x00
-#define XLOG_FLAKEID_BOUNDS	0x10
-
-#define MARK_RECORD_VERSION	1
-
-typedef struct MarkRecord
-{
-	uint32		version;
-	uint32		length;			/* of the record, this header included */
-	int64		snowflake_epoch_ms;
-	IssuedBoundsImage bounds;	/* this server's own */
-} MarkRecord;
-
-/* the bounds and epoch of a record; false for a record this code cannot read */
-static bool
-read_record(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_epoch_ms)
-{
-	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
-	uint32		length = XLogRecGetDataLen(record);
-
-	bounds_set_empty(bounds);
-	if (info == XLOG_FLAKEID_MARK && length == sizeof(FlakeidState11))
-	{
-		FlakeidState11 old;
-
-		memcpy(&old, XLogRecGetData(record), sizeof(old));
-		bounds_from_state11(bounds, snowflake_epoch_ms, &old);
-		return true;
-	}
-	if (info == XLOG_FLAKEID_BOUNDS && length >= sizeof(MarkRecord))
-	{
-		MarkRecord current;
-
-		memcpy(&current, XLogRecGetData(record), sizeof(current));
-		if (current.version < 1 || current.length != length)
-			return false;
-		bounds_from_image(bounds, &current.bounds);
-		*snowflake_epoch_ms = current.snowflake_epoch_ms;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Raises the replayed bounds to a record's (marks up, low-waters down, the
- * epoch to the earlier one); true when anything changed.  With
- * flakeid_lock held.
- */
-static bool
-raise_upstream(const IssuedBounds *record, int64 snowflake_epoch_ms)
-{
-	IssuedBounds *upstream = &flakeid_shared->upstream;
-	bool		changed = false;
-
-	for (int m = 0; m < MARK_COUNT; m++)
-		if (record->marks[m] > upstream->marks[m])
-		{
-			upstream->marks[m] = record->marks[m];
-			changed = true;
-		}
-	if (upstream->sno_ticktock != record->sno_ticktock)
-	{
-		upstream->sno_ticktock = record->sno_ticktock;
-		changed = true;
-	}
-	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		if (record->backfill_low[s] < upstream->backfill_low[s])
-		{
-			upstream->backfill_low[s] = record->backfill_low[s];
-			changed = true;
-		}
-
-	/*
-	 * The epoch kept is the earliest one snowflakes were issued under, here
-	 * or upstream: a later one could repeat either's values.  So replay
-	 * never makes a generating standby's own, earlier epoch later.
-	 */
-	if (snowflake_epoch_ms >= 0 &&
-		(flakeid_shared->snowflake_epoch_ms < 0 || snowflake_epoch_ms < flakeid_shared->snowflake_epoch_ms))
-	{
-		flakeid_shared->snowflake_epoch_ms = snowflake_epoch_ms;
-		changed = true;
-	}
-	return changed;
-}
-
-/*
- * In the startup process.  The state file is rewritten only when the
- * record changed something, and a failure to save stops recovery (FATAL):
- * a restartpoint could otherwise pass a record whose bounds are then kept
- * nowhere.
- */
-static void
-mark_redo(XLogReaderState *record)
-{
-	IssuedBounds bounds;
-	int64		snowflake_epoch_ms;
-
-	if (!read_record(record, &bounds, &snowflake_epoch_ms))
-		elog(PANIC, "flakeid_redo: unknown record (info 0x%02X, %u bytes)",
-			 XLogRecGetInfo(record) & ~XLR_INFO_MASK, XLogRecGetDataLen(record));
-	if (flakeid_shared == NULL)
-		elog(PANIC, "flakeid_redo: flakeid's shared memory is not set up");
-	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-	if (raise_upstream(&bounds, snowflake_epoch_ms))
-	{
-		check_snowflake_epoch();
-		if (bounds_exceed_own(&flakeid_shared->upstream))
-			pg_atomic_write_u32(&flakeid_shared->upstream_pending, 1);
-		/* a damaged, newer or foreign file read at start waits for an operator, as on a primary */
-		if (flakeid_shared->state_refusal == STATE_USABLE)
-		{
-			FlakeidPersisted state;
-			int64		marks[MARK_COUNT];
-			uint32		lows[GEN_SLOT_COUNT];
-
-			read_marks(marks);
-			read_backfill_lows(lows);
-			current_state(&state, marks, lows, flakeid_shared->snowflake_epoch_ms);
-			(void) state_save(&state, FATAL);
-		}
-	}
-	LWLockRelease(flakeid_lock);
-}
-
-/* for pg_waldump and wal inspection functions, in core's "key: value, ..." style */
-static void
-mark_desc(StringInfo buf, XLogReaderState *record)
-{
-	IssuedBounds bounds;
-	int64		snowflake_epoch_ms;
-	int			lows = 0;
-
-	if (!read_record(record, &bounds, &snowflake_epoch_ms))
-		return;
-	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		lows += bounds.backfill_low[s] != BACKFILL_LOW_NONE;
-	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %d",
-					 bounds.marks[MARK_MONOTONIC], bounds.marks[MARK_SNO_FLAG0], bounds.marks[MARK_SNO_FLAG1],
-					 bounds.sno_ticktock, snowflake_epoch_ms, lows);
-}
-
-static const char *
-mark_identify(uint8 info)
-{
-	switch (info & ~XLR_INFO_MASK)
-	{
-		case XLOG_FLAKEID_MARK:
-			return "MARK";
-		case XLOG_FLAKEID_BOUNDS:
-			return "BOUNDS";
-	}
-	return NULL;
-}
-
-static RmgrData mark_rmgr = {
-	.rm_name = "flakeid",
-	.rm_redo = mark_redo,
-	.rm_desc = mark_desc,
-	.rm_identify = mark_identify,
-};
-
 /* from _PG_init, while preloading */
 void
 mark_init(void)
 {
-	RegisterCustomRmgr(FLAKEID_RMGR_ID, &mark_rmgr);
-	define_bool_setting("flakeid.mark_synchronous",
-						"Makes mark renewals wait until the synchronous standbys have flushed the mark's WAL record.",
-						"Then a failover to such a standby never repeats an ID a client received, even when the data replicates asynchronously.",
-						&mark_synchronous, false, PGC_SIGHUP, 0);
 	define_string_setting("flakeid.accept_state_from",
 						  "Takes up a generator state file written by the cluster with this system identifier.",
 						  "For a state file copied on purpose from the cluster this one replaces (pg_upgrade).",
 						  &accept_state_from, "", PGC_POSTMASTER, 0, NULL, NULL);
-}
-
-/*
- * With flakeid.mark_synchronous: waits until the synchronous standbys have
- * flushed `lsn`, whatever this session's synchronous_commit says.  Without
- * synchronous standbys (synchronous_standby_names empty) there is nothing
- * to wait for.  It watches the flush position the WAL senders publish for
- * synchronous commits, napping 1 ms on the latch in between, rather than
- * queueing as a commit does (SyncRepWaitForLSN): that queue follows the
- * session's synchronous_commit, which may say not to wait at all.  A cancel
- * or terminate ends the wait with an ERROR, so nothing is published.  A
- * wait on SyncRepLock (shared) and the standbys' replies.
- */
-static void
-wait_for_synchronous_standbys(XLogRecPtr lsn)
-{
-	if (SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0')
-		return;
-	for (;;)
-	{
-		XLogRecPtr	flushed;
-
-		LWLockAcquire(SyncRepLock, LW_SHARED);
-		flushed = ((volatile WalSndCtlData *) WalSndCtl)->lsn[SYNC_REP_WAIT_FLUSH];
-		LWLockRelease(SyncRepLock);
-		if (flushed >= lsn)
-			return;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, WAIT_EVENT_SYNC_REP);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/*
- * Logs and flushes the state before it is used; a standby has no WAL to
- * write (its own saves reach no cascading standby: README).  May wait for
- * the synchronous standbys (flakeid.mark_synchronous).  FLAKEID_NO_MARK_WAL
- * builds without the record, only for bench/wal_cost (its cost) and the
- * failover test's negative control.
- */
-static void
-log_state(const FlakeidPersisted *state)
-{
-	MarkRecord	record;
-	XLogRecPtr	lsn;
-
-#ifdef FLAKEID_NO_MARK_WAL
-	return;
-#endif
-	if (RecoveryInProgress())
-		return;
-	memset(&record, 0, sizeof(record));
-	record.version = MARK_RECORD_VERSION;
-	record.length = sizeof(record);
-	record.snowflake_epoch_ms = state->snowflake_epoch_ms;
-	bounds_to_image(&record.bounds, &state->own);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &record, sizeof(record));
-	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_BOUNDS);
-	XLogFlush(lsn);
-	if (mark_synchronous)
-		wait_for_synchronous_standbys(lsn);
 }
 
 /*
@@ -561,7 +302,7 @@ save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], in
 	if (flakeid_shared->state_refusal != STATE_USABLE)
 		mark_refuse_unusable_state();	/* a damaged, newer or foreign file stays as it is */
 	current_state(&state, marks, lows, snowflake_epoch_ms);
-	log_state(&state);
+	mark_wal_log(&state);
 	if (!state_save(&state, elevel))
 		return false;
 	for (int m = 0; m < MARK_COUNT; m++)
@@ -571,19 +312,12 @@ save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], in
 	return true;
 }
 
-typedef enum RenewOutcome
-{
-	RENEW_NOT_NEEDED,			/* another backend, or the renewer, renewed it meanwhile */
-	RENEW_SAVED,
-	RENEW_FAILED				/* only below ERROR: at ERROR a failure raises */
-} RenewOutcome;
-
 /*
  * With flakeid_lock held: every mark that is not more than `within` ahead
  * of the latest unit start given for it (0: none) moves a reserve ahead of
  * the clock and of that unit, in one save.
  */
-static RenewOutcome
+RenewOutcome
 renew_locked(const int64 latest[MARK_COUNT], int64 within, int elevel)
 {
 	int64		marks[MARK_COUNT];
@@ -708,146 +442,3 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
 								 unit_start < mark ? "" : ", past it")));
 }
 
-/* --- the renewer ------------------------------------------------------------ */
-
-/*
- * A background worker ("flakeid mark renewer") keeps the mark more than
- * MARK_RENEW_US ahead of the latest ID, so that no generator call pays for
- * the fsyncs of a renewal: it renews once the mark is within
- * RENEWER_AHEAD_US of the latest unit any generator used (every half second
- * or so while IDs are minted) and never while nothing was minted since the
- * counters were resumed, so an idle server writes nothing for it.  It runs
- * once recovery has ended, and takes up the replayed bounds then
- * (mark_take_up_upstream).  If it is not running, generator calls renew as
- * before.  A failure to save is a WARNING, and it tries again after a
- * second, then two, four, ... up to a minute, while the callers renew
- * themselves (and fail with the error) meanwhile.
- */
-#define RENEWER_AHEAD_US	(3 * USECS_PER_SEC / 2)
-#define RENEWER_NAP_MS		100
-#define RENEWER_BACKOFF_MIN_MS	1000
-#define RENEWER_BACKOFF_MAX_MS	60000
-
-StaticAssertDecl(MARK_RENEW_US < RENEWER_AHEAD_US && RENEWER_AHEAD_US < MARK_RESERVE_US,
-				 "the renewer renews before the callers would, and moves the mark when it does");
-
-PGDLLEXPORT void flakeid_mark_renewer_main(Datum arg);
-
-void
-flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
-{
-	long		backoff = 0;
-
-	pqsignal(SIGTERM, die);
-	/* the clock it reads takes settings (flakeid.debug_clock_offset_ms) as every backend does */
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	BackgroundWorkerUnblockSignals();
-	/* no database: as the logical replication launcher, so that pg_stat_activity shows it */
-	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
-	for (;;)
-	{
-		int64		latest[MARK_COUNT];
-		bool		due = false;
-		long		nap = RENEWER_NAP_MS;
-
-		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
-		if (flakeid_shared->state_refusal == STATE_USABLE)
-			mark_take_up_upstream();
-		generator_latest_unit_starts(latest);
-		for (int m = 0; m < MARK_COUNT; m++)
-			due |= latest[m] > 0 && latest[m] + RENEWER_AHEAD_US >= mark_read((MarkId) m);
-		if (flakeid_shared->state_refusal == STATE_USABLE && due)
-		{
-			RenewOutcome outcome;
-
-			flakeid_lock_acquire();
-			outcome = renew_locked(latest, RENEWER_AHEAD_US, WARNING);
-			LWLockRelease(flakeid_lock);
-			backoff = outcome == RENEW_FAILED
-				? Min(Max(backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
-			nap = Max(nap, backoff);
-		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, nap, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-	}
-}
-
-/* From _PG_init, while preloading; the postmaster starts it again a second after it exits. */
-void
-mark_renewer_register(void)
-{
-	BackgroundWorker worker;
-
-#ifdef FLAKEID_NO_MARK_RENEWER
-	return;						/* bench/latency's baseline: the calls renew */
-#endif
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = 1;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "flakeid");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "flakeid_mark_renewer_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "flakeid mark renewer");
-	snprintf(worker.bgw_type, BGW_MAXLEN, "flakeid mark renewer");
-	RegisterBackgroundWorker(&worker);
-}
-
-/* --- the high-water mark at shutdown -------------------------------------------- */
-
-/*
- * In the postmaster as it exits, every other process gone: the counters
- * hold every ID ever published, so the state can carry marks just past the
- * latest used units instead of the reserve ahead of the clock.  A server
- * restarted at once then resumes where it stopped; with the reserve, each
- * restart that minted would move the IDs (and the mark) 2 s further ahead
- * of the clock.  A crash skips this and resumes after the saved mark, as
- * before.  Never raises: the saved mark, larger, stays if this fails.
- */
-static void
-save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
-{
-	FlakeidPersisted state;
-	int64		latest[MARK_COUNT];
-	int64		marks[MARK_COUNT];
-	uint32		lows[GEN_SLOT_COUNT];
-	bool		lowered = false;
-
-	/* a clean exit only: after a crash, shared memory is not trusted */
-	if (code != 0 || IsUnderPostmaster || flakeid_shared->state_refusal != STATE_USABLE)
-		return;
-	generator_latest_unit_starts(latest);
-	read_marks(marks);
-	/* sno's mark of the value not in use keeps its reserve: it bounds that value */
-	for (int m = 0; m < MARK_COUNT; m++)
-		if (latest[m] > 0 && latest[m] + 1 < marks[m])
-		{
-			marks[m] = latest[m] + 1;
-			lowered = true;
-		}
-	if (!lowered)
-		return;
-	read_backfill_lows(lows);
-	current_state(&state, marks, lows, flakeid_shared->snowflake_epoch_ms);
-	if (state_save(&state, LOG))
-		ereport(LOG,
-				(errmsg("saved the generators' high-water mark %s at shutdown",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(Max(marks[MARK_MONOTONIC], marks[MARK_SNO_FLAG0]),
-																			   marks[MARK_SNO_FLAG1]))))));
-}
-
-/*
- * In the postmaster, each time shared memory is set up (shmem_exit runs
- * and forgets the callbacks before shared memory is set up again after a
- * crash; children forget them as they start).
- */
-void
-mark_save_high_water_at_exit(void)
-{
-	if (!IsUnderPostmaster)
-		on_shmem_exit(save_high_water_at_exit, (Datum) 0);
-}

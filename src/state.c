@@ -193,30 +193,6 @@ state_set_empty(FlakeidPersisted *state)
 	bounds_set_empty(&state->upstream);
 }
 
-/* fsyncs the data directory (the working directory), reporting a failure at `elevel` */
-static bool
-fsync_data_directory(int elevel)
-{
-	int			fd = OpenTransientFile(".", O_RDONLY | PG_BINARY);
-	int			failed;
-
-	if (fd < 0)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not open the data directory: %m")));
-		return false;
-	}
-	failed = pg_fsync(fd);
-	/* some systems cannot fsync a directory (as fsync_fname_ext allows) */
-	if (failed != 0 && errno != EBADF && errno != EINVAL)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync the data directory: %m")));
-		CloseTransientFile(fd);
-		return false;
-	}
-	CloseTransientFile(fd);
-	return true;
-}
-
 /*
  * Reads the file at server start into *state (all zero, the epoch -1,
  * unless loaded) and
@@ -347,6 +323,6 @@ state_save(const FlakeidPersisted *state, int elevel)
 						 errmsg("could not rename file \"%s\" to \"%s\": %m", STATE_TEMP_FILE, STATE_FILE)));
 		return false;
 	}
-	/* the rename itself: as durable_rename, but with the errors above */
-	return fsync_data_directory(elevel);
+	/* the rename itself, as durable_rename makes it durable (at `elevel`, never escalated) */
+	return fsync_fname_ext(".", true, false, elevel) == 0;
 }
