@@ -10,16 +10,16 @@ TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
 PLAIN_SQL = snowflake generators
 
-# one format per module: src/format/<m>.c (pure C, unit-tested by
-# test/unit/test_<m>.c) and its SQL glue src/<m>.c; kuid holds kuid96 too
-FORMATS = sno flax siq kuid snowflake
-# pure-C helpers every type uses, each with its test/unit/test_<m>.c
-HELPERS = formats time_layout uuid8 vclock ledger
-UNIT_TESTS = $(FORMATS) $(HELPERS)
-FORMAT_OBJS = src/format/codec.o $(patsubst %,src/format/%.o,$(FORMATS) $(HELPERS))
+# src/ in three layers (docs/DESIGN.md): format/ (pure C: each format's
+# module and the helpers every type uses), generator/ (the generators, on
+# format/) and types/ (the SQL glue, on both).  Every .c file of a layer is
+# built; every test/unit/test_<m>.c is a unit test, of src/format/ only.
+FORMAT_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/format/*.c)))
+UNIT_TESTS = $(patsubst test/unit/test_%.c,%,$(sort $(wildcard test/unit/test_*.c)))
 MODULE_big = flakeid
-GENERATOR_OBJS = $(patsubst %,src/%.o,generator backfill settings identity clock mark mark_wal mark_renewer state stats)
-OBJS = src/flakeid.o src/fields.o src/vclock.o src/index_support.o $(GENERATOR_OBJS) src/random.o src/time_range.o $(patsubst %,src/%.o,$(FORMATS)) $(FORMAT_OBJS)
+GENERATOR_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/generator/*.c)))
+TYPE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/types/*.c)))
+OBJS = $(TYPE_OBJS) $(GENERATOR_OBJS) $(FORMAT_OBJS)
 
 # The shipped SQL is committed, so that review reads what users install:
 # sql/flakeid--<current>.sql is generated from the templates above by
@@ -58,7 +58,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS does not track headers: every object depends on all of ours
-$(OBJS): $(wildcard src/*.h src/format/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 # Each ext_<name>.sql holds what 1.0 shipped; ext_<name>_1.1.sql (and
 # ext_fixed_type_1.1.sql.in per type) what 1.1 adds.  The install script is

@@ -91,7 +91,7 @@ counter_advance(uint64_t word, uint64_t now, const CounterPool *pool,
 }
 
 /*
- * The rule of every generator but sno (API.md "Generators"): a clock behind
+ * The rule of every generator but sno (README, "How the generators behave"): a clock behind
  * the last used unit counts on from that unit, and when its pool is used up
  * moves to the following unit rather than waiting for the clock to come
  * back, so a step back never stalls generation.  IDs stay unique and keep

@@ -1,5 +1,5 @@
 /*
- * flax.c — the flax format (spec/flax.md)
+ * flax.c — the flax format (docs/spec/flax.md)
  */
 #include "flax.h"
 

@@ -1,5 +1,5 @@
 /*
- * flax.h — the flax format (spec/flax.md): 40-bit ms | 56 random bits
+ * flax.h — the flax format (docs/spec/flax.md): 40-bit ms | 56 random bits
  *
  * Pure C, no PostgreSQL headers.
  */

@@ -303,7 +303,7 @@ const FlakeFormat kuid_format = {
 	.uuid_tag = UUID8_TAG_KUID,
 };
 
-/* kuid96 IDs come from kuid's generator (API.md): the same units */
+/* kuid96 IDs come from kuid's generator (README, "Reference"): the same units */
 const FlakeFormat kuid96_format = {
 	.id = FLAKE_KUID96, .name = "kuid96", .width = KUID96_SIZE,
 	.text = &kuid96_text, .repack = kuid96_repack, .fields = kuid96_fields,

@@ -1,10 +1,10 @@
 /*
- * kuid.h — the Erlang uid library's k-ordered ids (spec/kuid.md)
+ * kuid.h — the Erlang uid library's k-ordered ids (docs/spec/kuid.md)
  *
  *   kuid    (local, 64 bits):  Mega 20 | Sec 20 | Tick 10 | Seq 14
  *   kuid96  (global, 96 bits): Mega 20 | SecHi 12 | Node 32 | SecLo 8 | Tick 10 | Seq 14
  *
- * with the interval I fixed at 8 (API.md).  Time is the mixed-radix
+ * with the interval I fixed at 8 (README, "Reference").  Time is the mixed-radix
  * (megaseconds, seconds, 1.024 ms tick restarting every second) of spec §1.
  * Pure C, no PostgreSQL headers.
  */
@@ -57,7 +57,7 @@ extern void kuid96_unpack_interval(const uint8_t *in, int interval, KuidFields *
 
 /* Floors a Unix-epoch microsecond instant to its tick (spec §1); false outside [1970, 2^20 Ms). */
 extern bool kuid_fields_from_unix_us(int64_t unix_us, KuidFields *fields);
-/* (Mega·10^6 + Sec)·10^6 + Tick·1024, for any bit pattern (API.md kuid_time). */
+/* (Mega·10^6 + Sec)·10^6 + Tick·1024, for any bit pattern (README, "Using kuid and kuid96"). */
 extern int64_t kuid_unix_us_from_fields(const KuidFields *fields);
 
 /*

@@ -1,5 +1,5 @@
 /*
- * siq.h — the SIQ format (spec/siq-and-snowflake.md Part A)
+ * siq.h — the SIQ format (docs/spec/siq-and-snowflake.md Part A)
  *
  *   t56 (40-bit seconds . 16-bit fraction) | shard 8 | domain 32 | low 16
  *
@@ -80,7 +80,7 @@ extern const char *siq_kind_name(unsigned value);
 extern bool siq_hash_domain(const char *domain, size_t len, uint32_t *hash);
 
 /*
- * Text input (API.md): a Crockford numeral of 1..24 characters whose value
+ * Text input (README, "Reference"): a Crockford numeral of 1..24 characters whose value
  * fits in 112 bits (case-insensitive, I/L read as 1, O as 0), or the DID
  * form (lowercase "did:siq:" + 29 case-insensitive base32 characters whose
  * CRC-32 matches a 14-byte payload).
@@ -88,6 +88,8 @@ extern bool siq_hash_domain(const char *domain, size_t len, uint32_t *hash);
 extern bool siq_parse(const char *in, size_t len, uint8_t *out);
 /* Writes the SIQ_DID_LEN characters of the DID form (no terminator). */
 extern void siq_format_did(const uint8_t *in, char *out);
+/* Reads the DID form, checking its CRC-32; false for anything else (siq_forms.c). */
+extern bool siq_parse_did(const char *in, size_t len, uint8_t *out);
 
 /*
  * The library's text forms (spec A7), by the names of its format specs:

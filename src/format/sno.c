@@ -1,5 +1,5 @@
 /*
- * sno.c — the sno format (spec/sno.md)
+ * sno.c — the sno format (docs/spec/sno.md)
  */
 #include "sno.h"
 

@@ -1,5 +1,5 @@
 /*
- * sno.h — the sno format (spec/sno.md): layout, time, generator rules
+ * sno.h — the sno format (docs/spec/sno.md): layout, time, generator rules
  *
  * Pure C, no PostgreSQL headers.
  */
@@ -20,7 +20,7 @@
 #define SNO_MAX_META		255
 #define SNO_MAX_PARTITION	65535
 #define SNO_MAX_SEQUENCE	65535
-#define SNO_MIN_POOL		4	/* API.md: at least 4 values (upstream's off-by-two not copied) */
+#define SNO_MIN_POOL		4	/* the README, "Settings": at least 4 values (upstream's off-by-two not copied) */
 
 extern const FlakeTextLayout sno_text;
 
@@ -41,7 +41,7 @@ extern bool sno_units_from_unix_us(int64_t unix_us, uint64_t *units);
 /* The start of the unit, in Unix-epoch microseconds. */
 extern int64_t sno_unix_us_from_units(uint64_t units);
 
-/* True when [seq_min, seq_max] is a pool API.md accepts. */
+/* True when [seq_min, seq_max] is a pool the README's "Settings" accepts. */
 extern bool sno_pool_is_valid(int seq_min, int seq_max);
 
 /*

@@ -1,5 +1,5 @@
 /*
- * snowflake.h — Discord-style snowflakes (spec/siq-and-snowflake.md Part B)
+ * snowflake.h — Discord-style snowflakes (docs/spec/siq-and-snowflake.md Part B)
  *
  *   ms since the epoch 42 | worker 5 | process 5 | sequence 12
  *

@@ -1,5 +1,5 @@
 /*
- * vclock.h — the uid library's vector clocks (spec/kuid.md §8) on kuid96
+ * vclock.h — the uid library's vector clocks (docs/spec/kuid.md §8) on kuid96
  *
  * A clock is a list of kuid96 entries, at most one per node.  Two entries
  * of one node compare as the library's term order does (time, then

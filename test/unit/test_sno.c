@@ -535,7 +535,7 @@ static void
 test_pool_rules(void)
 {
 	tap_ok(sno_pool_is_valid(0, 65535), "pool 0..65535 is valid");
-	tap_ok(sno_pool_is_valid(0, 3), "pool of 4 values is valid (API.md, not upstream's 6)");
+	tap_ok(sno_pool_is_valid(0, 3), "pool of 4 values is valid (README, not upstream's 6)");
 	tap_ok(!sno_pool_is_valid(0, 2), "pool of 3 values is rejected");
 	tap_ok(!sno_pool_is_valid(10, 5), "min > max is rejected");
 	tap_ok(!sno_pool_is_valid(7, 7), "identical bounds are rejected");

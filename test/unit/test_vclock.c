@@ -1,5 +1,5 @@
 /*
- * test_vclock.c — the vector clock operations (spec/kuid.md §8): examples
+ * test_vclock.c — the vector clock operations (docs/spec/kuid.md §8): examples
  * from the library's definitions, then the algebra on random clocks
  *
  * Usage: test_vclock.  Prints TAP.

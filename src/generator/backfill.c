@@ -1,0 +1,284 @@
+/*
+ * backfill.c — back-fill (*_new_at): IDs for the caller's time, one ledger
+ * per server
+ *
+ * A back-filled ID takes its time from the caller, so only its sequence
+ * tells it from the others of its unit.  Where they come from:
+ *
+ *   - a unit the live generator may still use (at or after its last unit,
+ *     or the clock's when it has issued nothing): from the live counter
+ *     itself, in exactly that unit (issue_at), so it is a live ID
+ *     and no live ID repeats it.  A unit after the clock's is refused: the
+ *     live generator will get there, and moving it there would put every
+ *     later ID ahead of the clock.
+ *   - any earlier unit: from the server's ledger, in shared memory, so that
+ *     every session and parallel worker draws from the same one: offsets
+ *     0, 1, 2, ... of the unit (format/ledger.h), given as sequences from
+ *     the top of the pool down.  Live IDs take sequences from the bottom
+ *     up, so the two meet in a past unit only when its live and back-filled
+ *     IDs together outnumber its pool (README, "Back-fill").
+ *
+ * Across restarts: the ledger lives in shared memory, so a restart forgets
+ * it.  What it gave is bounded by a low-water per counter slot, saved (and
+ * WAL-logged, so that standbys and a promoted one know it) before any
+ * sequence below it is given: every back-filled sequence of the slot, in
+ * any unit, is at or above it.  Each server lifetime draws below the
+ * low-water it started with, so nothing back-filled in an earlier lifetime
+ * is given again.  The low-water moves down in steps that double the depth
+ * used, so a lifetime costs a few saves and about twice the most IDs it
+ * back-filled into one unit; the pool of every unit shrinks by as much.
+ *
+ * The ledger is split into partitions by unit, each under an LWLock of its
+ * own, held only while an offset is taken (no I/O, no sleep).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+
+#include "format/ledger.h"
+#include "generator/backfill.h"
+#include "generator/clock.h"
+#include "generator/counters.h"
+#include "generator/generator.h"
+#include "generator/issue.h"
+#include "generator/marks.h"
+#include "generator/shmem.h"
+#include "generator/table.h"
+
+#define BACKFILL_PARTITIONS			8
+#define PARTITION_CELLS				(1u << 12)	/* 96 kB, twice: a rebuild holds two */
+#define PARTITION_BLOOM_BITS		(1u << 20)	/* 128 kB */
+
+StaticAssertDecl(GEN_SLOT_COUNT <= LEDGER_MAX_SLOTS, "a ledger slot per generator slot");
+
+typedef struct BackfillPartition
+{
+	uint32		lifetime;		/* MarkShared.backfill_lifetime its ledger belongs to */
+	BackfillLedger ledger;
+	LedgerEntry *tables[2];		/* the memory the ledger's allocator hands out */
+	bool		table_busy[2];
+	uint64	   *bloom;
+} BackfillPartition;
+
+static BackfillPartition *partitions = NULL;
+static LWLockPadded *partition_locks = NULL;
+
+/* --- the ledgers' memory ------------------------------------------------------ */
+
+static void *
+partition_alloc(void *arg, size_t size)
+{
+	BackfillPartition *part = (BackfillPartition *) arg;
+
+	if (size == PARTITION_BLOOM_BITS / 8)
+		return part->bloom;
+	Assert(size == sizeof(LedgerEntry) * PARTITION_CELLS);
+	for (int i = 0; i < 2; i++)
+		if (!part->table_busy[i])
+		{
+			part->table_busy[i] = true;
+			return part->tables[i];
+		}
+	elog(ERROR, "flakeid back-fill: no free ledger table");	/* a ledger holds two at most */
+	return NULL;
+}
+
+static void
+partition_release(void *arg, void *ptr)
+{
+	BackfillPartition *part = (BackfillPartition *) arg;
+
+	for (int i = 0; i < 2; i++)
+		if (ptr == part->tables[i])
+			part->table_busy[i] = false;
+}
+
+static void
+partition_reset(BackfillPartition *part, uint32 lifetime)
+{
+	ledger_free(&part->ledger);
+	ledger_init(&part->ledger, PARTITION_CELLS, PARTITION_CELLS, PARTITION_BLOOM_BITS,
+				partition_alloc, partition_release, part);
+	part->lifetime = lifetime;
+}
+
+static Size
+partition_memory(void)
+{
+	return MAXALIGN(sizeof(BackfillPartition)) + 2 * MAXALIGN(sizeof(LedgerEntry) * PARTITION_CELLS)
+		+ MAXALIGN(PARTITION_BLOOM_BITS / 8);
+}
+
+/* the partitions, then their tables and filters */
+static void
+backfill_shared_init(void *memory)
+{
+	char	   *next = (char *) memory + MAXALIGN(sizeof(BackfillPartition)) * BACKFILL_PARTITIONS;
+	BackfillPartition *parts = (BackfillPartition *) memory;
+
+	for (int p = 0; p < BACKFILL_PARTITIONS; p++)
+	{
+		BackfillPartition *part = &parts[p];
+
+		for (int i = 0; i < 2; i++)
+		{
+			part->tables[i] = (LedgerEntry *) next;
+			next += MAXALIGN(sizeof(LedgerEntry) * PARTITION_CELLS);
+		}
+		part->bloom = (uint64 *) next;
+		next += MAXALIGN(PARTITION_BLOOM_BITS / 8);
+		partition_reset(part, 0);
+	}
+}
+
+void
+backfill_init(void)
+{
+	ShmemPart	part = {.name = "flakeid back-fill", .size = mul_size(BACKFILL_PARTITIONS, partition_memory()),
+		.address = (void **) &partitions, .init = backfill_shared_init,
+	.nlocks = BACKFILL_PARTITIONS, .locks = &partition_locks};
+
+	shmem_request_part(&part);
+}
+
+/* --- drawing ------------------------------------------------------------------ */
+
+/* the partition of a unit: consecutive units spread over all of them */
+static int
+partition_of(int slot, uint64 unit)
+{
+	uint64		x = (unit ^ ((uint64) slot << 56)) * UINT64CONST(0x9e3779b97f4a7c15);
+
+	return (int) (x >> 61) % BACKFILL_PARTITIONS;
+}
+
+/*
+ * The top of this lifetime's back-fill sequences in a slot: below the
+ * low-water it started with, within the pool.  -1 when nothing is left.
+ */
+static int64
+lifetime_top(int slot, const CounterPool *pool)
+{
+	int64		top = Min((int64) pool->seq_max, (int64) mark_shared->backfill_start_low[slot] - 1);
+
+	return top >= (int64) pool->seq_min ? top : -1;
+}
+
+static void
+refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool_size, const LedgerUsage *usage)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
+					timestamptz_to_str(ts)),
+			 usage == NULL ?
+			 errdetail("That time unit is the live %s generator's, and every sequence of its pool of %u was issued.",
+					   def->name, pool_size) :
+			 usage->set_aside == 0 ?
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server, and every one of them was given.",
+					   def->name, pool_size) :
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server. %u of them were given in this unit, and %u set aside for the " UINT64_FORMAT " units the server no longer tracks one by one.",
+					   def->name, pool_size, usage->own, usage->set_aside, usage->forgotten),
+			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so each server lifetime that back-fills makes every unit's pool smaller.")));
+}
+
+/*
+ * One offset of (slot, unit) from its partition's ledger, as a sequence
+ * counted down from the lifetime's top; false with *usage when the unit's
+ * pool is used up.  *lifetime is the lifetime it was drawn in.
+ */
+static bool
+take_offset(int slot, const CounterPool *pool, uint64 key, uint32 *lifetime, int64 *top, uint32 *offset,
+			uint32 *size, LedgerUsage *usage)
+{
+	int			p = partition_of(slot, key);
+	BackfillPartition *part = &partitions[p];
+	bool		taken;
+
+	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
+	*lifetime = pg_atomic_read_u32(&mark_shared->backfill_lifetime);
+	pg_read_barrier();
+	if (part->lifetime != *lifetime)
+		partition_reset(part, *lifetime);
+	*top = lifetime_top(slot, pool);
+	*size = *top >= 0 ? (uint32) (*top - pool->seq_min + 1) : 0;
+	taken = *size > 0 && ledger_take(&part->ledger, (unsigned) slot, key, *size, offset, usage);
+	LWLockRelease(&partition_locks[p].lock);
+	return taken;
+}
+
+/*
+ * The next ledger sequence of (slot, unit), after saving a lower low-water
+ * when it reaches below the saved one.  A new lifetime (a primary's bounds
+ * taken up, under flakeid_lock as the save is) may begin between the draw
+ * and the save; then the sequence may lie above the new lifetime's top, so
+ * it is dropped and drawn again.
+ */
+static uint32
+draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 key, TimestampTz ts)
+{
+	int			slot = def->first_slot + variant;
+
+	for (;;)
+	{
+		LedgerUsage usage = {0};
+		uint32		lifetime,
+					offset = 0,
+					size,
+					sequence;
+		int64		top;
+
+		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &usage))
+			refuse_used_up(def, variant, ts, size, &usage);
+		sequence = (uint32) (top - offset);
+		if (sequence >= mark_backfill_low(slot))
+			return sequence;
+		/* twice the depth used so far, within the pool */
+		mark_lower_backfill_low(slot, (uint32) Max((int64) pool->seq_min, top + 1 - 2 * ((int64) offset + 1)));
+		if (pg_atomic_read_u32(&mark_shared->backfill_lifetime) == lifetime)
+			return sequence;
+	}
+}
+
+GeneratedId
+flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_unit, TimestampTz ts)
+{
+	const GeneratorDef *def = &generator_defs[gen];
+	int			slot = def->first_slot + variant;
+	CounterPool pool;
+
+	Assert(variant >= 0 && variant < def->variants);
+	pool = generator_prepare(def, variant);	/* with the generators' shared state, the ledger's */
+
+	if (live_unit >= counters_live_floor(def, slot))
+	{
+		uint64		word = 0,
+					present = 0;
+
+		/* the precise clock: sno's coarse one may trail now() by a unit */
+		if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
+							def->name, timestamptz_to_str(ts)),
+					 errdetail("The live %s generator issues IDs in that time unit once the clock gets there, and a back-filled ID there could repeat one of them.",
+							   def->name),
+					 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
+		switch (issue_at(def, slot, &pool, live_unit, &word))
+		{
+			case COUNTER_ISSUE:
+				return (GeneratedId) {key, counter_seq(word), counter_flag(word)};
+			case COUNTER_WAIT:
+				refuse_used_up(def, variant, ts, pool.seq_max - pool.seq_min + 1, NULL);
+				break;
+			default:
+				/* the live counter passed the unit meanwhile: a past unit now */
+				break;
+		}
+	}
+	return (GeneratedId) {key, draw_from_ledger(def, variant, &pool, key, ts), false};
+}

@@ -1,0 +1,159 @@
+/*
+ * clock.c — the clocks the generators read
+ *
+ * Every generator reads CLOCK_REALTIME, shifted by the test-only setting
+ * flakeid.debug_clock_offset_ms, which only a server started with
+ * flakeid.allow_debug_clock_offset takes: a session with an offset makes
+ * every other session's generators wait out its step.  A generator whose unit is at least as long
+ * as the coarse clock's tick may read that clock instead (only sno, unit
+ * 4 ms, does, under flakeid.sno_coarse_clock).  The snowflake epoch is
+ * epoch.c's.
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "generator/clock.h"
+#include "generator/settings.h"
+
+static bool sno_coarse_clock = true;
+static bool allow_debug_clock_offset = false;
+static int	debug_clock_offset_ms = 0;
+
+/*
+ * A shifted clock stalls every other session's generators for the length of
+ * the shift, so even a superuser may set it only where the server was
+ * started to allow it, and no one else ever: GRANT SET ON PARAMETER (15 on)
+ * would otherwise hand a PGC_SUSET setting on.  A value from a session
+ * (SET, a function's SET clause, and ALTER ROLE/DATABASE ... SET, which is
+ * checked as PGC_S_TEST) is taken from superusers only; values from the
+ * server's configuration are the administrator's.
+ */
+static bool
+check_debug_clock_offset_ms(int *newval, void **extra pg_attribute_unused(), GucSource source)
+{
+	if (*newval == 0)
+		return true;
+	if (!allow_debug_clock_offset)
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errdetail("The generators' clock may be shifted only on a server started with flakeid.allow_debug_clock_offset = on.");
+		return false;
+	}
+	if (source >= PGC_S_INTERACTIVE && IsUnderPostmaster && OidIsValid(GetUserId()) && !superuser())
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errdetail("Only superusers may shift the generators' clock, whatever is granted on the parameter.");
+		return false;
+	}
+	return true;
+}
+
+void
+clock_init(void)
+{
+	define_bool_setting(SETTING_SNO_COARSE_CLOCK,
+						"Lets sno_new() read the coarse system clock where it ticks at least every 4 ms.",
+						"An ID's time may then trail the precise clock by a few milliseconds; reading it costs a fraction.",
+						&sno_coarse_clock, true, PGC_POSTMASTER, 0);
+	/* before the offset, whose check hook reads it */
+	define_bool_setting(SETTING_ALLOW_DEBUG_CLOCK_OFFSET,
+						"Lets superusers shift the generators' clock with flakeid.debug_clock_offset_ms, for testing.",
+						"Never turn it on in production.",
+						&allow_debug_clock_offset, false, PGC_POSTMASTER, GUC_NOT_IN_SAMPLE);
+	define_int_setting(SETTING_DEBUG_CLOCK_OFFSET_MS,
+					   "Shifts the generators' clock, for testing clock faults.",
+					   "Superuser only, and only where flakeid.allow_debug_clock_offset is on; never set it in production.",
+					   &debug_clock_offset_ms, 0, -7 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000,
+					   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, check_debug_clock_offset_ms);
+}
+
+static inline int64
+unix_us_from_timespec(const struct timespec *ts)
+{
+	return (int64) ts->tv_sec * USECS_PER_SEC + ts->tv_nsec / 1000 +
+		(int64) debug_clock_offset_ms * 1000;
+}
+
+int64
+flakeid_clock_unix_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return unix_us_from_timespec(&ts);
+}
+
+/*
+ * Linux's coarse realtime clock is the same clock as of the last timer tick:
+ * it reads a kernel variable instead of the TSC (7 ns against 29 ns on the
+ * benchmark machine), and it never runs ahead of CLOCK_REALTIME.  0: none.
+ */
+static int64
+coarse_clock_resolution_us(void)
+{
+#ifdef CLOCK_REALTIME_COARSE
+	struct timespec res;
+
+	if (clock_getres(CLOCK_REALTIME_COARSE, &res) == 0)
+		return Max((int64) res.tv_sec * USECS_PER_SEC + (res.tv_nsec + 999) / 1000, 1);
+#endif
+	return 0;
+}
+
+/*
+ * Where the coarse clock ticks at least once a unit (and the generator and
+ * its setting allow it), reading it costs a
+ * quarter of a precise read, which was the largest part of sno_new's cost;
+ * an ID's time then trails the precise clock by the tick and the kernel's
+ * update delay (2-7 ms on the benchmark machine).  Every decision of one
+ * generator reads one clock: a precise reading followed by a coarse one
+ * could look like a clock regression, which is also why the setting needs a
+ * restart.  Decided once per backend.
+ */
+static bool
+reads_coarse_clock(const GeneratorDef *def)
+{
+	/* per format: 0 = not decided yet, 1 = precise, 2 = coarse */
+	static int8 decided[FLAKE_FORMAT_COUNT];
+	int8	   *choice = &decided[def->format->id];
+
+	if (likely(*choice != 0))
+		return *choice == 2;
+	if (def->coarse_clock && sno_coarse_clock)
+	{
+		int64		resolution = coarse_clock_resolution_us();
+
+		*choice = resolution > 0 && resolution <= def->format->unit_us ? 2 : 1;
+	}
+	else
+		*choice = 1;
+	return *choice == 2;
+}
+
+int64
+clock_read(const GeneratorDef *def)
+{
+#ifdef CLOCK_REALTIME_COARSE
+	if (reads_coarse_clock(def))
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		return unix_us_from_timespec(&ts);
+	}
+#endif
+	return flakeid_clock_unix_us();
+}
+
+/* for flakeid_generators: "precise" or "coarse (4000 us)" */
+char *
+clock_describe(const GeneratorDef *def)
+{
+	if (reads_coarse_clock(def))
+		return psprintf("coarse (" INT64_FORMAT " us)", coarse_clock_resolution_us());
+	return pstrdup("precise");
+}

@@ -1,0 +1,154 @@
+/*
+ * counters.c — the counter words in shared memory, and resuming them
+ *
+ * Restarts: every issued ID lies before the saved mark (marks.c).  At start
+ * each counter resumes in the unit holding the mark with its sequence used
+ * up, so nothing issued before a stop or a crash can be issued again.
+ */
+#include "postgres.h"
+
+#include "generator/clock.h"
+#include "generator/counters.h"
+#include "generator/shmem.h"
+#include "generator/table.h"
+
+CounterShared *counter_shared = NULL;
+
+StaticAssertDecl(sizeof(CounterSlot) % PG_CACHE_LINE_SIZE == 0, "counter slots fill whole cache lines");
+
+static void
+counters_shared_init(void *part)
+{
+	CounterShared *shared = (CounterShared *) part;
+
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+	{
+		pg_atomic_init_u64(&shared->slots[s].word.value, 0);
+		pg_atomic_init_u64(&shared->slots[s].resumed_word.value, 0);
+	}
+	pg_atomic_init_u64(&shared->sno_wall_safe.value, 0);
+}
+
+void
+counters_init(void)
+{
+	shmem_request_part(&(ShmemPart) {.name = "flakeid counters", .size = sizeof(CounterShared), .address = (void **) &counter_shared, .init = counters_shared_init});
+}
+
+/*
+ * Each counter whose last used unit is below the one holding its mark
+ * moves to that unit with its sequence used up, so its next ID is in a
+ * later unit than anything issued before the mark (a clock behind counts
+ * on from there, or for sno follows its timeline).  Counters never move
+ * down.
+ */
+static void
+resume_monotonic(int64 mark_unix_us)
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+		uint64		unit = mark_unit(def->format, mark_unix_us);
+
+		if (def->ticktock || unit == 0)
+			continue;
+		for (int v = 0; v < def->variants; v++)
+		{
+			pg_atomic_uint64 *counter = slot_word(def->first_slot + v);
+			uint64		word = pg_atomic_read_u64(counter);
+
+			while (counter_unit(word) < unit)
+				if (pg_atomic_compare_exchange_u64(counter, &word, counter_word(unit, false, COUNTER_SEQ_MASK)))
+					break;
+		}
+	}
+}
+
+/*
+ * Unless sno's counter already lies in the unit of its tick-tock's mark or
+ * later, moves it to the unit of the mark of `flag` (its pool used up).
+ * Returns the tick-tock the counter carries afterwards.  The other value
+ * may be taken up again only after its mark (docs/spec/sno.md §5.1).
+ */
+static bool
+resume_sno(const int64 sno_marks[2], bool flag)
+{
+	const GeneratorDef *def = &generator_defs[GEN_SNO];
+	pg_atomic_uint64 *counter = slot_word(def->first_slot);
+	uint64		word = pg_atomic_read_u64(counter);
+	uint64		resume = counter_word(mark_unit(def->format, sno_marks[flag]), flag, COUNTER_SEQ_MASK);
+	SnoTimeline timeline = counter_shared->sno_timeline;
+
+	/*
+	 * A counter at or above the mark of its own tick-tock keeps it (the other
+	 * value's mark bounds the timeline); a failed exchange returns the word
+	 * another backend published, judged the same way.
+	 */
+	for (;;)
+	{
+		if (counter_unit(word) >= mark_unit(def->format, sno_marks[counter_flag(word)]))
+		{
+			flag = counter_flag(word);
+			break;
+		}
+		if (pg_atomic_compare_exchange_u64(counter, &word, resume))
+			break;
+	}
+	timeline.wall_safe = Max(timeline.wall_safe, mark_unit(def->format, sno_marks[flag ? 0 : 1]));
+	if ((timeline.drifts & 1) != (flag ? 1 : 0))
+		timeline.drifts++;
+	sno_timeline_publish(&timeline);
+	return flag;
+}
+
+bool
+counters_resume(const int64 marks[MARK_COUNT], bool flag)
+{
+	resume_monotonic(marks[MARK_MONOTONIC]);
+	flag = resume_sno(&marks[MARK_SNO_FLAG0], flag);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		pg_atomic_write_u64(&counter_shared->slots[s].resumed_word.value, pg_atomic_read_u64(slot_word(s)));
+	return flag;
+}
+
+void
+counters_latest_unit_starts(int64 latest[MARK_COUNT])
+{
+	for (int m = 0; m < MARK_COUNT; m++)
+		latest[m] = 0;
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+
+		for (int v = 0; v < def->variants; v++)
+		{
+			CounterSlot *slot = &counter_shared->slots[def->first_slot + v];
+			uint64		word = pg_atomic_read_u64(&slot->word.value);
+
+			/* a counter that issued nothing since it was resumed needs no renewal */
+			if (word != 0 && word != pg_atomic_read_u64(&slot->resumed_word.value))
+				latest[mark_of(def, word)] = Max(latest[mark_of(def, word)], def->format->unit_start(counter_unit(word)));
+		}
+	}
+}
+
+uint64
+generator_clock_unit(const GeneratorDef *def)
+{
+	uint64		unit;
+
+	if (!def->format->units_at(clock_read(def), &unit))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the system clock is outside the time range of the %s generator", def->name)));
+	return unit;
+}
+
+uint64
+counters_live_floor(const GeneratorDef *def, int slot)
+{
+	uint64		word = pg_atomic_read_u64(slot_word(slot));
+
+	pg_read_barrier();
+	return word != 0 ? counter_unit(word) : generator_clock_unit(def);
+}

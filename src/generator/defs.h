@@ -1,0 +1,114 @@
+/*
+ * defs.h — the names every generator module shares: the generators, their
+ * counter slots, identities and marks, and the shape of a generator's
+ * description (the table itself is table.c's)
+ *
+ * A header of declarations only, at the bottom of the generator stack
+ * (docs/DESIGN.md, "The generator stack"): every module may include it.
+ */
+#ifndef FLAKEID_GENERATOR_DEFS_H
+#define FLAKEID_GENERATOR_DEFS_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+
+#include "format/counter.h"
+#include "format/format.h"
+#include "format/siq.h"
+
+typedef enum GeneratorId
+{
+	GEN_SNO,
+	GEN_SIQ,					/* one counter per named kind (the variant) */
+	GEN_KUID,					/* shared by kuid and kuid96 */
+	GEN_SNOWFLAKE,
+	GEN_COUNT
+} GeneratorId;
+
+/* one counter per generator variant: sno, the 15 siq kinds, kuid, snowflake */
+#define GEN_SLOT_COUNT	(3 + SIQ_NAMED_KINDS)
+
+/* What every generator issues: a time unit of its format, a sequence, sno's tick-tock. */
+typedef struct GeneratedId
+{
+	uint64		unit;			/* the format's generator unit (FlakeFormat.units_at) */
+	uint32		sequence;
+	bool		ticktock;		/* sno only; false for the others */
+} GeneratedId;
+
+typedef enum IdentityKind
+{
+	IDENTITY_SNO_PARTITION,
+	IDENTITY_SIQ_SHARD,
+	IDENTITY_KUID_NODE,
+	IDENTITY_SNOWFLAKE_WORKER,
+	IDENTITY_SNOWFLAKE_PROCESS,
+	IDENTITY_COUNT
+} IdentityKind;
+
+/*
+ * The saved marks (marks.c).  Every ID lies before the mark of its counter:
+ * one mark for the generators with the monotonic rule, and one per sno
+ * tick-tock value.  sno IDs never run ahead of the clock, but the monotonic
+ * generators count on ahead of a clock that stepped back; with one mark for
+ * both, sno would resume after a restart where they were, and wait for the
+ * clock to get there.  sno's mark of the value in use is the bound of that
+ * value when it toggles, so a toggle needs no save of its own.
+ */
+typedef enum MarkId
+{
+	MARK_MONOTONIC,				/* siq, kuid, kuid96, snowflake */
+	MARK_SNO_FLAG0,				/* sno IDs with tick-tock 0 */
+	MARK_SNO_FLAG1,				/* sno IDs with tick-tock 1 */
+	MARK_COUNT
+} MarkId;
+
+/* how far ahead of the clock the saved mark reaches, and when to renew it */
+#define MARK_RESERVE_US		(2 * USECS_PER_SEC)
+#define MARK_RENEW_US		(1 * USECS_PER_SEC)
+
+/* hot words written by many backends each live on a cache line of their own */
+typedef union PaddedWord
+{
+	pg_atomic_uint64 value;
+	char		pad[PG_CACHE_LINE_SIZE];
+} PaddedWord;
+
+/* A generator, as table.c describes it: everything the layers above read is data here. */
+typedef struct GeneratorDef
+{
+	const char *name;			/* for the view and messages */
+	GeneratorId id;
+	const FlakeFormat *format;	/* the units its counter word counts in */
+	bool		ticktock;		/* sno's rule (docs/spec/sno.md §5.1), else the monotonic one */
+	bool		coarse_clock;	/* may read the coarse clock (clock.c) */
+	bool		records_epoch;	/* its IDs depend on the snowflake epoch (epoch.c) */
+	int			variants;		/* counters it keeps: one per siq kind, else 1 */
+	int			first_slot;		/* its first counter slot */
+	int			nidentities;
+	IdentityKind identities[2]; /* resolved before anything is issued */
+	CounterPool (*pool) (int variant);	/* may raise 22023 for a bad pool setting */
+	const char *(*variant_name) (int variant);	/* NULL: one variant */
+	char	   *(*describe_settings) (void);	/* for the view: settings besides identities, or NULL */
+} GeneratorDef;
+
+/* the mark an ID of this generator with this counter word must lie before */
+static inline MarkId
+mark_of(const GeneratorDef *def, uint64 word)
+{
+	return !def->ticktock ? MARK_MONOTONIC : counter_flag(word) ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0;
+}
+
+/* the unit of `format` holding a mark; 0 for no mark, or one before the format's range */
+static inline uint64
+mark_unit(const FlakeFormat *format, int64 mark_unix_us)
+{
+	uint64		unit = 0;
+
+	if (mark_unix_us <= 0 || !format->units_at(mark_unix_us, &unit))
+		return 0;
+	return unit;
+}
+
+#endif

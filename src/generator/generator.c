@@ -1,0 +1,70 @@
+/*
+ * generator.c — a generator call: what may refuse it, then its counter
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+
+#include "generator/epoch.h"
+#include "generator/generator.h"
+#include "generator/identity.h"
+#include "generator/issue.h"
+#include "generator/marks.h"
+#include "generator/resume.h"
+#include "generator/settings.h"
+#include "generator/shmem.h"
+#include "generator/table.h"
+
+/*
+ * What may refuse a generator variant: a setting whose configured value was
+ * refused, recovery (unless flakeid.generate_on_standby), its identities,
+ * the saved state.  All of these are fixed while a backend lives, except
+ * recovery ending, so once a variant is prepared a backend keeps its pool.
+ * Every call first takes up a primary's replayed bounds once recovery has
+ * ended (one atomic read when there are none).
+ */
+CounterPool
+generator_prepare(const GeneratorDef *def, int variant)
+{
+	static CounterPool pools[GEN_SLOT_COUNT];
+	static bool prepared[GEN_SLOT_COUNT];
+	int			slot = def->first_slot + variant;
+
+	shmem_require(def->name);
+	resume_take_up_upstream();
+	if (likely(prepared[slot]))
+		return pools[slot];
+	if (!mark_state_usable())
+		mark_refuse_unusable_state();
+	settings_refuse_rejected_for(def->id, def->name);
+	if (RecoveryInProgress() && !identity_generate_on_standby())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate IDs during recovery"),
+				 errdetail("A standby would issue the IDs its primary issues."),
+				 errhint("Generate IDs on the primary, or give this standby identities no other server uses and set flakeid.generate_on_standby = on.")));
+	for (int i = 0; i < def->nidentities; i++)
+		(void) flakeid_identity(def->identities[i]);
+	if (def->records_epoch)
+	{
+		mark_save_snowflake_epoch();
+		epoch_refuse_if_later();
+	}
+	pools[slot] = def->pool(variant);
+	prepared[slot] = true;
+	return pools[slot];
+}
+
+GeneratedId
+flakeid_generate(GeneratorId gen, int variant)
+{
+	const GeneratorDef *def = &generator_defs[gen];
+	int			slot = def->first_slot + variant;
+	CounterPool pool;
+	uint64		word;
+
+	Assert(variant >= 0 && variant < def->variants);
+	pool = generator_prepare(def, variant);
+	word = issue_next(def, slot, &pool);
+	return (GeneratedId) {counter_unit(word), counter_seq(word), counter_flag(word)};
+}

@@ -1,0 +1,34 @@
+/*
+ * generator.h — the generators, as the types call them
+ *
+ * The generator subsystem is a stack of modules, each owning its part of
+ * shared memory (docs/DESIGN.md, "The generator stack"); this is its top.
+ */
+#ifndef FLAKEID_GENERATOR_H
+#define FLAKEID_GENERATOR_H
+
+#include "postgres.h"
+
+#include "format/counter.h"
+#include "generator/defs.h"
+
+/*
+ * The next ID of a generator (variant: the siq kind's index, else 0).
+ * Unique on this server whatever the clock does (README, "Generators").
+ * Lock-free while the clock moves forward.  May sleep until the next unit
+ * when a unit's pool is used up (interruptible), take flakeid_lock and
+ * fsync the state file when the saved mark needs renewing or sno's clock is
+ * behind.  Raises 55000 without the preload or on a standby with a derived
+ * identity, 22023 for a bad pool setting, 22008 for a clock outside the
+ * format's range, XX001 for a damaged state file.
+ */
+extern GeneratedId flakeid_generate(GeneratorId gen, int variant);
+
+/*
+ * The pool of a generator variant, after everything that may refuse it (a
+ * refused setting, recovery, identities, the saved state), and after taking
+ * up a primary's bounds once recovery has ended.
+ */
+extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * issue.c — the loops that issue IDs
+ *
+ * Each generator's hot state is one counter word (format/counter.h) per
+ * variant, advanced with compare-and-swap: no heavyweight lock and no
+ * LWLock on the path that issues IDs.  The rules themselves (what to issue
+ * for a given clock reading) are the pure functions of format/, so the
+ * loops here only read the clock, publish decisions and wait.  Every ID is
+ * a value the counter word took through a successful compare-and-swap, so
+ * no ID repeats, whatever the clocks do.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+
+#include "generator/clock.h"
+#include "generator/counters.h"
+#include "generator/issue.h"
+#include "generator/marks.h"
+#include "generator/stats.h"
+
+/*
+ * The wait event a waiting generator shows in pg_stat_activity: its own
+ * name, FlakeidUnitWait, from PostgreSQL 17 on (registered at first use), and
+ * the generic Extension before.
+ */
+static uint32
+unit_wait_event(void)
+{
+#if PG_VERSION_NUM >= 170000
+	static uint32 event = 0;
+
+	if (event == 0)
+		event = WaitEventExtensionNew("FlakeidUnitWait");
+	return event;
+#else
+	return PG_WAIT_EXTENSION;
+#endif
+}
+
+/*
+ * Waits towards the start of `unit` (at most 10 ms at a time); the caller
+ * re-reads the clock.  On the process latch, so that the wait shows its wait
+ * event, a cancel or terminate ends it at once, and the backend exits if
+ * the postmaster dies.  A wait shorter than the latch's millisecond
+ * resolution sleeps instead, under the same wait event.  The first wait of
+ * a call is counted for flakeid_generators, and for the log when the pool
+ * was used up (not sno's unsafe period).
+ */
+static void
+wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited, bool pool_used_up)
+{
+	int64		remaining = def->format->unit_start(unit) - clock_read(def);
+
+	if (!*waited)
+		stats_waited(def, slot, pool_used_up);
+	*waited = true;
+	if (remaining >= 1000)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) Min(remaining / 1000, 10), unit_wait_event());
+		ResetLatch(MyLatch);
+	}
+	else if (remaining > 0)
+	{
+		pgstat_report_wait_start(unit_wait_event());
+		pg_usleep(remaining);
+		pgstat_report_wait_end();
+	}
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* a counter word in shared memory, as counter_take reaches it */
+typedef struct SlotAccess
+{
+	const GeneratorDef *def;
+	pg_atomic_uint64 *counter;
+} SlotAccess;
+
+static uint64_t
+slot_load(void *arg)
+{
+	return pg_atomic_read_u64(((SlotAccess *) arg)->counter);
+}
+
+/* after the word (counter_take): the barrier keeps the clock read after it */
+static uint64_t
+slot_clock(void *arg)
+{
+	pg_read_barrier();
+	return generator_clock_unit(((SlotAccess *) arg)->def);
+}
+
+/* the ID must lie before the saved mark before anyone can see it */
+static bool
+slot_exchange(void *arg, uint64_t *word, uint64_t next)
+{
+	SlotAccess *access = (SlotAccess *) arg;
+
+	mark_ensure(mark_of(access->def, next), access->def->format->unit_start(counter_unit(next)));
+	return pg_atomic_compare_exchange_u64(access->counter, word, next);
+}
+
+static void
+refuse_end_of_range(const GeneratorDef *def)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("the %s generator has used up the last time unit it can issue in", def->name)));
+}
+
+/*
+ * The monotonic rule of every generator but sno: counter_take with
+ * counter_advance_monotonic; waits only when a unit's pool is used up while
+ * the clock is in that unit.
+ */
+static uint64
+monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
+{
+	SlotAccess	target = {def, slot_word(slot)};
+	CounterAccess access = {slot_load, slot_clock, slot_exchange, &target};
+	bool		waited = false;
+
+	for (;;)
+	{
+		CounterTaken taken = {0};
+
+		switch (counter_take(&access, counter_advance_monotonic, pool, &taken))
+		{
+			case COUNTER_ISSUE:
+				stats_issued(slot, taken.now < counter_unit(taken.word));
+				return taken.next_word;
+			case COUNTER_END:
+				refuse_end_of_range(def);
+				break;
+			default:
+				wait_for_unit(def, slot, taken.wait_past + 1, &waited, true);
+		}
+	}
+}
+
+/*
+ * sno with the clock behind its last used unit, under flakeid_lock:
+ * sno_decide with the timeline, on a word and a clock read again.  A
+ * toggle needs no save of its own: the mark of the value it leaves already
+ * lies above every ID with that value, and is saved as its bound; the ID
+ * it issues is checked against the mark of the value it takes up, as every
+ * ID is.  Returns true with *issued set when an ID was published.
+ */
+static bool
+sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool,
+					  SnoDecision *d, CounterOutcome *outcome, uint64 *issued, bool *behind)
+{
+	pg_atomic_uint64 *counter = slot_word(slot);
+	uint64		word = pg_atomic_read_u64(counter);
+	uint64		now;
+
+	/* the word first, then the clock: only a clock read after the word proves a regression */
+	pg_read_barrier();
+	if (!def->format->units_at(clock_read(def), &now))
+		return false;
+	*behind = now < counter_unit(word);
+	*outcome = sno_decide(word, now, pool, &counter_shared->sno_timeline, d);
+	if (*outcome != COUNTER_ISSUE)
+		return false;
+	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
+	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
+	if (!pg_atomic_compare_exchange_u64(counter, &word, d->next_word))
+		return false;
+	sno_timeline_publish(&d->next_timeline);
+	mark_set_sno_ticktock(counter_flag(d->next_word));
+	*issued = d->next_word;
+	return true;
+}
+
+/*
+ * The tick-tock rule of sno (docs/spec/sno.md §5.1): counter_take with counter_advance
+ * (sno's rule without a timeline) until the clock is behind.  Then, while
+ * the clock is inside the unsafe period (at or before the timeline's
+ * wall_safe, published for reading without the lock), it waits without
+ * taking the lock; past it, the lock decides and may toggle.
+ */
+static uint64
+ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
+{
+	SlotAccess	target = {def, slot_word(slot)};
+	CounterAccess access = {slot_load, slot_clock, slot_exchange, &target};
+	bool		waited = false;
+
+	for (;;)
+	{
+		CounterTaken taken = {0};
+		SnoDecision d = {0};
+		CounterOutcome outcome = counter_take(&access, counter_advance, pool, &taken);
+		uint64		issued = 0,
+					unsafe_until;
+		bool		done,
+					behind = false;
+
+		if (likely(outcome == COUNTER_ISSUE))
+		{
+			stats_issued(slot, false);
+			return taken.next_word;
+		}
+		if (outcome == COUNTER_WAIT)
+		{
+			wait_for_unit(def, slot, taken.wait_past + 1, &waited, true);
+			continue;
+		}
+		Assert(outcome == COUNTER_BEHIND);
+
+		/*
+		 * Inside the unsafe period only if the word is still the one found
+		 * behind: the lock holder publishes the word before the bound, so a
+		 * bound read first and a word read after it that has not moved mean
+		 * that the wait is real, not a toggle this caller has not seen yet.
+		 */
+		unsafe_until = pg_atomic_read_u64(&counter_shared->sno_wall_safe.value);
+		pg_read_barrier();
+		if (taken.now <= unsafe_until)
+		{
+			if (pg_atomic_read_u64(target.counter) == taken.word)
+				wait_for_unit(def, slot, sno_unsafe_wait_past(unsafe_until, taken.word) + 1, &waited, false);
+			continue;
+		}
+		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		done = sno_regression_locked(def, slot, pool, &d, &outcome, &issued, &behind);
+		LWLockRelease(flakeid_lock);
+		if (done)
+		{
+			/* a regression only if the clock read under the lock, after the word, was behind */
+			stats_issued(slot, behind);
+			return issued;
+		}
+		if (outcome == COUNTER_WAIT)	/* the clock behind: sno's timeline decides */
+			wait_for_unit(def, slot, d.wait_past + 1, &waited, false);
+	}
+}
+
+uint64
+issue_next(const GeneratorDef *def, int slot, const CounterPool *pool)
+{
+	return def->ticktock ? ticktock_next(def, slot, pool) : monotonic_next(def, slot, pool);
+}
+
+/* counter_take's access to a slot, with the clock fixed at one unit (issue_at) */
+typedef struct FixedClockAccess
+{
+	SlotAccess	slot;
+	uint64		unit;
+} FixedClockAccess;
+
+static uint64_t
+fixed_load(void *arg)
+{
+	return slot_load(&((FixedClockAccess *) arg)->slot);
+}
+
+static uint64_t
+fixed_unit(void *arg)
+{
+	return ((FixedClockAccess *) arg)->unit;
+}
+
+static bool
+fixed_exchange(void *arg, uint64_t *word, uint64_t next)
+{
+	return slot_exchange(&((FixedClockAccess *) arg)->slot, word, next);
+}
+
+CounterOutcome
+issue_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit, uint64 *word)
+{
+	FixedClockAccess target = {{def, slot_word(slot)}, unit};
+	CounterAccess access = {fixed_load, fixed_unit, fixed_exchange, &target};
+	CounterTaken taken = {0};
+
+	/* counter_advance, the rule without a timeline: it issues in `unit` or not at all */
+	CounterOutcome outcome = counter_take(&access, counter_advance, pool, &taken);
+
+	/* (not counted in flakeid_generators.issued, which counts *_new calls) */
+	if (outcome == COUNTER_ISSUE)
+		*word = taken.next_word;
+	return outcome;
+}

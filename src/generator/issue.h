@@ -1,0 +1,29 @@
+/*
+ * issue.h — the loops that advance the counter words: every ID is a value a
+ * counter word took through a successful compare-and-swap
+ */
+#ifndef FLAKEID_ISSUE_H
+#define FLAKEID_ISSUE_H
+
+#include "postgres.h"
+
+#include "generator/defs.h"
+
+/*
+ * The next counter word of `slot` under the generator's rule: lock-free
+ * while the clock moves forward; may sleep until the next unit when the
+ * unit's pool is used up (interruptible), take flakeid_lock and fsync the
+ * state file when the saved mark needs renewing or sno's clock is behind.
+ */
+extern uint64 issue_next(const GeneratorDef *def, int slot, const CounterPool *pool);
+
+/*
+ * Back-fill of a unit the live generator may still use: the live counter
+ * issues in exactly `unit` (the clock read as that unit), so the ID is a
+ * live one.  Returns COUNTER_ISSUE with *word, COUNTER_WAIT when the unit's
+ * pool is used up, COUNTER_BEHIND when the counter has passed the unit.
+ */
+extern CounterOutcome issue_at(const GeneratorDef *def, int slot, const CounterPool *pool,
+							   uint64 unit, uint64 *word);
+
+#endif

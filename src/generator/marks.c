@@ -1,0 +1,387 @@
+/*
+ * marks.c — the saved marks: instants that every issued ID lies before
+ *
+ * Every counter has a mark (defs.h, MarkId): one for the generators with
+ * the monotonic rule, one per sno tick-tock value.  The marks are saved to
+ * disk (state.c) ahead of the clock and renewed before they run out, so
+ * that a restart, clean or after a crash, resumes above everything issued
+ * before it whatever the clock then says (resume.c).  The state file also
+ * keeps sno's tick-tock in use, the back-fill low-waters and the snowflake
+ * epoch (epoch.c).  Every save also goes through the WAL (wal_record.c), so
+ * standbys follow it (mark_replay); the renewer is renewer.c.
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "generator/clock.h"
+#include "generator/epoch.h"
+#include "generator/marks.h"
+#include "generator/settings.h"
+#include "generator/shmem.h"
+#include "generator/wal_record.h"
+
+static void
+read_marks(int64 marks[MARK_COUNT])
+{
+	for (int m = 0; m < MARK_COUNT; m++)
+		marks[m] = mark_read((MarkId) m);
+}
+
+static void
+read_backfill_lows(uint32 lows[GEN_SLOT_COUNT])
+{
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		lows[s] = pg_atomic_read_u32(&mark_shared->backfill_low[s]);
+}
+
+/*
+ * The state to save: this server's bounds with the given marks and
+ * back-fill low-waters and sno's tick-tock from shared memory, the
+ * primary's as replayed, and the epoch.
+ */
+static void
+current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT],
+			  int64 snowflake_epoch_ms)
+{
+	state_set_empty(state);
+	memcpy(state->own.marks, marks, sizeof(state->own.marks));
+	state->own.sno_ticktock = mark_shared->sno_ticktock;
+	memcpy(state->own.backfill_low, lows, sizeof(state->own.backfill_low));
+	state->upstream = mark_shared->upstream;
+	state->snowflake_epoch_ms = snowflake_epoch_ms;
+}
+
+/* whether `bounds` reaches past what this server's counters and back-fill were resumed at */
+static bool
+bounds_exceed_own(const IssuedBounds *bounds)
+{
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (bounds->marks[m] > mark_read((MarkId) m))
+			return true;
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (bounds->backfill_low[s] < pg_atomic_read_u32(&mark_shared->backfill_low[s]))
+			return true;
+	return false;
+}
+
+void
+mark_raise(const IssuedBounds *bounds, int64 marks[MARK_COUNT])
+{
+	for (int m = 0; m < MARK_COUNT; m++)
+	{
+		marks[m] = Max(bounds->marks[m], mark_read((MarkId) m));
+		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) marks[m]);
+	}
+}
+
+void
+mark_set_sno_ticktock(bool flag)
+{
+	mark_shared->sno_ticktock = flag ? 1 : 0;
+}
+
+void
+mark_begin_backfill_lifetime(const IssuedBounds *bounds)
+{
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+	{
+		uint32		low = Min(bounds->backfill_low[s], mark_backfill_low(s));
+
+		pg_atomic_write_u32(&mark_shared->backfill_low[s], low);
+		mark_shared->backfill_start_low[s] = low;
+	}
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&mark_shared->backfill_lifetime, 1);
+}
+
+void
+mark_set_upstream(const IssuedBounds *upstream)
+{
+	mark_shared->upstream = *upstream;
+	pg_atomic_write_u32(&mark_shared->upstream_pending, bounds_exceed_own(upstream) ? 1 : 0);
+}
+
+void
+mark_read_upstream(IssuedBounds *upstream)
+{
+	*upstream = mark_shared->upstream;
+}
+
+void
+mark_upstream_taken_up(void)
+{
+	pg_write_barrier();
+	pg_atomic_write_u32(&mark_shared->upstream_pending, 0);
+}
+
+static bool save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms,
+						int elevel);
+
+/*
+ * For the snowflake generator, before it issues anything: makes sure the
+ * state (and the WAL) holds the configured epoch before any snowflake is
+ * issued under it, unless epoch.c refuses it.  That costs one save on the
+ * first snowflake after a change.
+ */
+void
+mark_save_snowflake_epoch(void)
+{
+	if (!epoch_needs_saving())
+		return;
+	flakeid_lock_acquire();
+	if (epoch_needs_saving())	/* a replayed state may have changed it */
+	{
+		int64		marks[MARK_COUNT];
+		uint32		lows[GEN_SLOT_COUNT];
+		int64		configured = flakeid_configured_snowflake_epoch_ms();
+
+		read_marks(marks);
+		read_backfill_lows(lows);
+		(void) save_locked(marks, lows, configured, ERROR);
+		epoch_set_issued_under(configured);
+	}
+	LWLockRelease(flakeid_lock);
+}
+
+void
+flakeid_lock_acquire(void)
+{
+	while (!LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * With flakeid_lock held: logs and writes the state with the given marks,
+ * back-fill low-waters and snowflake epoch, then publishes the marks and
+ * low-waters (marks only move up, low-waters down, while the server runs).
+ * When either fails nothing is published: at ERROR it raises, below it
+ * reports the failure at `elevel` and returns false.
+ */
+static bool
+save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms, int elevel)
+{
+	FlakeidPersisted state;
+
+	if (mark_shared->state_refusal != STATE_USABLE)
+		mark_refuse_unusable_state();	/* a damaged, newer or foreign file stays as it is */
+	current_state(&state, marks, lows, snowflake_epoch_ms);
+	wal_record_log(&state);
+	if (!state_save(&state, elevel))
+		return false;
+	for (int m = 0; m < MARK_COUNT; m++)
+		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) marks[m]);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		pg_atomic_write_u32(&mark_shared->backfill_low[s], lows[s]);
+	return true;
+}
+
+RenewOutcome
+mark_renew_latest_locked(const int64 latest[MARK_COUNT], int64 within, int elevel)
+{
+	int64		marks[MARK_COUNT];
+	uint32		lows[GEN_SLOT_COUNT];
+	int64		now = flakeid_clock_unix_us();
+	bool		needed = false;
+
+	read_marks(marks);
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (latest[m] > 0 && latest[m] + within >= marks[m])
+		{
+			marks[m] = Max(Max(now, latest[m] + 1) + MARK_RESERVE_US, marks[m]);
+			needed = true;
+		}
+	if (!needed)
+		return RENEW_NOT_NEEDED;
+	read_backfill_lows(lows);
+	return save_locked(marks, lows, epoch_issued_under(), elevel) ? RENEW_SAVED : RENEW_FAILED;
+}
+
+/* the latest unit start to renew one mark for */
+static RenewOutcome
+renew_one_locked(MarkId mark, int64 unit_start, int elevel)
+{
+	int64		latest[MARK_COUNT] = {0};
+
+	latest[mark] = unit_start;
+	return mark_renew_latest_locked(latest, MARK_RENEW_US, elevel);
+}
+
+void
+mark_renew_locked(MarkId mark, int64 unit_start)
+{
+	(void) renew_one_locked(mark, unit_start, ERROR);
+}
+
+void
+mark_lower_backfill_low(int slot, uint32 low)
+{
+	flakeid_lock_acquire();
+	if (low < mark_backfill_low(slot))
+	{
+		int64		marks[MARK_COUNT];
+		uint32		lows[GEN_SLOT_COUNT];
+
+		read_marks(marks);
+		read_backfill_lows(lows);
+		lows[slot] = low;
+		(void) save_locked(marks, lows, epoch_issued_under(), ERROR);
+	}
+	LWLockRelease(flakeid_lock);
+}
+
+/*
+ * mark_ensure's slow path: the mark is within MARK_RENEW_US of
+ * `unit_start`.  The renewer normally keeps it further ahead than that, so
+ * this is the fallback when the renewer is late or not running.  A caller
+ * still covered by the mark renews only if the lock is free, and a failure
+ * then is a WARNING (at most one a second per backend): its ID is covered,
+ * so its call goes on.  Only past the mark does a caller wait for a
+ * renewal (on flakeid_lock, which a cancel ends), and a failure to save is
+ * then an ERROR (nothing is issued).  Renewing takes flakeid_lock and
+ * fsyncs the state file; with flakeid.mark_synchronous it also waits for
+ * the synchronous standbys.
+ */
+void
+mark_ensure_renewed(MarkId which, int64 unit_start)
+{
+	static TimestampTz last_failure = 0;
+	int64		mark = mark_read(which);
+	RenewOutcome outcome = RENEW_NOT_NEEDED;
+
+	if (unit_start + MARK_RENEW_US < mark)
+		return;
+	if (unit_start < mark)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+
+		if (!TimestampDifferenceExceeds(last_failure, now, 1000))
+			return;
+		if (LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
+		{
+			outcome = renew_one_locked(which, unit_start, WARNING);
+			if (outcome == RENEW_FAILED)
+				last_failure = now;
+			LWLockRelease(flakeid_lock);
+		}
+	}
+	else
+	{
+		flakeid_lock_acquire();
+		outcome = renew_one_locked(which, unit_start, ERROR);
+		LWLockRelease(flakeid_lock);
+	}
+	if (outcome == RENEW_SAVED)
+		ereport(DEBUG1,
+				(errmsg_internal("a generator call renewed the saved mark%s",
+								 unit_start < mark ? "" : ", past it")));
+}
+
+
+/*
+ * With flakeid_lock held: raises the replayed bounds to a record's (marks
+ * up, low-waters down); true when anything changed.
+ */
+static bool
+raise_upstream(const IssuedBounds *record)
+{
+	IssuedBounds *upstream = &mark_shared->upstream;
+	bool		changed = false;
+
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (record->marks[m] > upstream->marks[m])
+		{
+			upstream->marks[m] = record->marks[m];
+			changed = true;
+		}
+	if (upstream->sno_ticktock != record->sno_ticktock)
+	{
+		upstream->sno_ticktock = record->sno_ticktock;
+		changed = true;
+	}
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (record->backfill_low[s] < upstream->backfill_low[s])
+		{
+			upstream->backfill_low[s] = record->backfill_low[s];
+			changed = true;
+		}
+	return changed;
+}
+
+/*
+ * The state file is rewritten only when the record changed something, and
+ * a failure to save stops recovery (FATAL): a restartpoint could otherwise
+ * pass a record whose bounds are then kept nowhere.
+ */
+void
+mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms)
+{
+	bool		changed;
+
+	if (mark_shared == NULL)
+		elog(PANIC, "flakeid_redo: flakeid's shared memory is not set up");
+	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+	changed = raise_upstream(bounds);
+	changed |= epoch_take_earlier(snowflake_epoch_ms);
+	if (changed)
+	{
+		if (bounds_exceed_own(&mark_shared->upstream))
+			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
+		/* a damaged, newer or foreign file read at start waits for an operator, as on a primary */
+		if (mark_state_usable())
+		{
+			FlakeidPersisted state;
+			int64		marks[MARK_COUNT];
+			uint32		lows[GEN_SLOT_COUNT];
+
+			read_marks(marks);
+			read_backfill_lows(lows);
+			current_state(&state, marks, lows, epoch_issued_under());
+			(void) state_save(&state, FATAL);
+		}
+	}
+	LWLockRelease(flakeid_lock);
+}
+
+/*
+ * In the postmaster as it exits, every other process gone: the counters
+ * hold every ID ever published, so the state can carry marks just past the
+ * latest used units instead of the reserve ahead of the clock (sno's mark
+ * of the value not in use keeps its reserve: it bounds that value).
+ */
+void
+mark_save_high_water(const int64 latest[MARK_COUNT])
+{
+	FlakeidPersisted state;
+	int64		marks[MARK_COUNT];
+	uint32		lows[GEN_SLOT_COUNT];
+	bool		lowered = false;
+
+	if (!mark_state_usable())
+		return;
+	read_marks(marks);
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (latest[m] > 0 && latest[m] + 1 < marks[m])
+		{
+			marks[m] = latest[m] + 1;
+			lowered = true;
+		}
+	if (!lowered)
+		return;
+	read_backfill_lows(lows);
+	current_state(&state, marks, lows, epoch_issued_under());
+	if (state_save(&state, LOG))
+		ereport(LOG,
+				(errmsg("saved the generators' high-water mark %s at shutdown",
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(Max(marks[MARK_MONOTONIC], marks[MARK_SNO_FLAG0]),
+																			   marks[MARK_SNO_FLAG1]))))));
+}

@@ -1,0 +1,128 @@
+/*
+ * marks_setup.c — the marks' shared memory and flakeid_lock, the state file
+ * as it is read at start, and the refusal of a file that cannot be used
+ *
+ * The rest of the marks is marks.c's.
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
+
+#include "generator/clock.h"
+#include "generator/marks_setup.h"
+#include "generator/settings.h"
+#include "generator/shmem.h"
+
+MarkShared *mark_shared = NULL;
+LWLockPadded *mark_locks = NULL;
+
+static char *accept_state_from = NULL;
+
+/* from _PG_init, while preloading */
+void
+mark_init(void)
+{
+	define_string_setting(SETTING_ACCEPT_STATE_FROM,
+						  "Takes up a generator state file written by the cluster with this system identifier.",
+						  "For a state file copied on purpose from the cluster this one replaces (pg_upgrade).",
+						  &accept_state_from, "", PGC_POSTMASTER, 0, NULL, NULL);
+	/* the tranche is named "flakeid": pg_stat_activity shows waits on flakeid_lock as that */
+	shmem_request_part(&(ShmemPart) {.name = "flakeid", .size = sizeof(MarkShared), .address = (void **) &mark_shared, .init = NULL, .nlocks = 1, .locks = &mark_locks});
+}
+
+/* the accepted value of flakeid.accept_state_from: a system identifier, or 0 */
+static uint64
+accepted_foreign_system(void)
+{
+	uint64		system = 0;
+
+	if (accept_state_from == NULL || *accept_state_from == '\0')
+		return 0;
+	(void) sscanf(accept_state_from, UINT64_FORMAT, &system);
+	return system;
+}
+
+/*
+ * A file of an older version, or one an operator accepted from another
+ * cluster (flakeid.accept_state_from), is rewritten in the current version
+ * for this cluster; a damaged, newer or foreign one makes every generator
+ * refuse until an operator acts.  The primary's bounds it holds wait until
+ * recovery has ended (resume.c).
+ */
+void
+mark_load_state(FlakeidPersisted *saved)
+{
+	uint32		file_version = 0;
+	StateLoad	load = state_load(saved, &file_version);
+
+	mark_shared->state_file_version = file_version;
+	mark_shared->state_system_identifier = saved->system_identifier;
+	if (load == STATE_LOAD_FOREIGN && saved->system_identifier == accepted_foreign_system())
+	{
+		ereport(LOG,
+				(errmsg("taking up the generator state file of the cluster with system identifier " UINT64_FORMAT ", as flakeid.accept_state_from says",
+						saved->system_identifier)));
+		load = STATE_LOAD_MIGRATED;
+	}
+	mark_shared->state_refusal = load == STATE_LOAD_DAMAGED ? STATE_DAMAGED
+		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW
+		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN : STATE_USABLE;
+	if (mark_shared->state_refusal != STATE_USABLE)
+		state_set_empty(saved);
+	for (int m = 0; m < MARK_COUNT; m++)
+		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		pg_atomic_init_u32(&mark_shared->backfill_low[s], BACKFILL_LOW_NONE);
+	pg_atomic_init_u32(&mark_shared->backfill_lifetime, 0);
+	pg_atomic_init_u32(&mark_shared->upstream_pending, 0);
+	bounds_set_empty(&mark_shared->upstream);
+	mark_shared->sno_ticktock = saved->own.sno_ticktock & 1;
+	if (load == STATE_LOAD_MIGRATED)
+	{
+		if (state_save(saved, LOG) && file_version < STATE_VERSION)
+			ereport(LOG,
+					(errmsg("upgraded the generator state file from version %u to version %u",
+							file_version, STATE_VERSION)));
+	}
+	if (saved->own.marks[MARK_MONOTONIC] > 0 || saved->own.marks[MARK_SNO_FLAG0] > 0 || saved->own.marks[MARK_SNO_FLAG1] > 0)
+	{
+		/* timestamptz_to_str returns a static buffer: one call per message part */
+		char		monotonic[MAXDATELEN + 1];
+		bool		flag = saved->own.sno_ticktock != 0;
+
+		strlcpy(monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[MARK_MONOTONIC])),
+				sizeof(monotonic));
+		ereport(LOG,
+				(errmsg("generators resume after the saved mark %s; sno after %s with tick-tock %u",
+						monotonic,
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[flag ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0])),
+						flag ? 1 : 0)));
+	}
+}
+
+void
+mark_refuse_unusable_state(void)
+{
+	if (mark_shared->state_refusal == STATE_TOO_NEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("flakeid's generator state file was written by a newer version of flakeid"),
+				 errdetail("The file \"flakeid.state\" has state version %u; this version of flakeid reads versions 1 to %u.",
+						   mark_shared->state_file_version, STATE_VERSION),
+				 errhint("Install the flakeid release that wrote the file, or remove the file once the clock is past every ID issued and restart the server.")));
+	if (mark_shared->state_refusal == STATE_FOREIGN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file belongs to another cluster, so generation is refused"),
+				 errdetail("The file \"flakeid.state\" was written by the cluster with system identifier " UINT64_FORMAT "; this cluster's is " UINT64_FORMAT ".",
+						   mark_shared->state_system_identifier, GetSystemIdentifier()),
+				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise remove \"flakeid.state\" once the clock is past every ID this cluster issued, and restart the server.",
+						 mark_shared->state_system_identifier)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("flakeid's generator state file is damaged, so generation is refused"),
+			 errhint("Remove \"flakeid.state\" from the data directory once the clock is past every ID issued, and restart the server.")));
+}
+

@@ -1,0 +1,79 @@
+/*
+ * marks_setup.h — the marks' shared memory and flakeid_lock, and the state
+ * file as it is read at start (marks_setup.c); the rest of the marks is
+ * marks.h's
+ */
+#ifndef FLAKEID_MARKS_SETUP_H
+#define FLAKEID_MARKS_SETUP_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+
+#include "generator/defs.h"
+#include "generator/state.h"
+
+/* why the saved state refuses generation */
+typedef enum StateRefusal
+{
+	STATE_USABLE,
+	STATE_DAMAGED,				/* unreadable, or a bad checksum */
+	STATE_TOO_NEW,				/* written by a later flakeid than this one */
+	STATE_FOREIGN				/* written by another cluster (system identifier) */
+} StateRefusal;
+
+typedef struct MarkShared
+{
+	PaddedWord	marks[MARK_COUNT];	/* the saved marks (Unix µs), read before every ID */
+	uint32		sno_ticktock;	/* under flakeid_lock: the tick-tock sno's counter carries */
+	/*
+	 * under flakeid_lock: what the primary issued, replayed from the WAL, and
+	 * taken up (resume.c) once recovery has ended
+	 */
+	IssuedBounds upstream;
+	pg_atomic_uint32 upstream_pending;	/* upstream holds something not taken up yet */
+	/* the published back-fill low-water of each slot (IssuedBounds.backfill_low) */
+	pg_atomic_uint32 backfill_low[GEN_SLOT_COUNT];
+	/*
+	 * Back-fill's lifetimes (backfill.c): each start and each taking up of
+	 * a primary's bounds begins one, below the low-waters as they were then
+	 */
+	uint32		backfill_start_low[GEN_SLOT_COUNT];
+	pg_atomic_uint32 backfill_lifetime;
+	/* set once at start */
+	StateRefusal state_refusal;
+	uint32		state_file_version; /* of the file read at start; 0: none */
+	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
+} MarkShared;
+
+extern MarkShared *mark_shared;
+
+/* defines flakeid.accept_state_from, asks for the shared part and flakeid_lock (from _PG_init) */
+extern void mark_init(void);
+
+/*
+ * Serialises saving the state and sno's clock regressions.  Never taken per
+ * ID: only by the backend that renews the mark, and by sno when its clock is
+ * behind.
+ */
+extern LWLockPadded *mark_locks;
+#define flakeid_lock (&mark_locks[0].lock)
+
+/*
+ * At start (postmaster, shared memory being set up): reads the state file
+ * into *saved, with nothing in it when it cannot be used, and sets up the
+ * marks as none.  Never raises.
+ */
+extern void mark_load_state(FlakeidPersisted *saved);
+
+static inline bool
+mark_state_usable(void)
+{
+	return mark_shared->state_refusal == STATE_USABLE;
+}
+
+/* raises the error for a state file refused at start (XX001, or 55000 for a newer one) */
+extern void mark_refuse_unusable_state(void);
+
+#endif

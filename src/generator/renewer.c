@@ -1,0 +1,107 @@
+/*
+ * renewer.c — the background worker that renews the marks
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "generator/counters.h"
+#include "generator/marks.h"
+#include "generator/renewer.h"
+#include "generator/resume.h"
+
+/* --- the renewer ------------------------------------------------------------ */
+
+/*
+ * A background worker ("flakeid mark renewer") keeps the mark more than
+ * MARK_RENEW_US ahead of the latest ID, so that no generator call pays for
+ * the fsyncs of a renewal: it renews once the mark is within
+ * RENEWER_AHEAD_US of the latest unit any generator used (every half second
+ * or so while IDs are minted) and never while nothing was minted since the
+ * counters were resumed, so an idle server writes nothing for it.  It runs
+ * once recovery has ended, and takes up the replayed bounds then
+ * (resume_take_up_upstream).  If it is not running, generator calls renew as
+ * before.  A failure to save is a WARNING, and it tries again after a
+ * second, then two, four, ... up to a minute, while the callers renew
+ * themselves (and fail with the error) meanwhile.
+ */
+#define RENEWER_AHEAD_US	(3 * USECS_PER_SEC / 2)
+#define RENEWER_NAP_MS		100
+#define RENEWER_BACKOFF_MIN_MS	1000
+#define RENEWER_BACKOFF_MAX_MS	60000
+
+StaticAssertDecl(MARK_RENEW_US < RENEWER_AHEAD_US && RENEWER_AHEAD_US < MARK_RESERVE_US,
+				 "the renewer renews before the callers would, and moves the mark when it does");
+
+PGDLLEXPORT void flakeid_mark_renewer_main(Datum arg);
+
+void
+flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
+{
+	long		backoff = 0;
+
+	pqsignal(SIGTERM, die);
+	/* the clock it reads takes settings (flakeid.debug_clock_offset_ms) as every backend does */
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+	/* no database: as the logical replication launcher, so that pg_stat_activity shows it */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	for (;;)
+	{
+		int64		latest[MARK_COUNT];
+		bool		due = false;
+		long		nap = RENEWER_NAP_MS;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (mark_state_usable())
+			resume_take_up_upstream();
+		counters_latest_unit_starts(latest);
+		for (int m = 0; m < MARK_COUNT; m++)
+			due |= latest[m] > 0 && latest[m] + RENEWER_AHEAD_US >= mark_read((MarkId) m);
+		if (mark_state_usable() && due)
+		{
+			RenewOutcome outcome;
+
+			flakeid_lock_acquire();
+			outcome = mark_renew_latest_locked(latest, RENEWER_AHEAD_US, WARNING);
+			LWLockRelease(flakeid_lock);
+			backoff = outcome == RENEW_FAILED
+				? Min(Max(backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
+			nap = Max(nap, backoff);
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, nap, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/* From _PG_init, while preloading; the postmaster starts it again a second after it exits. */
+void
+renewer_register(void)
+{
+	BackgroundWorker worker;
+
+#ifdef FLAKEID_NO_MARK_RENEWER
+	return;						/* bench/latency's baseline: the calls renew */
+#endif
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "flakeid");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "flakeid_mark_renewer_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "flakeid mark renewer");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "flakeid mark renewer");
+	RegisterBackgroundWorker(&worker);
+}

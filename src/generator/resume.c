@@ -1,0 +1,107 @@
+/*
+ * resume.c — where the marks meet the counters
+ *
+ * The marks (marks.c) never move a counter: at start they hand the saved
+ * bounds here, and after replay they keep the primary's bounds until
+ * recovery has ended; this module resumes the counters after them.  It
+ * also saves the high-water mark at a clean stop.
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+
+#include "generator/counters.h"
+#include "generator/epoch.h"
+#include "generator/marks.h"
+#include "generator/resume.h"
+#include "generator/shmem.h"
+
+/*
+ * Resumes after `bounds` (this server's, read at start; or its primary's,
+ * taken up once recovery has ended): the marks, sno's timeline and every
+ * counter only ever move up, and the back-fill low-waters down, so taking
+ * up lower bounds changes nothing.  sno resumes with the bounds'
+ * tick-tock.  Back-fill starts a new lifetime below every low-water.  At
+ * start, or with flakeid_lock held.
+ */
+static void
+resume_after(const IssuedBounds *bounds)
+{
+	int64		marks[MARK_COUNT];
+
+	mark_raise(bounds, marks);
+	mark_set_sno_ticktock(counters_resume(marks, (bounds->sno_ticktock & 1) != 0));
+	mark_begin_backfill_lifetime(bounds);
+}
+
+/*
+ * Until recovery ends, a generating standby issues after its own bounds
+ * only: its identities are its own, and its IDs stay near its own clock.
+ * Writes nothing: the state file already holds the replayed bounds, so a
+ * restart before the next renewal takes them up again.
+ */
+void
+resume_take_up_upstream_pending(void)
+{
+	if (RecoveryInProgress())
+		return;
+	flakeid_lock_acquire();
+	if (mark_upstream_pending())
+	{
+		IssuedBounds upstream;
+
+		mark_read_upstream(&upstream);
+		resume_after(&upstream);
+		mark_upstream_taken_up();
+	}
+	LWLockRelease(flakeid_lock);
+}
+
+/*
+ * In the postmaster as it exits, every other process gone: the counters
+ * hold every ID ever published, so the saved marks can come down to just
+ * past the latest used units.  A server restarted at once then resumes
+ * where it stopped; with the reserve, each restart that minted would move
+ * the IDs (and the mark) 2 s further ahead of the clock.  A crash skips
+ * this and resumes after the saved mark.  Never raises.
+ */
+static void
+save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
+{
+	int64		latest[MARK_COUNT];
+
+	/* a clean exit only: after a crash, shared memory is not trusted */
+	if (code != 0 || IsUnderPostmaster)
+		return;
+	counters_latest_unit_starts(latest);
+	mark_save_high_water(latest);
+}
+
+/*
+ * In the postmaster, once every part of shared memory is set up (again
+ * after a crash): the state file's own bounds resume the counters; its
+ * primary's bounds wait until recovery has ended.  shmem_exit forgets the
+ * exit callback before shared memory is set up again after a crash, and
+ * children forget it as they start.  Never raises.
+ */
+static void
+resume_at_start(void)
+{
+	FlakeidPersisted saved;
+
+	mark_load_state(&saved);
+	epoch_set_issued_under(saved.snowflake_epoch_ms);
+	resume_after(&saved.own);
+	mark_set_upstream(&saved.upstream);
+	epoch_warn_if_refused();
+	if (!IsUnderPostmaster)
+		on_shmem_exit(save_high_water_at_exit, (Datum) 0);
+}
+
+void
+resume_init(void)
+{
+	shmem_at_startup(resume_at_start);
+}

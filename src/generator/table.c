@@ -1,0 +1,79 @@
+/*
+ * table.c — the table of generators
+ *
+ * Adding a generator is a row here, a GeneratorId (defs.h), and the
+ * settings it reads in settings.c's table.
+ */
+#include "postgres.h"
+
+#include "format/kuid.h"
+#include "format/sno.h"
+#include "format/snowflake.h"
+#include "generator/epoch.h"
+#include "generator/identity.h"
+#include "generator/table.h"
+
+static CounterPool
+siq_pool(int kind)
+{
+	return (CounterPool) {0, siq_kind_serial_max(siq_kinds[kind].value)};
+}
+
+static const char *
+siq_kind_label(int kind)
+{
+	return siq_kinds[kind].name;
+}
+
+static CounterPool
+kuid_pool(int variant pg_attribute_unused())
+{
+	return (CounterPool) {0, KUID_SEQ_MAX};
+}
+
+static CounterPool
+snowflake_pool(int variant pg_attribute_unused())
+{
+	return (CounterPool) {0, SNOWFLAKE_MAX_SEQUENCE};
+}
+
+static CounterPool
+sno_pool(int variant pg_attribute_unused())
+{
+	return identity_sno_pool();
+}
+
+const GeneratorDef generator_defs[GEN_COUNT] = {
+	[GEN_SNO] = {
+		.name = "sno", .id = GEN_SNO, .format = &sno_format, .ticktock = true, .coarse_clock = true,
+		.variants = 1, .first_slot = 0,
+		.nidentities = 1, .identities = {IDENTITY_SNO_PARTITION},
+		.pool = sno_pool, .describe_settings = identity_describe_sno_pool,
+	},
+	[GEN_SIQ] = {
+		.name = "siq", .id = GEN_SIQ, .format = &siq_format,
+		.variants = SIQ_NAMED_KINDS, .first_slot = 1,
+		.nidentities = 1, .identities = {IDENTITY_SIQ_SHARD},
+		.pool = siq_pool, .variant_name = siq_kind_label, .describe_settings = identity_describe_siq_domain,
+	},
+	/* kuid96 resolves its node itself: kuid IDs carry none */
+	[GEN_KUID] = {
+		.name = "kuid", .id = GEN_KUID, .format = &kuid_format,
+		.variants = 1, .first_slot = 1 + SIQ_NAMED_KINDS,
+		.pool = kuid_pool,
+	},
+	[GEN_SNOWFLAKE] = {
+		.name = "snowflake", .id = GEN_SNOWFLAKE, .format = &snowflake_format, .records_epoch = true,
+		.variants = 1, .first_slot = 2 + SIQ_NAMED_KINDS,
+		.nidentities = 2, .identities = {IDENTITY_SNOWFLAKE_WORKER, IDENTITY_SNOWFLAKE_PROCESS},
+		.pool = snowflake_pool, .describe_settings = epoch_describe,
+	},
+};
+
+StaticAssertDecl(3 + SIQ_NAMED_KINDS == GEN_SLOT_COUNT, "every generator variant has a slot");
+
+char *
+generator_variant_label(const GeneratorDef *def, int variant)
+{
+	return def->variant_name ? psprintf("%s %s", def->name, def->variant_name(variant)) : pstrdup(def->name);
+}

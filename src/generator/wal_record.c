@@ -1,0 +1,150 @@
+/*
+ * wal_record.c — the saved bounds in the WAL: the record, and the wait for
+ * synchronous standbys (replay is mark_redo.c's)
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xloginsert.h"
+#include "access/xlogreader.h"
+#include "miscadmin.h"
+#include "replication/syncrep.h"
+#include "replication/walsender_private.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "utils/wait_event.h"
+
+#include "generator/settings.h"
+#include "generator/wal_record.h"
+
+static bool mark_synchronous = false;
+
+/* --- the mark in the WAL ------------------------------------------------------- */
+
+/*
+ * Every save on a primary is WAL-logged before the new bounds are used, so
+ * a standby replays them as its primary's (upstream) bounds: its state file
+ * keeps them, and once recovery ends they are taken up, so a promoted
+ * standby issues nothing the old primary could have issued, whatever the
+ * two clocks say (with the same identities).  Replay raises only these
+ * bounds; a generating standby's counters follow its own clock.  A base
+ * backup copies flakeid.state; saves after the backup's start are replayed.
+ *
+ * Records: XLOG_FLAKEID_MARK is flakeid 1.1's (FlakeidState11, unversioned);
+ * XLOG_FLAKEID_BOUNDS, from 1.2 on, starts with a version and its length,
+ * and a later version only appends fields, which an older reader skips.
+ * A standby must run a flakeid at least as new as its primary's to read
+ * records it has never seen (upgrade standbys first, as for PostgreSQL's
+ * own minor releases).
+ */
+#define MARK_RECORD_VERSION	1
+
+typedef struct MarkRecord
+{
+	uint32		version;
+	uint32		length;			/* of the record, this header included */
+	int64		snowflake_epoch_ms;
+	IssuedBoundsImage bounds;	/* this server's own */
+} MarkRecord;
+
+bool
+wal_record_read(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_epoch_ms)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+	uint32		length = XLogRecGetDataLen(record);
+
+	bounds_set_empty(bounds);
+	if (info == XLOG_FLAKEID_MARK && length == sizeof(FlakeidState11))
+	{
+		FlakeidState11 old;
+
+		memcpy(&old, XLogRecGetData(record), sizeof(old));
+		bounds_from_state11(bounds, snowflake_epoch_ms, &old);
+		return true;
+	}
+	if (info == XLOG_FLAKEID_BOUNDS && length >= sizeof(MarkRecord))
+	{
+		MarkRecord current;
+
+		memcpy(&current, XLogRecGetData(record), sizeof(current));
+		if (current.version < 1 || current.length != length)
+			return false;
+		bounds_from_image(bounds, &current.bounds);
+		*snowflake_epoch_ms = current.snowflake_epoch_ms;
+		return true;
+	}
+	return false;
+}
+
+void
+wal_record_init(void)
+{
+	define_bool_setting(SETTING_MARK_SYNCHRONOUS,
+						"Makes mark renewals wait until the synchronous standbys have flushed the mark's WAL record.",
+						"Then a failover to such a standby never repeats an ID a client received, even when the data replicates asynchronously.",
+						&mark_synchronous, false, PGC_SIGHUP, 0);
+}
+
+/*
+ * With flakeid.mark_synchronous: waits until the synchronous standbys have
+ * flushed `lsn`, whatever this session's synchronous_commit says.  Without
+ * synchronous standbys (synchronous_standby_names empty) there is nothing
+ * to wait for.  It watches the flush position the WAL senders publish for
+ * synchronous commits, napping 1 ms on the latch in between, rather than
+ * queueing as a commit does (SyncRepWaitForLSN): that queue follows the
+ * session's synchronous_commit, which may say not to wait at all.  A cancel
+ * or terminate ends the wait with an ERROR, so nothing is published.  A
+ * wait on SyncRepLock (shared) and the standbys' replies.
+ */
+static void
+wait_for_synchronous_standbys(XLogRecPtr lsn)
+{
+	if (SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0')
+		return;
+	for (;;)
+	{
+		XLogRecPtr	flushed;
+
+		LWLockAcquire(SyncRepLock, LW_SHARED);
+		flushed = ((volatile WalSndCtlData *) WalSndCtl)->lsn[SYNC_REP_WAIT_FLUSH];
+		LWLockRelease(SyncRepLock);
+		if (flushed >= lsn)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, WAIT_EVENT_SYNC_REP);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Logs and flushes the state before it is used; a standby has no WAL to
+ * write (its own saves reach no cascading standby: README).  May wait for
+ * the synchronous standbys (flakeid.mark_synchronous).  FLAKEID_NO_MARK_WAL
+ * builds without the record, only for bench/wal_cost (its cost) and the
+ * failover test's negative control.
+ */
+void
+wal_record_log(const FlakeidPersisted *state)
+{
+	MarkRecord	record;
+	XLogRecPtr	lsn;
+
+#ifdef FLAKEID_NO_MARK_WAL
+	return;
+#endif
+	if (RecoveryInProgress())
+		return;
+	memset(&record, 0, sizeof(record));
+	record.version = MARK_RECORD_VERSION;
+	record.length = sizeof(record);
+	record.snowflake_epoch_ms = state->snowflake_epoch_ms;
+	bounds_to_image(&record.bounds, &state->own);
+	XLogBeginInsert();
+	XLogRegisterData((char *) &record, sizeof(record));
+	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_BOUNDS);
+	XLogFlush(lsn);
+	if (mark_synchronous)
+		wait_for_synchronous_standbys(lsn);
+}
+
