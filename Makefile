@@ -1,10 +1,11 @@
 # flakeid — PGXS build.  `make && make install`; tests: see README.md.
 
 EXTENSION = flakeid
-EXTVERSION = 1.1
+# the version being built: the control file's (sql/released/README says how a release starts)
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(EXTENSION).control)
 
 # name:width of every fixed-width type; each is instantiated from
-# sql/ext_fixed_type.sql.in followed by its own sql/ext_<name>.sql
+# sql/source/fixed_type.sql.in followed by its own sql/source/<name>.sql
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
@@ -21,14 +22,13 @@ GENERATOR_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/generator/*.c)))
 TYPE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/types/*.c)))
 OBJS = $(TYPE_OBJS) $(GENERATOR_OBJS) $(FORMAT_OBJS)
 
-# The shipped SQL is committed, so that review reads what users install:
-# sql/flakeid--<current>.sql is generated from the templates above by
-# `make sql` and checked by `make sql-check` (the test command runs it),
-# which fails when the templates and the committed script differ.  The
-# install script of every earlier release stays frozen in sql/released/,
-# and every SQL change after a release ships as
-# sql/upgrades/flakeid--A--B.sql (test/in_cluster/upgrade.t installs each
-# release and updates it).
+# The shipped SQL is committed, so that review reads what users install.
+# sql/source/ holds the current state of the SQL; sql/flakeid--<current>.sql
+# is generated from it by `make sql` and checked by `make sql-check` (the
+# test command runs it).  Released install scripts are frozen in
+# sql/released/, and the upgrades in sql/upgrades/flakeid--A--B.sql are
+# written by hand (sql/released/README: how a release starts).
+# test/in_cluster/upgrade.t installs each release and updates it.
 SHIPPED_SQL = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(SHIPPED_SQL) $(wildcard sql/released/$(EXTENSION)--*.sql sql/upgrades/$(EXTENSION)--*--*.sql)
 
@@ -60,52 +60,36 @@ include $(PGXS)
 # PGXS does not track headers: every object depends on all of ours
 $(OBJS): $(wildcard src/*/*.h)
 
-# Each ext_<name>.sql holds what 1.0 shipped; ext_<name>_1.1.sql (and
-# ext_fixed_type_1.1.sql.in per type) what 1.1 adds.  The install script is
-# all of them in order; the 1.0 -> 1.1 upgrade script is its hand-written
-# head (changes to objects 1.0 made) followed by the same 1.1 parts, so the
-# two cannot drift apart.
-SQL_SOURCES = $(wildcard sql/ext_*.sql sql/ext_*.sql.in) sql/upgrade--1.0--1.1_head.sql
-UPGRADE_SQL = sql/upgrades/$(EXTENSION)--1.0--1.1.sql
+SQL_SOURCES = $(wildcard sql/source/*)
 
-# the parts of one release for a type (name:width) or a plain file, on standard output
-define type_part
-	name=$${spec%%:*}; width=$${spec##*:}; \
-	sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/ext_fixed_type$(1).sql.in; \
-	[ ! -f sql/ext_$${name}$(1).sql ] || cat sql/ext_$${name}$(1).sql
-endef
-define plain_part
-	[ ! -f sql/ext_$${name}$(1).sql ] || cat sql/ext_$${name}$(1).sql
-endef
-
-# the install script as the templates make it, on standard output
+# the install script as sql/source/ makes it, on standard output: the head,
+# each fixed-width type (the template, then its own file), then the rest
 define generate_install_script
-	{ cat sql/ext_head.sql sql/ext_head_1.1.sql; \
-	  for spec in $(FIXED_TYPES); do $(call type_part,); $(call type_part,_1.1); done; \
-	  for name in $(PLAIN_SQL); do $(call plain_part,); $(call plain_part,_1.1); done; }
-endef
-define generate_upgrade_script
-	{ cat sql/upgrade--1.0--1.1_head.sql sql/ext_head_1.1.sql; \
-	  for spec in $(FIXED_TYPES); do $(call type_part,_1.1); done; \
-	  for name in $(PLAIN_SQL); do $(call plain_part,_1.1); done; }
+	{ cat sql/source/head.sql; \
+	  for spec in $(FIXED_TYPES); do \
+	    name=$${spec%%:*}; width=$${spec##*:}; \
+	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/source/fixed_type.sql.in; \
+	    [ ! -f sql/source/$$name.sql ] || cat sql/source/$$name.sql; done; \
+	  for name in $(PLAIN_SQL); do cat sql/source/$$name.sql; done; }
 endef
 
 sql: $(SQL_SOURCES)
 	$(generate_install_script) > $(SHIPPED_SQL)
-	$(generate_upgrade_script) > $(UPGRADE_SQL)
 
-# TAP: the committed install and upgrade scripts are exactly what the templates generate
+# TAP: the committed install script is exactly what sql/source/ generates,
+# and an upgrade script leads to it
 sql-check: $(SQL_SOURCES)
-	@n=0; for pair in "$(SHIPPED_SQL):install" "$(UPGRADE_SQL):upgrade"; do \
-	  file=$${pair%%:*}; n=$$((n + 1)); \
-	  if [ "$${pair##*:}" = install ]; then $(generate_install_script) > $$file.generated; \
-	  else $(generate_upgrade_script) > $$file.generated; fi; \
-	  if cmp -s $$file $$file.generated; then \
-	    echo "ok $$n - $$file is what the templates generate"; \
-	  else \
-	    echo "not ok $$n - $$file is what the templates generate (run make sql and commit it)"; \
-	    diff -u $$file $$file.generated | head -40 | sed 's/^/# /'; \
-	  fi; rm -f $$file.generated; done; echo "1..$$n"
+	@$(generate_install_script) > $(SHIPPED_SQL).generated; \
+	if cmp -s $(SHIPPED_SQL) $(SHIPPED_SQL).generated; then \
+	  echo "ok 1 - $(SHIPPED_SQL) is what sql/source/ generates"; \
+	else \
+	  echo "not ok 1 - $(SHIPPED_SQL) is what sql/source/ generates (run make sql and commit it)"; \
+	  diff -u $(SHIPPED_SQL) $(SHIPPED_SQL).generated | head -40 | sed 's/^/# /'; \
+	fi; rm -f $(SHIPPED_SQL).generated; \
+	if ls sql/upgrades/$(EXTENSION)--*--$(EXTVERSION).sql >/dev/null 2>&1 || [ -z "$$(ls sql/released)" ]; then \
+	  echo "ok 2 - an upgrade script in sql/upgrades/ leads to $(EXTVERSION)"; \
+	else echo "not ok 2 - no upgrade script in sql/upgrades/ leads to $(EXTVERSION)"; fi; \
+	echo "1..2"
 
 # --- tests that need no server ----------------------------------------------
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc

@@ -70,8 +70,9 @@ on "$C" "CREATE EXTENSION flakeid VERSION '1.0'" >/dev/null
 is "$(each "SELECT extversion FROM pg_extension WHERE extname = 'flakeid'")" "1.0 1.0 1.0" \
 	"CREATE EXTENSION flakeid VERSION '1.0' on the coordinator reaches both workers"
 on "$C" "ALTER EXTENSION flakeid UPDATE" >/dev/null
-is "$(each "SELECT extversion FROM pg_extension WHERE extname = 'flakeid'")" "1.1 1.1 1.1" \
-	"ALTER EXTENSION flakeid UPDATE on the coordinator updates both workers to 1.1"
+current=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" flakeid.control)
+is "$(each "SELECT extversion FROM pg_extension WHERE extname = 'flakeid'")" "$current $current $current" \
+	"ALTER EXTENSION flakeid UPDATE on the coordinator updates both workers to $current"
 is "$(each "SELECT count(*) FROM pg_proc WHERE proname = 'flakeid_cluster_identities'")" "1 1 1" \
 	"the update's new functions exist on every node"
 

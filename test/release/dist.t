@@ -107,7 +107,8 @@ is "$(tagged "$out" files)" \
 installcheck=$(tagged "$out" installcheck)
 is "$installcheck" "0" "the bundle's pg_regress suite passes against what it installed (preloaded)"
 [ "$installcheck" = 0 ] || tail -30 "$work/installcheck.log" | sed 's/^/# /'
-is "$(tagged "$out" versions)" "1.0 1.1" "the installed bundle offers 1.0 and 1.1"
-is "$(tagged "$out" updated)" "1.1" "a database at 1.0 updates to 1.1 from the bundle's scripts"
+releases=$(ls sql/released/flakeid--*.sql | sed 's/.*flakeid--\(.*\)\.sql$/\1/' | sort -V | paste -sd' ')
+is "$(tagged "$out" versions)" "$releases $current" "the installed bundle offers every release ($releases) and $current"
+is "$(tagged "$out" updated)" "$current" "a database at 1.0 updates to $current from the bundle's scripts"
 is "$(installed_sums "$sharedir" "$pkglibdir")" "$made_before" "outside the throwaway root, the make install files are untouched"
 done_testing

@@ -1,5 +1,5 @@
 
--- flax: constructors, extractors and a stateless generator (spec/flax.md, API.md "flax")
+-- flax: constructors, extractors and a stateless generator (docs/spec/flax.md)
 
 CREATE FUNCTION flax_new() RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

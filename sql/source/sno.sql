@@ -1,5 +1,5 @@
 
--- sno: generators, constructors and extractors (spec/sno.md, API.md "sno")
+-- sno: generators, constructors and extractors (docs/spec/sno.md)
 
 CREATE FUNCTION sno_new(meta int4 DEFAULT 0) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

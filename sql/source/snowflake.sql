@@ -1,6 +1,6 @@
 
 -- =====================================================================
--- snowflake: Discord-style IDs on plain bigint (spec/siq-and-snowflake.md Part B)
+-- snowflake: Discord-style IDs on plain bigint (docs/spec/siq-and-snowflake.md Part B)
 -- 42-bit ms since the epoch | 5 worker | 5 process | 12 sequence.
 -- Functions that read flakeid.snowflake_epoch_ms are STABLE; each has an
 -- IMMUTABLE overload whose last argument is the epoch.
@@ -55,3 +55,13 @@ CREATE FUNCTION snowflake_upper_bound(ts timestamptz, epoch timestamptz) RETURNS
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake_upper_bound(timestamptz, timestamptz) IS
     'largest snowflake whose millisecond contains ts (the given epoch)';
+
+-- a snowflake at a glance (1.1)
+CREATE FUNCTION snowflake_fields(int8) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_fields(int8) IS
+    'every field and the time (UTC, ISO 8601) with the epoch flakeid.snowflake_epoch_ms, as jsonb';
+CREATE FUNCTION snowflake_fields(int8, epoch timestamptz) RETURNS jsonb
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_fields(int8, timestamptz) IS
+    'every field and the time (UTC, ISO 8601) with the given epoch, as jsonb';

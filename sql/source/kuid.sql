@@ -1,5 +1,5 @@
 
--- kuid: generators, constructors and extractors (spec/kuid.md, API.md "kuid and kuid96")
+-- kuid: generators, constructors and extractors (docs/spec/kuid.md)
 
 CREATE FUNCTION kuid_new() RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
