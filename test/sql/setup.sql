@@ -4,4 +4,6 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS flakeid;
 RESET client_min_messages;
 \i test/helpers.sql
-SELECT extname, extversion FROM pg_extension WHERE extname = 'flakeid';
+-- the control file's default version (upgrade.t checks which one that is)
+SELECT e.extname, e.extversion = a.default_version AS default_version
+  FROM pg_extension e JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'flakeid';
