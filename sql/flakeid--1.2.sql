@@ -334,6 +334,13 @@ CREATE FUNCTION sno_upper_bound(ts timestamptz) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sno_upper_bound(timestamptz) IS 'largest sno whose 4 ms unit contains ts';
 
+-- readers by ID: every ID sno_new() issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION sno_horizon() RETURNS sno
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION sno_horizon() IS
+    'the horizon of sno_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
 -- =====================================================================
 -- flax: 12 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
 -- =====================================================================
@@ -973,6 +980,13 @@ CREATE FUNCTION siq_from_snowflake(id int8, domain text, kind text, epoch timest
 COMMENT ON FUNCTION siq_from_snowflake(int8, text, text, timestamptz) IS
     'the library''s SnowflakeSiqMigrator: the siq a snowflake with the given epoch becomes, with the domain''s hash and the kind';
 
+-- readers by ID: every ID siq_new() (any kind) issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION siq_horizon() RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION siq_horizon() IS
+    'the horizon of siq_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
 -- =====================================================================
 -- kuid: 8 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
 -- =====================================================================
@@ -1282,6 +1296,13 @@ COMMENT ON FUNCTION kuid_lower_bound(timestamptz) IS 'smallest kuid whose 1.024 
 CREATE FUNCTION kuid_upper_bound(ts timestamptz) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION kuid_upper_bound(timestamptz) IS 'largest kuid whose 1.024 ms tick contains ts';
+
+-- readers by ID: every ID kuid_new() issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION kuid_horizon() RETURNS kuid
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION kuid_horizon() IS
+    'the horizon of kuid_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
 
 -- =====================================================================
 -- kuid96: 12 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -1650,6 +1671,13 @@ CREATE FUNCTION kuid96_vclock_diff(a kuid96[], b kuid96[],
 COMMENT ON FUNCTION kuid96_vclock_diff(kuid96[], kuid96[]) IS
     'the entries of b that a does not descend, in b''s order, with how far each is ahead of a''s entry of its node (NULL when a has none)';
 
+-- readers by ID: every ID kuid96_new() issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION kuid96_horizon() RETURNS kuid96
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION kuid96_horizon() IS
+    'the horizon of kuid96_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
 -- =====================================================================
 -- snowflake: Discord-style IDs on plain bigint (docs/spec/siq-and-snowflake.md Part B)
 -- 42-bit ms since the epoch | 5 worker | 5 process | 12 sequence.
@@ -1716,6 +1744,13 @@ CREATE FUNCTION snowflake_fields(int8, epoch timestamptz) RETURNS jsonb
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake_fields(int8, timestamptz) IS
     'every field and the time (UTC, ISO 8601) with the given epoch, as jsonb';
+
+-- readers by ID: every ID snowflake_new() (under the epoch in force) issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION snowflake_horizon() RETURNS int8
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION snowflake_horizon() IS
+    'the horizon of snowflake_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
 
 -- =====================================================================
 -- generators: what the server's stateful generators are doing
@@ -1795,3 +1830,55 @@ COMMENT ON FUNCTION flakeid_cluster_identities() IS
     'on a Citus coordinator: one row per node and ID type with the identity in force and where it came from; shared flags an identity two nodes share (kuid, which carries none, is shared whenever there are two nodes)';
 REVOKE ALL ON FUNCTION flakeid_cluster_identities() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION flakeid_cluster_identities() TO pg_monitor;
+
+-- =====================================================================
+-- the horizon over a Citus cluster (1.2)
+-- =====================================================================
+CREATE FUNCTION flakeid_cluster_horizon(id_type regtype) RETURNS text
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL RESTRICTED
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema text := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    generator text;
+    answers json;
+    failed record;
+    least_horizon text;
+BEGIN
+    generator := CASE id_type
+        WHEN to_regtype(quote_ident(schema) || '.sno') THEN 'sno'
+        WHEN to_regtype(quote_ident(schema) || '.siq') THEN 'siq'
+        WHEN to_regtype(quote_ident(schema) || '.kuid') THEN 'kuid'
+        WHEN to_regtype(quote_ident(schema) || '.kuid96') THEN 'kuid96'
+        WHEN 'bigint'::regtype THEN 'snowflake' END;
+    IF generator IS NULL THEN
+        RAISE EXCEPTION 'no horizon for type %', id_type
+            USING ERRCODE = '22023',
+                  HINT = 'The horizon exists for sno, siq, kuid, kuid96 and bigint (snowflakes).';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'flakeid_cluster_horizon() needs Citus in this database'
+            USING ERRCODE = '55000',
+                  HINT = format('On a single server, %s_horizon() gives the horizon.', generator);
+    END IF;
+    -- every node answers, or there is no horizon: a node that cannot be asked may hold one lower
+    EXECUTE format('SELECT json_agg(a) FROM run_command_on_all_nodes(%L) a',
+                   format('SELECT %I.%I()::text', schema, generator || '_horizon'))
+        INTO answers;
+    SELECT a.nodeid, a.result INTO failed
+        FROM json_to_recordset(answers) AS a(nodeid int4, success boolean, result text)
+        WHERE NOT a.success LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'node % could not give its % horizon', failed.nodeid, generator
+            USING ERRCODE = '55000', DETAIL = failed.result;
+    END IF;
+    -- the least in the type's own order (text order is not the order of every type)
+    EXECUTE format('SELECT a.result FROM json_to_recordset($1) AS a(result text) ORDER BY a.result::%s LIMIT 1',
+                   CASE generator WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, generator) END)
+        INTO least_horizon USING answers;
+    RETURN least_horizon;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_cluster_horizon(regtype) IS
+    'on a Citus coordinator: the least horizon of the type''s generator over every node, as text';

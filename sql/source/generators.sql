@@ -77,3 +77,55 @@ COMMENT ON FUNCTION flakeid_cluster_identities() IS
     'on a Citus coordinator: one row per node and ID type with the identity in force and where it came from; shared flags an identity two nodes share (kuid, which carries none, is shared whenever there are two nodes)';
 REVOKE ALL ON FUNCTION flakeid_cluster_identities() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION flakeid_cluster_identities() TO pg_monitor;
+
+-- =====================================================================
+-- the horizon over a Citus cluster (1.2)
+-- =====================================================================
+CREATE FUNCTION flakeid_cluster_horizon(id_type regtype) RETURNS text
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL RESTRICTED
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema text := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    generator text;
+    answers json;
+    failed record;
+    least_horizon text;
+BEGIN
+    generator := CASE id_type
+        WHEN to_regtype(quote_ident(schema) || '.sno') THEN 'sno'
+        WHEN to_regtype(quote_ident(schema) || '.siq') THEN 'siq'
+        WHEN to_regtype(quote_ident(schema) || '.kuid') THEN 'kuid'
+        WHEN to_regtype(quote_ident(schema) || '.kuid96') THEN 'kuid96'
+        WHEN 'bigint'::regtype THEN 'snowflake' END;
+    IF generator IS NULL THEN
+        RAISE EXCEPTION 'no horizon for type %', id_type
+            USING ERRCODE = '22023',
+                  HINT = 'The horizon exists for sno, siq, kuid, kuid96 and bigint (snowflakes).';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'flakeid_cluster_horizon() needs Citus in this database'
+            USING ERRCODE = '55000',
+                  HINT = format('On a single server, %s_horizon() gives the horizon.', generator);
+    END IF;
+    -- every node answers, or there is no horizon: a node that cannot be asked may hold one lower
+    EXECUTE format('SELECT json_agg(a) FROM run_command_on_all_nodes(%L) a',
+                   format('SELECT %I.%I()::text', schema, generator || '_horizon'))
+        INTO answers;
+    SELECT a.nodeid, a.result INTO failed
+        FROM json_to_recordset(answers) AS a(nodeid int4, success boolean, result text)
+        WHERE NOT a.success LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'node % could not give its % horizon', failed.nodeid, generator
+            USING ERRCODE = '55000', DETAIL = failed.result;
+    END IF;
+    -- the least in the type's own order (text order is not the order of every type)
+    EXECUTE format('SELECT a.result FROM json_to_recordset($1) AS a(result text) ORDER BY a.result::%s LIMIT 1',
+                   CASE generator WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, generator) END)
+        INTO least_horizon USING answers;
+    RETURN least_horizon;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_cluster_horizon(regtype) IS
+    'on a Citus coordinator: the least horizon of the type''s generator over every node, as text';

@@ -29,3 +29,10 @@ COMMENT ON FUNCTION kuid_lower_bound(timestamptz) IS 'smallest kuid whose 1.024 
 CREATE FUNCTION kuid_upper_bound(ts timestamptz) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION kuid_upper_bound(timestamptz) IS 'largest kuid whose 1.024 ms tick contains ts';
+
+-- readers by ID: every ID kuid_new() issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION kuid_horizon() RETURNS kuid
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION kuid_horizon() IS
+    'the horizon of kuid_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';

@@ -86,3 +86,10 @@ CREATE FUNCTION kuid96_vclock_diff(a kuid96[], b kuid96[],
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
 COMMENT ON FUNCTION kuid96_vclock_diff(kuid96[], kuid96[]) IS
     'the entries of b that a does not descend, in b''s order, with how far each is ahead of a''s entry of its node (NULL when a has none)';
+
+-- readers by ID: every ID kuid96_new() issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION kuid96_horizon() RETURNS kuid96
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION kuid96_horizon() IS
+    'the horizon of kuid96_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';

@@ -58,3 +58,10 @@ CREATE FUNCTION siq_from_snowflake(id int8, domain text, kind text, epoch timest
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_from_snowflake(int8, text, text, timestamptz) IS
     'the library''s SnowflakeSiqMigrator: the siq a snowflake with the given epoch becomes, with the domain''s hash and the kind';
+
+-- readers by ID: every ID siq_new() (any kind) issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION siq_horizon() RETURNS siq
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION siq_horizon() IS
+    'the horizon of siq_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';

@@ -33,3 +33,10 @@ COMMENT ON FUNCTION sno_lower_bound(timestamptz) IS 'smallest sno whose 4 ms uni
 CREATE FUNCTION sno_upper_bound(ts timestamptz) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sno_upper_bound(timestamptz) IS 'largest sno whose 4 ms unit contains ts';
+
+-- readers by ID: every ID sno_new() issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION sno_horizon() RETURNS sno
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION sno_horizon() IS
+    'the horizon of sno_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';

@@ -65,3 +65,10 @@ CREATE FUNCTION snowflake_fields(int8, epoch timestamptz) RETURNS jsonb
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake_fields(int8, timestamptz) IS
     'every field and the time (UTC, ISO 8601) with the given epoch, as jsonb';
+
+-- readers by ID: every ID snowflake_new() (under the epoch in force) issued below it belongs to an ended
+-- transaction, and every one it issues after the call is at or above it (1.2)
+CREATE FUNCTION snowflake_horizon() RETURNS int8
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION snowflake_horizon() IS
+    'the horizon of snowflake_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';

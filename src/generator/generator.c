@@ -7,6 +7,7 @@
 
 #include "generator/epoch.h"
 #include "generator/generator.h"
+#include "generator/horizon.h"
 #include "generator/identity.h"
 #include "generator/issue.h"
 #include "generator/marks.h"
@@ -65,6 +66,23 @@ flakeid_generate(GeneratorId gen, int variant)
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = generator_prepare(def, variant);
+	horizon_note_issue(slot);
 	word = issue_next(def, slot, &pool);
 	return (GeneratedId) {counter_unit(word), counter_seq(word), counter_flag(word)};
+}
+
+uint64
+flakeid_horizon_unit(GeneratorId gen)
+{
+	const GeneratorDef *def = &generator_defs[gen];
+
+	shmem_require("the horizon functions");
+	if (RecoveryInProgress() && !identity_generate_on_standby())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot take the %s horizon during recovery", def->name),
+				 errdetail("A standby that does not generate IDs has no horizon of its own."),
+				 errhint("Take the horizon on the primary with pg_current_wal_lsn(), and read the standby once pg_last_wal_replay_lsn() has passed that position.")));
+	(void) generator_prepare(def, 0);
+	return horizon_unit(def);
 }

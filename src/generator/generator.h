@@ -31,4 +31,14 @@ extern GeneratedId flakeid_generate(GeneratorId gen, int variant);
  */
 extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
 
+/*
+ * The horizon of a generator (horizon.h) as a unit: the smallest ID the
+ * generator could issue in it (sequence 0, tick-tock 0, this server's
+ * identities) lies above every ID it issued to a transaction that has not
+ * ended, and at or below every ID it issues after the call.  Refuses what
+ * generation refuses; during recovery, 55000 unless the standby generates
+ * (flakeid.generate_on_standby).
+ */
+extern uint64 flakeid_horizon_unit(GeneratorId gen);
+
 #endif

@@ -285,3 +285,20 @@ issue_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit
 		*word = taken.next_word;
 	return outcome;
 }
+
+uint64
+issue_close_through(const GeneratorDef *def, int slot, uint64 unit)
+{
+	SlotAccess	target = {def, slot_word(slot)};
+	uint64		word = pg_atomic_read_u64(target.counter);
+
+	for (;;)
+	{
+		uint64		closed = counter_word(unit, counter_flag(word), COUNTER_SEQ_MASK);
+
+		if (counter_unit(word) > unit || word == closed)
+			return counter_unit(word);
+		if (slot_exchange(&target, &word, closed))
+			return unit;
+	}
+}

@@ -26,4 +26,13 @@ extern uint64 issue_next(const GeneratorDef *def, int slot, const CounterPool *p
 extern CounterOutcome issue_at(const GeneratorDef *def, int slot, const CounterPool *pool,
 							   uint64 unit, uint64 *word);
 
+/*
+ * Ends every unit up to `unit` for the counter of `slot`: unless it already
+ * lies after `unit`, the counter moves to `unit` with its pool used up, so
+ * every ID it issues afterwards lies in a later unit (the horizon closes the
+ * present unit this way).  The mark covers `unit` first (mark_ensure).
+ * Returns the unit the counter lies in afterwards.
+ */
+extern uint64 issue_close_through(const GeneratorDef *def, int slot, uint64 unit);
+
 #endif

@@ -8,6 +8,7 @@
 #include "generator/clock.h"
 #include "generator/counters.h"
 #include "generator/epoch.h"
+#include "generator/horizon.h"
 #include "generator/identity.h"
 #include "generator/mark_redo.h"
 #include "generator/marks.h"
@@ -28,6 +29,7 @@ generator_module_init(void)
 	mark_init();
 	wal_record_init();
 	counters_init();
+	horizon_init();
 	backfill_init();
 	mark_redo_init();
 	resume_init();

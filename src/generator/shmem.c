@@ -10,7 +10,7 @@
 #include "generator/shmem.h"
 
 #define MAX_PARTS		8
-#define MAX_STARTUPS	2
+#define MAX_STARTUPS	3
 
 static ShmemPart parts[MAX_PARTS];
 static int	nparts = 0;
@@ -18,20 +18,19 @@ static void (*startups[MAX_STARTUPS]) (void);
 static int	nstartups = 0;
 bool		shmem_is_loaded = false;
 
-#if PG_VERSION_NUM >= 150000
+/* PostgreSQL 15 on (its custom WAL resource managers are 15's too) */
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 static void
 request_parts(void)
 {
-#if PG_VERSION_NUM >= 150000
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-#endif
 	for (int i = 0; i < nparts; i++)
 	{
+		if (parts[i].size_at_request)
+			parts[i].size = parts[i].size_at_request();
 		RequestAddinShmemSpace(add_size(parts[i].size, PG_CACHE_LINE_SIZE));
 		if (parts[i].nlocks > 0)
 			RequestNamedLWLockTranche(parts[i].name, parts[i].nlocks);
@@ -77,10 +76,8 @@ install_hooks(void)
 
 	if (installed)
 		return;
-#if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = request_parts;
-#endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = startup_parts;
 	installed = true;
@@ -93,11 +90,6 @@ shmem_request_part(const ShmemPart *part)
 		elog(ERROR, "flakeid: too many shared memory parts");
 	parts[nparts++] = *part;
 	install_hooks();
-#if PG_VERSION_NUM < 150000
-	RequestAddinShmemSpace(add_size(part->size, PG_CACHE_LINE_SIZE));
-	if (part->nlocks > 0)
-		RequestNamedLWLockTranche(part->name, part->nlocks);
-#endif
 }
 
 void

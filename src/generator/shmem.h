@@ -26,6 +26,7 @@ typedef struct ShmemPart
 {
 	const char *name;			/* the shared memory's and the LWLock tranche's name */
 	Size		size;
+	Size		(*size_at_request) (void);	/* instead of size: asked when MaxBackends is known */
 	void	  **address;		/* set in every process, aligned to a cache line */
 	void		(*init) (void *part);	/* the first time, under AddinShmemInitLock; may be NULL */
 	int			nlocks;			/* LWLocks of its own tranche; 0: none */

@@ -65,3 +65,4 @@ flakeid_check_field(int64 value, int64 max, const char *field, const char *type_
 				 errmsg("value %lld is out of range for field \"%s\" of type %s", (long long) value, field, type_name),
 				 errdetail("The field takes values from 0 to %lld.", (long long) max)));
 }
+

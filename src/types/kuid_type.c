@@ -101,6 +101,41 @@ refuse_kuid_during_recovery(void)
 				 errhint("Generate kuid IDs on the primary, or kuid96 IDs with a flakeid.kuid_node of this standby's own.")));
 }
 
+/*
+ * The horizons of kuid_new and kuid96_new, which share one counter: the
+ * smallest ID of the horizon unit (README, "Reading by ID: the horizon").
+ * kuid96 IDs order by the 256-second window before the node, so its
+ * horizon carries this server's node: every ID this server issues after it
+ * follows it in the window.
+ */
+static KuidFields
+kuid_horizon_fields(void)
+{
+	KuidFields	fields;
+
+	kuid_fields_from_unit(flakeid_horizon_unit(GEN_KUID), &fields);
+	fields.seq = 0;
+	return fields;
+}
+
+PG_FUNCTION_INFO_V1(kuid_horizon);
+Datum
+kuid_horizon(PG_FUNCTION_ARGS)
+{
+	return kuid_datum(kuid_horizon_fields());
+}
+
+PG_FUNCTION_INFO_V1(kuid96_horizon);
+Datum
+kuid96_horizon(PG_FUNCTION_ARGS)
+{
+	uint8		bytes[KUID96_SIZE];
+	KuidFields	fields = kuid_horizon_fields();
+
+	kuid96_pack(&fields, flakeid_identity(IDENTITY_KUID_NODE), bytes);
+	return fixed_datum(&kuid96_format, bytes);
+}
+
 PG_FUNCTION_INFO_V1(kuid_new);
 Datum
 kuid_new(PG_FUNCTION_ARGS)

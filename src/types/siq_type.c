@@ -67,6 +67,17 @@ siq_datum(uint64 t56, unsigned shard, uint32 domain, int kind, unsigned serial)
 	return siq_fields_datum((SiqFields) {t56, shard, domain, siq_low_word(siq_kinds[kind].value, serial)});
 }
 
+/* the horizon of siq_new, every kind: the smallest ID of the horizon unit (README, "Reading by ID: the horizon") */
+PG_FUNCTION_INFO_V1(siq_horizon);
+Datum
+siq_horizon(PG_FUNCTION_ARGS)
+{
+	uint64		unit = flakeid_horizon_unit(GEN_SIQ);
+
+	return siq_fields_datum((SiqFields) {siq_t56_from_unit(unit), flakeid_identity(IDENTITY_SIQ_SHARD),
+	flakeid_siq_domain_hash(), 0});
+}
+
 PG_FUNCTION_INFO_V1(siq_new);
 Datum
 siq_new(PG_FUNCTION_ARGS)

@@ -41,6 +41,16 @@ sno_meta_arg(FunctionCallInfo fcinfo, int argno)
 	return (unsigned) meta;
 }
 
+/* the horizon of sno_new: the smallest ID of the horizon unit (README, "Reading by ID: the horizon") */
+PG_FUNCTION_INFO_V1(sno_horizon);
+Datum
+sno_horizon(PG_FUNCTION_ARGS)
+{
+	uint64		unit = flakeid_horizon_unit(GEN_SNO);
+
+	return sno_datum(unit, false, 0, flakeid_identity(IDENTITY_SNO_PARTITION), 0);
+}
+
 PG_FUNCTION_INFO_V1(sno_new);
 Datum
 sno_new(PG_FUNCTION_ARGS)

@@ -80,6 +80,28 @@ snowflake_new(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The horizon of snowflake_new under the epoch in force: the smallest
+ * snowflake this server could issue in the horizon's millisecond (0 when
+ * that lies before the epoch: every snowflake is at or after it).
+ */
+PG_FUNCTION_INFO_V1(snowflake_horizon);
+Datum
+snowflake_horizon(PG_FUNCTION_ARGS)
+{
+	uint64		unit = flakeid_horizon_unit(GEN_SNOWFLAKE);	/* a Unix millisecond */
+	int64		epoch_ms = flakeid_snowflake_epoch_ms();
+	uint64		ms = 0;
+
+	if ((int64) unit > epoch_ms && !snowflake_ms_from_unit(unit, epoch_ms, &ms))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the snowflake horizon is outside the time range of epoch " INT64_FORMAT " ms", epoch_ms)));
+	if (ms == 0)
+		return Int64GetDatum(0);
+	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER), flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), 0);
+}
+
+/*
  * Back-fill: the caller's time, a sequence this server never repeats within
  * the millisecond.  The live generator's unit is the Unix millisecond whose
  * value under the epoch in force is the same.

@@ -238,6 +238,27 @@ replica_message_of "SELECT sno_new()" | grep -q "cannot generate IDs with a deri
 ok $? "opted in, it still refuses to derive an identity: it would be its primary's group"
 replica_cleanup
 
+# --- the cluster's horizon: the least over the nodes ---------------------------------------------
+
+for t in sno siq kuid kuid96 bigint; do
+	fn=$([ "$t" = bigint ] && echo snowflake || echo "$t")
+	got=$(on "$C" "SELECT flakeid_cluster_horizon('$t') IS NOT NULL AND (SELECT count(*) FROM (SELECT flakeid_cluster_horizon('$t')::$t) x) = 1")
+	is "$got" "t" "flakeid_cluster_horizon('$t') gives a $t ($fn's generator on every node)"
+done
+# a transaction left open on worker 1 holds the cluster's horizon below what worker 1 commits after it
+on "$W1" "BEGIN" "SELECT sno_new()" "SELECT pg_sleep(4)" "COMMIT" >/dev/null &
+holder=$!
+sleep 1
+later=$(on "$W1" "SELECT sno_new()")
+horizon=$(on "$C" "SELECT flakeid_cluster_horizon('sno')")
+is "$(on "$C" "SELECT '$horizon'::sno < '$later'::sno")" "t" \
+	"an open transaction on worker 1 holds the cluster's horizon ($horizon) below an ID worker 1 committed after it ($later)"
+is "$(on "$C" "SELECT '$horizon'::sno <= sno_horizon()")" "t" "it is no higher than the coordinator's own"
+wait "$holder"
+is "$(on "$C" "SELECT '$later'::sno < flakeid_cluster_horizon('sno')::sno")" "t" \
+	"once the transaction has ended, the cluster's horizon passes every ID issued"
+is "$(on_state "$C" "SELECT flakeid_cluster_horizon('text')")" "22023" "a type without a generator: 22023"
+
 # --- a group too large for an identity's bits is an error, never a chance ------------------------
 
 # Citus numbers groups from 1 as nodes are added; worker 2 is made group 300 in

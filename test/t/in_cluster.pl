@@ -1,6 +1,6 @@
 # The scripts of test/in_cluster/, each against a server of its own with
 # flakeid preloaded and flakeid.allow_debug_clock_offset on (the clock tests
-# move it): concurrency, clock faults, load, schemas, the reference, soft
+# move it) and max_prepared_transactions 10 (the horizon test prepares): concurrency, clock faults, load, schemas, the reference, soft
 # errors, upgrades, dump and restore, mark renewal, restarts and crashes, the
 # README's examples.
 # FLAKEID_TESTS=name[,name] runs only those.
@@ -14,7 +14,7 @@ plan skip_all => "FLAKEID_TESTS names no script of test/in_cluster" unless @scri
 for my $script (@scripts)
 {
 	my ($name) = $script =~ m{([^/]+)\.t$};
-	my $node = flakeid_node($name, 'flakeid.allow_debug_clock_offset' => 'on');
+	my $node = flakeid_node($name, 'flakeid.allow_debug_clock_offset' => 'on', 'max_prepared_transactions' => 10);
 	run_tap_script($node, $name, script_command($script));
 	$node->stop('immediate');
 	$node->clean_node;

@@ -1,0 +1,49 @@
+/*
+ * horizon.h — what a reader by ID may read up to: the lowest unit that a
+ * transaction still open may have issued an ID in
+ *
+ * The contract (README, "Reading by ID: the horizon"): for h, the start of
+ * the unit horizon_unit returns, every ID the live generator issued below h
+ * belongs to a transaction that has ended (and is visible to a snapshot
+ * taken after the call, if it committed), and every ID it issues after the
+ * call lies at or after h.  sno after a clock step back (its tick-tock
+ * toggle) and back-fill are outside it.
+ */
+#ifndef FLAKEID_HORIZON_H
+#define FLAKEID_HORIZON_H
+
+#include "postgres.h"
+
+#include "generator/defs.h"
+
+/* asks for the shared part, registers the transaction callback (from _PG_init, while preloading) */
+extern void horizon_init(void);
+
+/*
+ * Before a transaction's first ID of a counter slot: publishes, in this
+ * backend's cells (a parallel worker: its leader's), a unit at or below
+ * every ID the transaction will get from that slot.  Per ID the cost is one
+ * test of a backend-local flag.
+ */
+extern bool horizon_recorded[GEN_SLOT_COUNT];
+extern void horizon_record(int slot);
+
+static inline void
+horizon_note_issue(int slot)
+{
+#ifdef FLAKEID_NO_HORIZON		/* bench/horizon_cost's baseline, the test's negative control */
+	(void) slot;
+#else
+	if (unlikely(!horizon_recorded[slot]))
+		horizon_record(slot);
+#endif
+}
+
+/*
+ * The lowest unit of `def` that an open or prepared transaction may hold,
+ * or that the generator may issue in next.  Takes the horizon's LWLock
+ * (shared; exclusive to forget prepared transactions that have ended).
+ */
+extern uint64 horizon_unit(const GeneratorDef *def);
+
+#endif
