@@ -141,8 +141,13 @@ horizon_record(int slot)
 static bool
 take_cells(PreparedHolding *into)
 {
-	HorizonCells *cells = cells_of(PROC_NUMBER(MyProc));
+	HorizonCells *cells;
 	bool		any = false;
+
+	/* in the transaction callback: never raise (horizon_record refused such a process) */
+	if (PROC_NUMBER(MyProc) >= horizon_shared->nprocs)
+		return false;
+	cells = cells_of(PROC_NUMBER(MyProc));
 
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 	{
