@@ -76,13 +76,12 @@ flakeid_horizon_unit(GeneratorId gen)
 {
 	const GeneratorDef *def = &generator_defs[gen];
 
-	shmem_require("the horizon functions");
 	if (RecoveryInProgress() && !identity_generate_on_standby())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot take the %s horizon during recovery", def->name),
 				 errdetail("A standby that does not generate IDs has no horizon of its own."),
 				 errhint("Take the horizon on the primary with pg_current_wal_lsn(), and read the standby once pg_last_wal_replay_lsn() has passed that position.")));
-	(void) generator_prepare(def, 0);
+	(void) generator_prepare(def, 0);	/* the preload, the state file, settings, identities */
 	return horizon_unit(def);
 }

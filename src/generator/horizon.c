@@ -30,19 +30,17 @@
 
 #include "access/parallel.h"
 #include "access/transam.h"
-#include "access/twophase.h"
+#include "access/twophase.h"	/* max_prepared_xacts */
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
 
-#include "generator/clock.h"
 #include "generator/counters.h"
 #include "generator/horizon.h"
 #include "generator/horizon_file.h"
 #include "generator/issue.h"
 #include "generator/shmem.h"
-#include "generator/table.h"
 
 #define HORIZON_NONE		PG_UINT64_MAX
 
@@ -328,7 +326,6 @@ horizon_unit(const GeneratorDef *def)
 	uint64		latest = 0;
 	uint64		horizon;
 
-	shmem_require("the horizon functions");
 	if (horizon_shared->prepared_damaged)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

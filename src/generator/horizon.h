@@ -41,7 +41,8 @@ horizon_note_issue(int slot)
 
 /*
  * The lowest unit of `def` that an open or prepared transaction may hold,
- * or that the generator may issue in next.  Takes the horizon's LWLock
+ * or that the generator may issue in next (its caller has checked the
+ * preload: generator_prepare).  Takes the horizon's LWLock
  * (shared; exclusive to forget prepared transactions that have ended).
  */
 extern uint64 horizon_unit(const GeneratorDef *def);

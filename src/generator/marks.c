@@ -26,35 +26,35 @@
 #include "generator/shmem.h"
 #include "generator/wal_record.h"
 
+/* this server's bounds as a save writes them: the marks, the back-fill low-waters, the epoch */
+typedef struct OwnBounds
+{
+	int64		marks[MARK_COUNT];
+	uint32		lows[GEN_SLOT_COUNT];
+	int64		snowflake_epoch_ms;
+} OwnBounds;
+
+/* the bounds as published now, for a save to change */
 static void
-read_marks(int64 marks[MARK_COUNT])
+published_bounds(OwnBounds *own)
 {
 	for (int m = 0; m < MARK_COUNT; m++)
-		marks[m] = mark_read((MarkId) m);
-}
-
-static void
-read_backfill_lows(uint32 lows[GEN_SLOT_COUNT])
-{
+		own->marks[m] = mark_read((MarkId) m);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		lows[s] = pg_atomic_read_u32(&mark_shared->backfill_low[s]);
+		own->lows[s] = mark_backfill_low(s);
+	own->snowflake_epoch_ms = epoch_issued_under();
 }
 
-/*
- * The state to save: this server's bounds with the given marks and
- * back-fill low-waters and sno's tick-tock from shared memory, the
- * primary's as replayed, and the epoch.
- */
+/* the state to save: `own` with sno's tick-tock, and the primary's bounds as replayed */
 static void
-current_state(FlakeidPersisted *state, const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT],
-			  int64 snowflake_epoch_ms)
+current_state(FlakeidPersisted *state, const OwnBounds *own)
 {
 	state_set_empty(state);
-	memcpy(state->own.marks, marks, sizeof(state->own.marks));
+	memcpy(state->own.marks, own->marks, sizeof(state->own.marks));
 	state->own.sno_ticktock = mark_shared->sno_ticktock;
-	memcpy(state->own.backfill_low, lows, sizeof(state->own.backfill_low));
+	memcpy(state->own.backfill_low, own->lows, sizeof(state->own.backfill_low));
 	state->upstream = mark_shared->upstream;
-	state->snowflake_epoch_ms = snowflake_epoch_ms;
+	state->snowflake_epoch_ms = own->snowflake_epoch_ms;
 }
 
 /* whether `bounds` reaches past what this server's counters and back-fill were resumed at */
@@ -65,7 +65,7 @@ bounds_exceed_own(const IssuedBounds *bounds)
 		if (bounds->marks[m] > mark_read((MarkId) m))
 			return true;
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		if (bounds->backfill_low[s] < pg_atomic_read_u32(&mark_shared->backfill_low[s]))
+		if (bounds->backfill_low[s] < mark_backfill_low(s))
 			return true;
 	return false;
 }
@@ -120,8 +120,7 @@ mark_upstream_taken_up(void)
 	pg_atomic_write_u32(&mark_shared->upstream_pending, 0);
 }
 
-static bool save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms,
-						int elevel);
+static bool save_locked(const OwnBounds *own, int elevel);
 
 /*
  * For the snowflake generator, before it issues anything: makes sure the
@@ -137,14 +136,12 @@ mark_save_snowflake_epoch(void)
 	flakeid_lock_acquire();
 	if (epoch_needs_saving())	/* a replayed state may have changed it */
 	{
-		int64		marks[MARK_COUNT];
-		uint32		lows[GEN_SLOT_COUNT];
-		int64		configured = flakeid_configured_snowflake_epoch_ms();
+		OwnBounds	own;
 
-		read_marks(marks);
-		read_backfill_lows(lows);
-		(void) save_locked(marks, lows, configured, ERROR);
-		epoch_set_issued_under(configured);
+		published_bounds(&own);
+		own.snowflake_epoch_ms = flakeid_configured_snowflake_epoch_ms();
+		(void) save_locked(&own, ERROR);
+		epoch_set_issued_under(own.snowflake_epoch_ms);
 	}
 	LWLockRelease(flakeid_lock);
 }
@@ -168,42 +165,40 @@ flakeid_lock_acquire(void)
  * reports the failure at `elevel` and returns false.
  */
 static bool
-save_locked(const int64 marks[MARK_COUNT], const uint32 lows[GEN_SLOT_COUNT], int64 snowflake_epoch_ms, int elevel)
+save_locked(const OwnBounds *own, int elevel)
 {
 	FlakeidPersisted state;
 
-	if (mark_shared->state_refusal != STATE_USABLE)
+	if (!mark_state_usable())
 		mark_refuse_unusable_state();	/* a damaged, newer or foreign file stays as it is */
-	current_state(&state, marks, lows, snowflake_epoch_ms);
+	current_state(&state, own);
 	wal_record_log(&state);
 	if (!state_save(&state, elevel))
 		return false;
 	for (int m = 0; m < MARK_COUNT; m++)
-		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) marks[m]);
+		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) own->marks[m]);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		pg_atomic_write_u32(&mark_shared->backfill_low[s], lows[s]);
+		pg_atomic_write_u32(&mark_shared->backfill_low[s], own->lows[s]);
 	return true;
 }
 
 RenewOutcome
 mark_renew_latest_locked(const int64 latest[MARK_COUNT], int64 within, int elevel)
 {
-	int64		marks[MARK_COUNT];
-	uint32		lows[GEN_SLOT_COUNT];
+	OwnBounds	own;
 	int64		now = flakeid_clock_unix_us();
 	bool		needed = false;
 
-	read_marks(marks);
+	published_bounds(&own);
 	for (int m = 0; m < MARK_COUNT; m++)
-		if (latest[m] > 0 && latest[m] + within >= marks[m])
+		if (latest[m] > 0 && latest[m] + within >= own.marks[m])
 		{
-			marks[m] = Max(Max(now, latest[m] + 1) + MARK_RESERVE_US, marks[m]);
+			own.marks[m] = Max(Max(now, latest[m] + 1) + MARK_RESERVE_US, own.marks[m]);
 			needed = true;
 		}
 	if (!needed)
 		return RENEW_NOT_NEEDED;
-	read_backfill_lows(lows);
-	return save_locked(marks, lows, epoch_issued_under(), elevel) ? RENEW_SAVED : RENEW_FAILED;
+	return save_locked(&own, elevel) ? RENEW_SAVED : RENEW_FAILED;
 }
 
 /* the latest unit start to renew one mark for */
@@ -228,13 +223,11 @@ mark_lower_backfill_low(int slot, uint32 low)
 	flakeid_lock_acquire();
 	if (low < mark_backfill_low(slot))
 	{
-		int64		marks[MARK_COUNT];
-		uint32		lows[GEN_SLOT_COUNT];
+		OwnBounds	own;
 
-		read_marks(marks);
-		read_backfill_lows(lows);
-		lows[slot] = low;
-		(void) save_locked(marks, lows, epoch_issued_under(), ERROR);
+		published_bounds(&own);
+		own.lows[slot] = low;
+		(void) save_locked(&own, ERROR);
 	}
 	LWLockRelease(flakeid_lock);
 }
@@ -340,12 +333,10 @@ mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms)
 		if (mark_state_usable())
 		{
 			FlakeidPersisted state;
-			int64		marks[MARK_COUNT];
-			uint32		lows[GEN_SLOT_COUNT];
+			OwnBounds	own;
 
-			read_marks(marks);
-			read_backfill_lows(lows);
-			current_state(&state, marks, lows, epoch_issued_under());
+			published_bounds(&own);
+			current_state(&state, &own);
 			(void) state_save(&state, FATAL);
 		}
 	}
@@ -362,13 +353,13 @@ void
 mark_save_high_water(const int64 latest[MARK_COUNT])
 {
 	FlakeidPersisted state;
-	int64		marks[MARK_COUNT];
-	uint32		lows[GEN_SLOT_COUNT];
+	OwnBounds	own;
+	int64	   *marks = own.marks;
 	bool		lowered = false;
 
 	if (!mark_state_usable())
 		return;
-	read_marks(marks);
+	published_bounds(&own);
 	for (int m = 0; m < MARK_COUNT; m++)
 		if (latest[m] > 0 && latest[m] + 1 < marks[m])
 		{
@@ -377,8 +368,7 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 		}
 	if (!lowered)
 		return;
-	read_backfill_lows(lows);
-	current_state(&state, marks, lows, epoch_issued_under());
+	current_state(&state, &own);
 	if (state_save(&state, LOG))
 		ereport(LOG,
 				(errmsg("saved the generators' high-water mark %s at shutdown",

@@ -130,7 +130,7 @@ void
 settings_refuse_rejected_for(GeneratorId generator, const char *name)
 {
 	for (int i = 0; i < SETTING_COUNT; i++)
-		if (setting_defs[i].readers & READ_BY(generator))
+		if (setting_read_by((SettingId) i, generator))
 			settings_refuse_rejected((SettingId) i, name);
 }
 

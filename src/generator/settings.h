@@ -45,6 +45,13 @@ typedef struct SettingDef
 
 extern const SettingDef setting_defs[SETTING_COUNT];
 
+/* whether a refusal of the setting refuses the generator */
+static inline bool
+setting_read_by(SettingId id, GeneratorId generator)
+{
+	return (setting_defs[id].readers & (1u << generator)) != 0;
+}
+
 /* DefineCustom*Variable for the table's setting, remembering a configured value that was refused */
 extern void define_int_setting(SettingId id, const char *description, const char *hint,
 							   int *value, int boot, int min, int max, GucContext context, int flags,

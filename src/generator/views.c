@@ -32,7 +32,7 @@ describe_settings(const GeneratorDef *def)
 	/* SHOW gives the default a refused value left in place: say what the configuration asked for */
 	for (int i = 0; i < SETTING_COUNT; i++)
 	{
-		char	   *refused = (setting_defs[i].readers & (1u << def->id)) ? settings_describe_rejected((SettingId) i) : NULL;
+		char	   *refused = setting_read_by((SettingId) i, def->id) ? settings_describe_rejected((SettingId) i) : NULL;
 
 		if (refused)
 			appendStringInfo(&text, "%s%s", text.len > 0 ? "; " : "", refused);

@@ -62,16 +62,24 @@ kuid96_arg(FunctionCallInfo fcinfo, uint32 *node)
 	return fields;
 }
 
-/* the next (tick, sequence) of the generator both types share */
+/* the fields of a (unit, sequence) of the generator both types share */
+static KuidFields
+kuid_fields_of(uint64 unit, uint32 sequence)
+{
+	KuidFields	fields;
+
+	kuid_fields_from_unit(unit, &fields);
+	fields.seq = sequence;
+	return fields;
+}
+
+/* the next (tick, sequence) of that generator */
 static KuidFields
 kuid_next_fields(void)
 {
-	KuidFields	fields;
 	GeneratedId id = flakeid_generate(GEN_KUID, 0);
 
-	kuid_fields_from_unit(id.unit, &fields);
-	fields.seq = id.sequence;
-	return fields;
+	return kuid_fields_of(id.unit, id.sequence);
 }
 
 static KuidFields
@@ -111,11 +119,7 @@ refuse_kuid_during_recovery(void)
 static KuidFields
 kuid_horizon_fields(void)
 {
-	KuidFields	fields;
-
-	kuid_fields_from_unit(flakeid_horizon_unit(GEN_KUID), &fields);
-	fields.seq = 0;
-	return fields;
+	return kuid_fields_of(flakeid_horizon_unit(GEN_KUID), 0);
 }
 
 PG_FUNCTION_INFO_V1(kuid_horizon);
