@@ -25,7 +25,19 @@ CREATE TABLE generic_copy (id :type);
 \copy (SELECT id FROM generic_ids) TO 'results/generic_ids.bin' WITH (FORMAT binary)
 \copy generic_copy FROM 'results/generic_ids.bin' WITH (FORMAT binary)
 SELECT (SELECT array_agg(id ORDER BY id) FROM generic_copy) = (SELECT array_agg(id ORDER BY id) FROM generic_ids) AS binary_copy_round_trip;
-DROP TABLE generic_copy;
+-- a binary value as long as the canonical text is read as that text, the
+-- way a driver that does not know the type copies a string (pgx's CopyFrom)
+TRUNCATE generic_copy;
+CREATE TABLE generic_text_bytes AS SELECT convert_to(id::text, 'UTF8') AS b FROM generic_ids;
+\copy generic_text_bytes TO 'results/generic_text.bin' WITH (FORMAT binary)
+\copy generic_copy FROM 'results/generic_text.bin' WITH (FORMAT binary)
+SELECT (SELECT array_agg(id ORDER BY id) FROM generic_copy) = (SELECT array_agg(id ORDER BY id) FROM generic_ids) AS binary_text_copy;
+-- and strictly: a text of that length outside the alphabet is 22P03
+TRUNCATE generic_text_bytes;
+INSERT INTO generic_text_bytes SELECT convert_to(repeat('!', length(min(id)::text)), 'UTF8') FROM generic_ids;
+\copy generic_text_bytes TO 'results/generic_text.bin' WITH (FORMAT binary)
+\copy generic_copy FROM 'results/generic_text.bin' WITH (FORMAT binary)
+DROP TABLE generic_copy, generic_text_bytes;
 
 -- operators and aggregates on the first and last IDs
 SELECT a < b AS lt, a <= b AS le, a = b AS eq, a <> b AS ne, a >= b AS ge, a > b AS gt,

@@ -159,12 +159,42 @@ fixed_check_length(const FlakeFormat *info, int length)
 				 errdetail("A %s value is exactly %d bytes.", info->name, info->width)));
 }
 
+/*
+ * The binary form is the ID's bytes.  A value exactly as long as the type's
+ * canonical text is read as that text, strictly (the canonical alphabet and
+ * length only, none of siq's other forms): drivers that copy in binary and
+ * do not know the type (pgx's CopyFrom) send a string's bytes as its binary
+ * value.  No type's text is as long as its bytes (sno 16/10, flax 16/12,
+ * siq 23/14, kuid 11/8, kuid96 16/12; test_formats.c checks it), so the
+ * two can never be mistaken for each other.
+ */
 static inline Datum
 fixed_recv(const FlakeFormat *info, FunctionCallInfo fcinfo)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	int			length = buf->len - buf->cursor;
 
-	fixed_check_length(info, buf->len - buf->cursor);
+	if (length == info->text->nchars && length != info->width)
+	{
+		const char *text = pq_getmsgbytes(buf, length);
+		uint8	   *result = palloc(info->width);
+		char		problem[320];
+
+		if (flake_decode(info->text, text, length, result))
+			PG_RETURN_POINTER(result);
+		flake_decode_problem(info->text, info->name, text, length, problem, sizeof(problem));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary value for type %s: %d bytes that are not its text", info->name, length),
+				 errdetail("A binary %s value is its %d bytes, or its %d-character canonical text. %s",
+						   info->name, info->width, info->text->nchars, problem)));
+	}
+	if (length != info->width)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary length for type %s: %d bytes", info->name, length),
+				 errdetail("A binary %s value is its %d bytes, or its %d-character canonical text.",
+						   info->name, info->width, info->text->nchars)));
 	return fixed_datum(info, (const uint8 *) pq_getmsgbytes(buf, info->width));
 }
 

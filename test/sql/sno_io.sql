@@ -37,6 +37,16 @@ CREATE TABLE sno_io_wrong (b bytea);
 INSERT INTO sno_io_wrong VALUES ('\x4e6f2160a0ff9a0a10');
 \copy sno_io_wrong TO 'results/sno_io_wrong.bin' WITH (FORMAT binary)
 \copy sno_io_back FROM 'results/sno_io_wrong.bin' WITH (FORMAT binary)
+-- sixteen bytes are the canonical text (pgx's CopyFrom of a string), strictly
+TRUNCATE sno_io_wrong;
+INSERT INTO sno_io_wrong VALUES (convert_to('brpk4q72xwf2m63l', 'UTF8'));
+\copy sno_io_wrong TO 'results/sno_io_wrong.bin' WITH (FORMAT binary)
+TRUNCATE sno_io_back;
+\copy sno_io_back FROM 'results/sno_io_wrong.bin' WITH (FORMAT binary)
+SELECT id FROM sno_io_back;
+UPDATE sno_io_wrong SET b = convert_to('BRPK4Q72XWF2M63L', 'UTF8');
+\copy sno_io_wrong TO 'results/sno_io_wrong.bin' WITH (FORMAT binary)
+\copy sno_io_back FROM 'results/sno_io_wrong.bin' WITH (FORMAT binary)
 -- send gives the raw bytes
 SELECT sno_send('brpk4q72xwf2m63l');
 DROP TABLE sno_io, sno_io_back, sno_io_wrong;

@@ -20,8 +20,13 @@ test_description(const FlakeFormat *format, int index)
 	tap_ok(flake_format_by_name(name) == format, "%s: found by name", name);
 	tap_ok(format->repack != NULL, "%s: has a repack for the fuzz harness", name);
 	if (format->text)
+	{
 		tap_ok(format->text->nbytes == format->width, "%s: the text layout has the format's width (%d)",
 			   name, format->width);
+		/* the receive function tells its binary and its text form apart by length */
+		tap_ok(format->text->nchars != format->width, "%s: the text (%d characters) is not as long as the bytes (%d)",
+			   name, format->text->nchars, format->width);
+	}
 	if (format->time)
 	{
 		int			bits = 0;
