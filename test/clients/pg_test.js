@@ -1,7 +1,8 @@
 // Every flakeid type (and the snowflake bigints) through node-postgres: insert
 // with DEFAULT generators, read back, send the values back as parameters,
-// cast, and read *_time() as Dates.  TAP output.  Connection settings come
-// from the libpq environment (scripts/with_cluster).
+// cast, read *_time() as Dates, order, time ranges, bad literals and a
+// kuid96[] clock.  TAP output.  Connection settings come from the libpq
+// environment (test/clients/run).
 //
 // node-postgres 8 reads every result field as UTF-8 text, whatever format the
 // server sends (pg-protocol: "Binary mode not supported yet"), so binary
@@ -80,8 +81,57 @@ async function main() {
       }
     }
   }
+  // order, time ranges and bad literals (node-postgres has no COPY of its
+  // own: that needs the pg-copy-streams package)
+  for (const t of Object.keys(DEFAULTS)) {
+    const out = t === 'snowflake' ? t : `${t}::text`;
+    const inserted = (await client.query(`SELECT ${out} AS v FROM client_node ORDER BY n`)).rows.map((r) => r.v);
+    const ordered = (await client.query(`SELECT ${out} AS v FROM client_node ORDER BY ${t}`)).rows.map((r) => r.v);
+    // snowflakes are decimal strings: compare them as BigInts
+    const sorted = t === 'snowflake' ? [...inserted].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : [...inserted].sort();
+    ok(JSON.stringify(ordered) === JSON.stringify(sorted), `ORDER BY ${t} is the values' order in JavaScript`);
+    const range = t === 'snowflake' ? 'BETWEEN snowflake_lower_bound($1) AND snowflake_upper_bound($2)' : '<@ tstzrange($1, $2)';
+    const hits = await client.query(`SELECT count(*)::int AS c FROM client_node WHERE ${t} ${range}`,
+      [new Date(Date.now() - 3600000), new Date(Date.now() + 3600000)]);
+    ok(hits.rows[0].c === 200, `${t}: a time range with Date bounds finds every row`);
+    try {
+      await client.query(`SELECT $1::${t === 'snowflake' ? 'bigint' : t}`, ['not-an-id!']);
+      ok(false, `a bad ${t} literal is refused`);
+    } catch (e) {
+      ok(e.code === '22P02' && (t === 'snowflake' || !!e.detail), `a bad ${t} literal is 22P02${t === 'snowflake' ? '' : ` with a DETAIL (${e.detail})`}`);
+    }
+  }
+  const clock = (await client.query('SELECT kuid96_vclock()::text[] AS vc')).rows[0].vc;
+  const descends = await client.query('SELECT kuid96_vclock_descends(kuid96_vclock($1::text[]::kuid96[]), $1::text[]::kuid96[]) AS d', [clock]);
+  ok(Array.isArray(clock) && clock.length === 1 && clock[0].length === 16 && descends.rows[0].d,
+    'a kuid96[] vector clock as an array of strings through text[], ticked, descends');
   await client.query('DROP TABLE client_node');
   await client.end();
+  if (process.env.FLAKEID_PGBOUNCER) await throughPgbouncer(process.env.FLAKEID_PGBOUNCER);
+}
+
+// node-postgres prepares no statement on the server unless a query is given
+// a name, so it works through pgbouncer 1.18 in transaction mode as it is
+async function throughPgbouncer(bouncer) {
+  const [host, port] = bouncer.split(':');
+  const clients = [0, 1, 2].map(() => new Client({ host, port: Number(port) }));
+  for (const c of clients) await c.connect();
+  await clients[0].query('CREATE TABLE client_node_pooled (n int PRIMARY KEY, id sno NOT NULL DEFAULT sno_new())');
+  const inserted = [];
+  for (let n = 0; n < 60; n += 1) {
+    const r = await clients[n % 3].query('INSERT INTO client_node_pooled (n) VALUES ($1) RETURNING id', [n]);
+    inserted.push(r.rows[0].id);
+  }
+  ok(new Set(inserted).size === 60 && JSON.stringify([...inserted].sort()) === JSON.stringify(inserted),
+    'through pgbouncer (transaction mode): 60 DEFAULT sno_new() from 3 clients taking turns, distinct and in order');
+  let hits = 0;
+  for (let i = 0; i < 60; i += 1) {
+    const r = await clients[i % 3].query('SELECT n FROM client_node_pooled WHERE id = $1', [inserted[i]]);
+    if (r.rows.length === 1 && r.rows[0].n === i) hits += 1;
+  }
+  ok(hits === 60, `through pgbouncer: a string parameter finds each row from any client (${hits}/60)`);
+  await clients[0].query('DROP TABLE client_node_pooled');
+  for (const c of clients) await c.end();
 }
 
 main().then(() => {
