@@ -1,4 +1,4 @@
-# flakeid — PGXS build.  `make && make install`; tests: see README.md.
+# flakeid — PGXS build.  `make && make install`; tests: see CONTRIBUTING.md.
 
 EXTENSION = flakeid
 # the version being built: the control file's (sql/released/README says how a release starts)

@@ -1,11 +1,19 @@
 #!/usr/bin/perl
-# The README's SQL, run as a reader would run it: every ```sql block, in
-# order, in one session of a fresh database of the preloaded cluster
-# (the PG* environment test/t/in_cluster.pl gives).  One TAP line per block.
+# The documentation's SQL, run as a reader would run it: every ```sql block
+# of README.md and of each docs/*.md file, in order, in one session of a
+# fresh database per file, of the preloaded cluster (the PG* environment
+# test/t/in_cluster.pl gives), with the extension created for docs/ files.
+# One TAP line per block.
 #
-# Marks, in README.md:
+# Marks, in the documents:
 #   * a statement expected to fail carries `-- ERROR <SQLSTATE>` on its
 #     last line; it must fail with exactly that SQLSTATE;
+#   * a statement whose comment on its last line shows its result
+#     (`-- → <result>`, after any words) must print exactly that: its
+#     columns joined by " | ", rows by " ; ";
+#   * a query (SELECT, WITH, TABLE, VALUES) that returns no row fails, unless
+#     its comment says "no rows": a reader who runs the text top to bottom
+#     never gets an empty result the text does not announce;
 #   * `<!-- doc-test: skip <reason> -->` on the line before a block skips it
 #     (a restart, another server, Citus: their own suites run those), and
 #     the skip is reported with its reason, never counted as a pass.
@@ -14,35 +22,38 @@ use strict;
 use warnings;
 
 chdir((__FILE__ =~ s{/[^/]*$}{}r) . '/../..') or die "chdir: $!";
-my $db = 'flakeid_readme';
 
-# --- the blocks -------------------------------------------------------------
-open(my $fh, '<', 'README.md') or die "README.md: $!";
-my @lines = <$fh>;
-close($fh);
-my (@blocks, $open, $indent, $mark, $last_text);
-for my $i (0 .. $#lines) {
-	my $line = $lines[$i];
-	if (!$open && $line =~ /^(\s*)```sql\s*$/) {
-		$open = {line => $i + 1, text => '', skip => undef};
-		$indent = length($1);
-		$open->{skip} = $1 if defined $last_text && $last_text =~ /<!--\s*doc-test:\s*skip\s+(.*?)\s*-->/;
-		next;
+# --- the blocks of one document ----------------------------------------------
+sub blocks_of {
+	my ($file) = @_;
+	open(my $fh, '<', $file) or die "$file: $!";
+	my @lines = <$fh>;
+	close($fh);
+	my (@blocks, $open, $indent, $last_text);
+	for my $i (0 .. $#lines) {
+		my $line = $lines[$i];
+		if (!$open && $line =~ /^(\s*)```sql\s*$/) {
+			$open = {line => $i + 1, text => '', skip => undef};
+			$indent = length($1);
+			$open->{skip} = $1 if defined $last_text && $last_text =~ /<!--\s*doc-test:\s*skip\s+(.*?)\s*-->/;
+			next;
+		}
+		if ($open && $line =~ /^\s*```\s*$/) {
+			push @blocks, $open;
+			undef $open;
+			next;
+		}
+		if ($open) {
+			my $body = $line;
+			$body =~ s/^ {0,$indent}//;
+			$open->{text} .= $body;
+			next;
+		}
+		$last_text = $line if $line =~ /\S/;
 	}
-	if ($open && $line =~ /^\s*```\s*$/) {
-		push @blocks, $open;
-		undef $open;
-		next;
-	}
-	if ($open) {
-		my $body = $line;
-		$body =~ s/^ {0,$indent}//;
-		$open->{text} .= $body;
-		next;
-	}
-	$last_text = $line if $line =~ /\S/;
+	die "$file: a ```sql block opened at line $open->{line} never closes\n" if $open;
+	return @blocks;
 }
-die "README.md: a ```sql block opened at line $open->{line} never closes\n" if $open;
 
 # Statements of a block: split at `;` outside quotes, dollar quotes and
 # comments; a comment after the `;` on the same line stays with the statement.
@@ -76,67 +87,151 @@ sub statements {
 	return map { s/^\s+//r } @out;
 }
 
-# --- one session for all of them ---------------------------------------------
-# (quietly: a missing database is the usual case, not news)
-{ local $ENV{PGOPTIONS} = '-c client_min_messages=warning'; system('dropdb', '--if-exists', $db) == 0 or die "dropdb failed\n"; }
-system('createdb', $db) == 0 or die "createdb failed\n";
-my $script = "\\set ON_ERROR_STOP 0\n\\set SHOW_CONTEXT never\n\\set VERBOSITY default\n\\pset pager off\n";
-my @expect;    # per statement: [block index, expected SQLSTATE, text]
-for my $b (0 .. $#blocks) {
-	next if defined $blocks[$b]{skip};
-	for my $stmt (statements($blocks[$b]{text})) {
-		my $k = scalar @expect;
-		my $want = $stmt =~ /--\s*ERROR\s+([0-9A-Z]{5})\b/ ? $1 : '00000';
-		push @expect, [$b, $want, $stmt];
-		$script .= "\\warn '\@\@ $k'\n$stmt\n\\echo '\@\@' $k :SQLSTATE\n";
+# --- one session per document ------------------------------------------------
+# run_document FILE: its blocks' statements in one psql session of a fresh
+# database; per statement its SQLSTATE, row count, output and error text
+sub run_document {
+	my ($file, @blocks) = @_;
+	my $db = 'flakeid_doc_' . lc($file =~ s{^.*/}{}r =~ s/\W/_/gr);
+	{ local $ENV{PGOPTIONS} = '-c client_min_messages=warning'; system('dropdb', '--if-exists', $db) == 0 or die "dropdb failed\n"; }
+	system('createdb', $db) == 0 or die "createdb failed\n";
+	my $script = "\\set ON_ERROR_STOP 0\n\\set SHOW_CONTEXT never\n\\set VERBOSITY default\n\\pset pager off\n"
+	  . "\\pset format unaligned\n\\pset tuples_only on\n\\pset fieldsep ' | '\n";
+	# the README starts from nothing; each file of docs/ says its examples
+	# run where the extension exists
+	$script .= "CREATE EXTENSION flakeid;\n" if $file ne 'README.md';
+	my @expect;    # per statement: [block index, expected SQLSTATE, text]
+	for my $b (0 .. $#blocks) {
+		next if defined $blocks[$b]{skip};
+		for my $stmt (statements($blocks[$b]{text})) {
+			my $k = scalar @expect;
+			my $want = $stmt =~ /--\s*ERROR\s+([0-9A-Z]{5})\b/ ? $1 : '00000';
+			push @expect, [$b, $want, $stmt];
+			$script .= "\\warn '\@\@ $k'\n\\echo '\@\@ begin' $k\n$stmt\n\\echo '\@\@' $k :SQLSTATE :ROW_COUNT\n";
+		}
 	}
+	my $tmp = "/tmp/flakeid_doc_$$";
+	open(my $out, '>', "$tmp.sql") or die;
+	print $out $script;
+	close($out);
+	system("psql -X -q -d $db -f $tmp.sql > $tmp.out 2> $tmp.err");
+	my (%state, %rows, %output, %errors, $current);
+	open(my $res, '<', "$tmp.out") or die;
+	while (<$res>) {
+		chomp;
+		if (/^\@\@ begin (\d+)$/) { $current = $1; $output{$current} = []; next; }
+		if (/^\@\@ (\d+) ([0-9A-Z]{5}) (\d*)$/) { ($state{$1}, $rows{$1}) = ($2, $3); undef $current; next; }
+		push @{$output{$current}}, $_ if defined $current;
+	}
+	close($res);
+	undef $current;
+	open(my $err, '<', "$tmp.err") or die;
+	while (<$err>) {
+		if (/^\@\@ (\d+)$/) { $current = $1; next; }
+		$errors{$current} .= $_ if defined $current;
+	}
+	close($err);
+	unlink("$tmp.sql", "$tmp.out", "$tmp.err");
+	system('dropdb', $db);
+	return (\@expect, \%state, \%rows, \%output, \%errors);
 }
-my $tmp = "/tmp/flakeid_readme_$$";
-open(my $out, '>', "$tmp.sql") or die;
-print $out $script;
-close($out);
-system("psql -X -q -d $db -f $tmp.sql > $tmp.out 2> $tmp.err");
-my (%got, %errors);
-open(my $res, '<', "$tmp.out") or die;
-while (<$res>) { $got{$1} = $2 if /^\@\@ (\d+) ([0-9A-Z]{5})$/; }
-close($res);
-open(my $err, '<', "$tmp.err") or die;
-my $current;
-while (<$err>) {
-	if (/^\@\@ (\d+)$/) { $current = $1; next; }
-	$errors{$current} .= $_ if defined $current;
+
+# problems STATEMENT-RESULTS: what is wrong with one statement's result
+sub problems {
+	my ($want, $stmt, $got, $rows, $output, $error) = @_;
+	$got //= 'none (psql stopped before it)';
+	my @p;
+	my $shown = "statement: " . ($stmt =~ s/\n/\n#   /gr);
+	if ($got ne $want) {
+		return ($shown, "expected SQLSTATE $want, got $got" . ($error ? ": " . ($error =~ s/\n+$//r =~ s/\n/\n#   /gr) : ''));
+	}
+	return () if $want ne '00000';
+	my $code = $stmt =~ s/--[^\n]*//gr;
+	if ($code =~ /^\s*(SELECT|WITH|TABLE|VALUES)\b/i && $code !~ /\\gset/ && ($rows // '') eq '0' && $stmt !~ /no rows/i) {
+		push @p, $shown, "returned no rows, and its comment does not say \"no rows\"";
+	}
+	my ($last_line) = (split /\n/, $stmt)[-1];
+	if ($last_line =~ /--[^\n]*?→\s*(.*?)\s*$/) {
+		my $result = $1;
+		my $printed = join(' ; ', @{$output // []});
+		push @p, $shown, "printed \"$printed\", its comment says \"$result\"" if $printed ne $result;
+	}
+	return @p;
 }
-close($err);
-unlink("$tmp.sql", "$tmp.out", "$tmp.err");
 
 # --- a TAP line per block ----------------------------------------------------
-my ($n, $failed, $skipped) = (0, 0, 0);
-for my $b (0 .. $#blocks) {
-	my $block = $blocks[$b];
-	my ($first) = split /\n/, $block->{text};
-	$first =~ s/#//g;
-	$n++;
-	if (defined $block->{skip}) {
-		$skipped++;
-		print "ok $n - README.md line $block->{line}: $first # skip $block->{skip}\n";
-		next;
-	}
-	my @problems;
-	for my $k (grep { $expect[$_][0] == $b } 0 .. $#expect) {
-		my ($want, $stmt) = @{$expect[$k]}[1, 2];
-		my $got = $got{$k} // 'none (psql stopped before it)';
-		next if $got eq $want;
-		push @problems, "statement: " . ($stmt =~ s/\n/\n#   /gr),
-			"expected SQLSTATE $want, got $got" . ($errors{$k} ? ": " . ($errors{$k} =~ s/\n+$//r =~ s/\n/\n#   /gr) : '');
-	}
-	if (@problems) {
-		$failed++;
-		print "not ok $n - README.md line $block->{line}: $first\n";
-		print "#   $_\n" for @problems;
-	} else {
-		print "ok $n - README.md line $block->{line}: $first\n";
+my @documents = ('README.md', sort glob('docs/*.md'));
+my ($n, $failed) = (0, 0);
+for my $file (@documents) {
+	my @blocks = blocks_of($file);
+	next unless @blocks;
+	my ($expect, $state, $rows, $output, $errors) = run_document($file, @blocks);
+	for my $b (0 .. $#blocks) {
+		my $block = $blocks[$b];
+		my ($first) = split /\n/, $block->{text};
+		$first =~ s/#//g;
+		$n++;
+		if (defined $block->{skip}) {
+			print "ok $n - $file line $block->{line}: $first # skip $block->{skip}\n";
+			next;
+		}
+		my @problems;
+		for my $k (grep { $expect->[$_][0] == $b } 0 .. $#$expect) {
+			my ($want, $stmt) = @{$expect->[$k]}[1, 2];
+			push @problems, problems($want, $stmt, $state->{$k}, $rows->{$k}, $output->{$k}, $errors->{$k});
+		}
+		if (@problems) {
+			$failed++;
+			print "not ok $n - $file line $block->{line}: $first\n";
+			print "#   $_\n" for @problems;
+		} else {
+			print "ok $n - $file line $block->{line}: $first\n";
+		}
 	}
 }
+# --- links ---------------------------------------------------------------------
+# every relative link of the documents reaches a file, and a #fragment a
+# heading of it (GitHub's anchors: lower case, punctuation dropped, spaces
+# to hyphens, -1, -2 ... for repeats)
+sub anchors_of {
+	my ($path) = @_;
+	my (%anchors, %seen, $code);
+	open(my $fh, '<', $path) or return {};
+	while (my $line = <$fh>) {
+		$code = !$code if $line =~ /^```/;
+		next if $code || $line !~ /^#{1,6}\s+(.*?)\s*$/;
+		my $a = lc($1) =~ s/[^\w\- ]//gr =~ s/ /-/gr;
+		my $k = $seen{$a}++;
+		$anchors{$k ? "$a-$k" : $a} = 1;
+	}
+	return \%anchors;
+}
+for my $file (@documents, 'CONTRIBUTING.md', 'examples/README.md') {
+	open(my $fh, '<', $file) or die "$file: $!";
+	my $text = do { local $/; <$fh> };
+	close($fh);
+	$text =~ s/```.*?```//gs;
+	my $dir = $file =~ m{^(.*)/} ? "$1/" : '';
+	my @broken;
+	while ($text =~ /\]\(([^)\s]+)\)/g) {
+		my $link = $1;
+		next if $link =~ /^(https?|mailto):/;
+		my ($path, $fragment) = split /#/, $link, 2;
+		my $target = $path eq '' ? $file : $dir . $path;
+		1 while $target =~ s{[^/]+/\.\./}{};
+		if (!-e $target) { push @broken, "$link: no file $target"; next; }
+		push @broken, "$link: no heading #$fragment in $target"
+		  if defined $fragment && $target =~ /\.md$/ && !anchors_of($target)->{$fragment};
+	}
+	$n++;
+	if (@broken) {
+		$failed++;
+		print "not ok $n - $file: every relative link resolves\n";
+		print "#   $_\n" for @broken;
+	} else {
+		print "ok $n - $file: every relative link resolves\n";
+	}
+}
+
 print "1..$n\n";
-system('dropdb', $db);
 exit($failed ? 1 : 0);
