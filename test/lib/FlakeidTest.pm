@@ -153,7 +153,7 @@ sub run_tap_script
 	}
 	delete @ENV{qw(PGPASSWORD PGSERVICE PGOPTIONS)};
 
-	my ($planned, $seen, $failing) = (undef, 0, 0);
+	my ($planned, $seen, $failing, $began) = (undef, 0, 0, time);
 	# PostgreSQL::Test::Utils points this process's stderr at its log file,
 	# which goes with the test's copy of the tree: the script's stderr is
 	# kept apart and shown if the script fails
@@ -200,6 +200,8 @@ sub run_tap_script
 	close($out);
 	my $status = $? >> 8;
 	$status = 1 if $? & 127;
+	# (what each script costs, for whoever keeps the suite's time down)
+	note("$label: took " . (time - $began) . " s");
 	my $whole = defined $planned && ($planned == 0 || $planned == $seen);
 	my $passed = ok($status == 0 && $whole,
 		"$label: exits 0 after its whole plan (exit $status, "
