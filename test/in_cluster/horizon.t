@@ -24,7 +24,7 @@ import time
 import psycopg
 
 WRITERS = int(os.environ.get("WRITERS", "16"))
-ROWS = int(os.environ.get("ROWS", "10000"))
+ROWS = int(os.environ.get("ROWS", "4000"))
 GENERATORS = {  # name: (SQL type, the generator call)
     "sno": ("sno", "sno_new(0)"),
     "siq": ("siq", "siq_new('user')"),
