@@ -87,15 +87,38 @@ wal_record_init(void)
 }
 
 /*
+ * A cancel (statement_timeout, pg_cancel_backend) or terminate (a fast
+ * shutdown, pg_terminate_backend) pending now is served as core serves it,
+ * with its ERROR or FATAL and SQLSTATE, although the caller holds
+ * flakeid_lock: an LWLock holds interrupts off, so CHECK_FOR_INTERRUPTS()
+ * alone would do nothing, and a wait for standbys that may never answer
+ * would then end only with the server (seen: a backend waiting 12 minutes
+ * past its 1 s statement_timeout).  Interrupts are let through for that
+ * moment only; the error's recovery releases flakeid_lock.
+ */
+static void
+serve_cancel_or_terminate(void)
+{
+	uint32		held = InterruptHoldoffCount;
+
+	if (!InterruptPending || !(QueryCancelPending || ProcDiePending))
+		return;
+	InterruptHoldoffCount = 0;
+	ProcessInterrupts();
+	InterruptHoldoffCount = held;
+}
+
+/*
  * With flakeid.mark_synchronous: waits until the synchronous standbys have
  * flushed `lsn`, whatever this session's synchronous_commit says.  Without
  * synchronous standbys (synchronous_standby_names empty) there is nothing
  * to wait for.  It watches the flush position the WAL senders publish for
  * synchronous commits, napping 1 ms on the latch in between, rather than
  * queueing as a commit does (SyncRepWaitForLSN): that queue follows the
- * session's synchronous_commit, which may say not to wait at all.  A cancel
- * or terminate ends the wait with an ERROR, so nothing is published.  A
- * wait on SyncRepLock (shared) and the standbys' replies.
+ * session's synchronous_commit, which may say not to wait at all.  Called
+ * with flakeid_lock held; a cancel or terminate still ends the wait, with
+ * an ERROR or FATAL, so nothing is published.  A wait on SyncRepLock
+ * (shared) and the standbys' replies.
  */
 static void
 wait_for_synchronous_standbys(XLogRecPtr lsn)
@@ -113,6 +136,7 @@ wait_for_synchronous_standbys(XLogRecPtr lsn)
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, WAIT_EVENT_SYNC_REP);
 		ResetLatch(MyLatch);
+		serve_cancel_or_terminate();
 		CHECK_FOR_INTERRUPTS();
 	}
 }

@@ -8,7 +8,9 @@
 #    mark past what the standby knows, and the promoted server repeats IDs
 #    that clients received;
 #  - on: renewals wait for the standby, so calls past the last mark it has
-#    fail (statement_timeout, 57014) instead, and nothing repeats.
+#    fail (statement_timeout, 57014) instead, and nothing repeats; the wait
+#    ends on a cancel or terminate although it holds flakeid_lock (a call
+#    renewing the mark itself, and a fast shutdown).
 use strict;
 use warnings;
 use FlakeidTest;
@@ -34,6 +36,20 @@ sub failover
 	my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 	$standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn");
 	$standby->stop('fast');
+	my $cancelled;
+	if ($synchronous eq 'on')
+	{
+		# A call far past the mark renews it itself (nothing has been minted
+		# since the last renewal, so the renewer is idle), holding
+		# flakeid_lock while it waits for the standby that is gone: its
+		# statement_timeout must still end the wait.
+		my ($err, $timed_out, $began) = ('', 0, time);
+		$primary->psql('postgres',
+			"SET flakeid.debug_clock_offset_ms = 630000; SET statement_timeout = '2s'; SELECT snowflake_new()",
+			stderr => \$err, timeout => 60, timed_out => \$timed_out);
+		$cancelled = !$timed_out && $err =~ /canceling statement due to statement timeout/;
+		diag("the call past the mark: " . ($timed_out ? "still waiting after 60 s" : $err)) unless $cancelled;
+	}
 
 	# cut off: what the clients receive meanwhile; a failed statement gives them nothing
 	my ($failures, $deadline) = (0, time + 4);
@@ -43,6 +59,14 @@ sub failover
 		$primary->psql('postgres', $mint, stdout => \$out, stderr => \$err);
 		if ($err =~ /ERROR:/) { $failures++; $primary->psql('postgres', 'SELECT pg_sleep(0.2)'); }
 		else { push @received, split /\n/, $out; }
+	}
+	my $stopped;
+	if ($synchronous eq 'on')
+	{
+		# the renewer, or a call, waits for the standby with flakeid_lock held
+		# by now: a fast shutdown terminates them, and must end
+		local $ENV{PGCTLTIMEOUT} = 60;
+		$stopped = $primary->stop('fast', fail_ok => 1);
 	}
 	$primary->stop('immediate');
 	$standby->start;
@@ -65,7 +89,7 @@ sub failover
 		 SELECT count(*) FROM (SELECT snowflake_new() AS id FROM generate_series(1, 10000000)) n
 		 WHERE id IN (SELECT id FROM received)");
 	$standby->stop;
-	return ($repeats, $failures, scalar keys %received, $primary);
+	return ($repeats, $failures, scalar keys %received, $primary, $cancelled, $stopped);
 }
 
 my ($repeats, $failures, $received) = failover('async_mark', 'off');
@@ -73,8 +97,10 @@ cmp_ok($repeats, '>', 0,
 	"mark_synchronous off (negative control): the promoted server repeats $repeats of the $received IDs clients received");
 is($failures, 0, 'mark_synchronous off: the cut-off primary went on minting without an error');
 
-my $primary;
-($repeats, $failures, $received, $primary) = failover('sync_mark', 'on');
+my ($primary, $cancelled, $stopped);
+($repeats, $failures, $received, $primary, $cancelled, $stopped) = failover('sync_mark', 'on');
+ok($cancelled, "mark_synchronous on: a call renewing the mark itself, waiting for the standby that is gone, ends on its statement_timeout (57014)");
+ok($stopped, "mark_synchronous on: a fast shutdown of the cut-off primary ends, its waits for the standby with it");
 is($repeats, 0, "mark_synchronous on: the promoted server repeats none of the $received IDs clients received");
 cmp_ok($failures, '>', 0, "mark_synchronous on: the cut-off primary refused calls past its last confirmed mark ($failures statements)");
 like(slurp_file($primary->logfile), qr/ERROR:  canceling statement due to statement timeout|the synchronous standbys did not confirm/,
