@@ -17,6 +17,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -194,13 +195,18 @@ def model_check(label, dsn_kwargs, rows=ROWS):
             errors.append(repr(e))
 
     def poller(read, state):
-        with psycopg.connect(autocommit=True, **dsn_kwargs) as conn:
-            while True:
-                finished = done.is_set()
-                read(conn, state)
-                if finished:
-                    return
-                time.sleep(0.005)
+        # an error here would end the thread quietly and look like missed rows: it is reported
+        try:
+            with psycopg.connect(autocommit=True, **dsn_kwargs) as conn:
+                while True:
+                    finished = done.is_set()
+                    read(conn, state)
+                    state["reads"] += 1
+                    if finished:
+                        return
+                    time.sleep(0.005)
+        except Exception as e:  # noqa: BLE001 - reported as a failure below
+            state["error"] = repr(e)
 
     def horizon_read(conn, state):
         # the README's pattern: the horizon, then the rows in [last, horizon)
@@ -208,6 +214,7 @@ def model_check(label, dsn_kwargs, rows=ROWS):
         rows = conn.execute("SELECT id::text FROM horizon_feed WHERE id >= %s::sno AND id < %s::sno",
                             (state["last"], h)).fetchall()
         state["seen"].extend(r[0] for r in rows)
+        state["horizons"].append(h)
         state["last"] = h
 
     def naive_read(conn, state):
@@ -218,8 +225,8 @@ def model_check(label, dsn_kwargs, rows=ROWS):
             state["last"] = rows[-1][0]
 
     zero = "2222222222222222"  # the smallest sno
-    exact = {"last": zero, "seen": []}
-    naive = {"last": zero, "seen": []}
+    exact = {"last": zero, "seen": [], "reads": 0, "error": None, "horizons": []}
+    naive = {"last": zero, "seen": [], "reads": 0, "error": None}
     writers = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
     pollers = [threading.Thread(target=poller, args=(horizon_read, exact)),
                threading.Thread(target=poller, args=(naive_read, naive))]
@@ -234,10 +241,15 @@ def model_check(label, dsn_kwargs, rows=ROWS):
     ok(not errors and len(committed) == WRITERS * rows,
        f"{label}: {WRITERS} writers committed {WRITERS * rows} rows with random sleeps before commit ({time.time() - started:.0f} s)",
        errors[:3])
+    ok(exact["error"] is None and naive["error"] is None,
+       f"{label}: both pollers ran to the end ({exact['reads']} and {naive['reads']} reads)",
+       f"horizon poller: {exact['error']}; naive poller: {naive['error']}")
     ok(len(exact["seen"]) == len(set(exact["seen"])), f"{label}: the horizon poller read no row twice")
     missed = set(committed) - set(exact["seen"])
     ok(not missed and set(exact["seen"]) == set(committed),
-       f"{label}: the horizon poller read every committed row ({len(exact['seen'])})", f"missed {len(missed)}")
+       f"{label}: the horizon poller read every committed row ({len(exact['seen'])})",
+       f"missed {len(missed)}, the lowest {min(missed) if missed else None}; the last horizons {exact['horizons'][-3:]}; "
+       f"the highest committed {max(committed) if committed else None}")
     naive_missed = len(set(committed) - set(naive["seen"]))
     ok(naive_missed > 0, f"{label}: the naive poller (after the last ID seen) missed {naive_missed} rows: the negative control")
 
@@ -286,3 +298,4 @@ pidfile = {tmp}/pgbouncer.pid
 
 observer.close()
 print(f"1..{count}")
+sys.exit(1 if failed else 0)
