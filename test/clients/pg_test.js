@@ -1,7 +1,7 @@
 // Every flakeid type (and the snowflake bigints) through node-postgres: insert
 // with DEFAULT generators, read back, send the values back as parameters,
-// cast, read *_time() as Dates, order, time ranges, bad literals and a
-// kuid96[] clock.  TAP output.  Connection settings come from the libpq
+// cast, read *_time() as Dates, order, time ranges, bad literals, COPY in
+// text and in binary (pg-copy-streams) and a kuid96[] clock.  TAP output.  Connection settings come from the libpq
 // environment (test/clients/run).
 //
 // node-postgres 8 reads every result field as UTF-8 text, whatever format the
@@ -11,6 +11,9 @@
 // go in binary, through each type's receive function.
 'use strict';
 const pg = require('pg');
+const { Readable } = require('stream');
+const { pipeline } = require('stream/promises');
+const copyStreams = require('pg-copy-streams');
 
 const { Client } = pg;
 
@@ -81,8 +84,7 @@ async function main() {
       }
     }
   }
-  // order, time ranges and bad literals (node-postgres has no COPY of its
-  // own: that needs the pg-copy-streams package)
+  // order, time ranges and bad literals
   for (const t of Object.keys(DEFAULTS)) {
     const out = t === 'snowflake' ? t : `${t}::text`;
     const inserted = (await client.query(`SELECT ${out} AS v FROM client_node ORDER BY n`)).rows.map((r) => r.v);
@@ -100,6 +102,19 @@ async function main() {
     } catch (e) {
       ok(e.code === '22P02' && (t === 'snowflake' || !!e.detail), `a bad ${t} literal is 22P02${t === 'snowflake' ? '' : ` with a DETAIL (${e.detail})`}`);
     }
+  }
+  // COPY: node-postgres's COPY is the pg-copy-streams package.  Every type
+  // out of the table and back into a copy of it, in text and in binary (the
+  // receive functions read the bytes)
+  for (const format of ['text', 'binary']) {
+    await client.query('CREATE TEMP TABLE client_node_copied (LIKE client_node)');
+    const chunks = [];
+    for await (const chunk of client.query(copyStreams.to(`COPY client_node TO STDOUT (FORMAT ${format})`))) chunks.push(chunk);
+    await pipeline(Readable.from(chunks), client.query(copyStreams.from(`COPY client_node_copied FROM STDIN (FORMAT ${format})`)));
+    const same = await client.query(
+      'SELECT count(*)::int AS c FROM client_node_copied JOIN client_node USING (n, sno, flax, siq, kuid, kuid96, snowflake)');
+    ok(same.rows[0].c === 200, `COPY (${format}) through pg-copy-streams: every type out and back in, 200 rows equal their source`);
+    await client.query('DROP TABLE client_node_copied');
   }
   const clock = (await client.query('SELECT kuid96_vclock()::text[] AS vc')).rows[0].vc;
   const descends = await client.query('SELECT kuid96_vclock_descends(kuid96_vclock($1::text[]::kuid96[]), $1::text[]::kuid96[]) AS d', [clock]);
