@@ -30,7 +30,7 @@ case_generation() {
 	# often do not (the empty scan alone has varied from 121 to 189 ms)
 	least_empty=$(least "${S[gen_empty]}")
 	# ns_per_id median|least CASE: that statistic of the case less the empty scan's
-	ns_per_id() { awk -v m="$($1 "${S[gen_$2]}")" -v e="$($1 "${S[gen_empty]}")" -v n="$ROWS" 'BEGIN {printf "%.1f", (m - e) * 1e6 / n}'; }
+	ns_per_id() { ns_each "$($1 "${S[gen_$2]}")" "$($1 "${S[gen_empty]}")" "$ROWS"; }
 	add "## 1. Generation (ns per ID over an empty generate_series scan of $ROWS rows; the scan: $empty ms, fastest $least_empty ms)"
 	add ""
 	add "| expression | ns per ID | ratio | fastest round: ns per ID | ratio | baseline | target |"

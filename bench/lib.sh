@@ -8,6 +8,14 @@ ms() {   # ms SQL: server-side milliseconds of one statement
 		sed -n 's/.*NOTICE:  ms=//p'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+# ns_each MS EMPTY-MS N: nanoseconds for each of N rows, a statement's
+# milliseconds less those of its empty twin (the same scan without the call)
+ns_each() { awk -v t="$1" -v e="$2" -v n="$3" 'BEGIN {printf "%.1f", (t - e) * 1e6 / n}'; }
 # median SAMPLES / least SAMPLES: of a space-separated list, to one decimal
 median() { printf "%s\n" $1 | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
 least() { printf "%s\n" $1 | sort -g | awk 'NR == 1 {printf "%.1f", $1}'; }
+# samples_line LABEL SAMPLES: one variant's median, fastest round and rounds
+samples_line() { echo "$1: median $(median "$2"), fastest $(least "$2")    (rounds: $2)"; }
+# ratio_line WHAT SAMPLES SAMPLES-OF-THE-BASELINE: the ratio of the medians
+# and of the fastest rounds, the way every side-by-side bench reports it
+ratio_line() { echo "ratio $1: median $(ratio "$(median "$2")" "$(median "$3")"), fastest $(ratio "$(least "$2")" "$(least "$3")")"; }

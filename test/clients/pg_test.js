@@ -1,8 +1,8 @@
 // Every flakeid type (and the snowflake bigints) through node-postgres: insert
 // with DEFAULT generators, read back, send the values back as parameters,
 // cast, read *_time() as Dates, order, time ranges, bad literals, COPY in
-// text and in binary (pg-copy-streams) and a kuid96[] clock.  TAP output.  Connection settings come from the libpq
-// environment (test/clients/run).
+// text and in binary (pg-copy-streams) and a kuid96[] clock.  TAP output.
+// Connection settings come from the libpq environment (test/clients/run).
 //
 // node-postgres 8 reads every result field as UTF-8 text, whatever format the
 // server sends (pg-protocol: "Binary mode not supported yet"), so binary
