@@ -23,28 +23,38 @@ TYPE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/types/*.c)))
 OBJS = $(TYPE_OBJS) $(GENERATOR_OBJS) $(FORMAT_OBJS)
 
 # The shipped SQL is committed, so that review reads what users install.
-# sql/source/ holds the current state of the SQL; sql/flakeid--<current>.sql
-# is generated from it by `make sql` and checked by `make sql-check` (the
-# test command runs it).  Released install scripts are frozen in
-# sql/released/, and the upgrades in sql/upgrades/flakeid--A--B.sql are
-# written by hand (sql/released/README: how a release starts).
-# test/in_cluster/upgrade.t installs each release and updates it.
+# sql/source/ holds the current state of the SQL, each object written once;
+# `make sql` generates from it the current install script,
+# sql/flakeid--<current>.sql, and the upgrade of the release in development,
+# sql/upgrades/flakeid--<previous>--<current>.sql, from its hand-written
+# .sql.in: that file holds what only an upgrade does (DROP, ALTER) and a line
+# "--@include FILE" for each sql/source/ file of the release's new or
+# replaced objects (a template FILE.sql.in is taken once per fixed-width
+# type), as Citus's upgrade scripts include udfs/<name>/<version>.sql.
+# `make sql-check` checks both (the test command runs it).  Released scripts
+# are frozen in sql/released/ and sql/upgrades/ (sql/released/README: how a
+# release starts).  upgrade.t installs each release and updates it.
 SHIPPED_SQL = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(SHIPPED_SQL) $(wildcard sql/released/$(EXTENSION)--*.sql sql/upgrades/$(EXTENSION)--*--*.sql)
+UPGRADE_IN = $(wildcard sql/upgrades/$(EXTENSION)--*--$(EXTVERSION).sql.in)
+UPGRADE_SQL = $(UPGRADE_IN:.in=)
+DATA = $(SHIPPED_SQL) $(wildcard sql/released/$(EXTENSION)--*.sql) \
+	$(sort $(UPGRADE_SQL) $(wildcard sql/upgrades/$(EXTENSION)--*--*.sql))
 
 # --- tests against a running server (PGXS's targets) ----------------------
-# `make installcheck`: the pg_regress files in test/sql/ with their output in
-# test/expected/, found in the tree; setup.sql (which creates the extension)
-# first, the others in name order.  They mint IDs: the server must have
-# flakeid in shared_preload_libraries.  REGRESS=name picks one.
-REGRESS_FILES = $(sort $(notdir $(basename $(wildcard test/sql/*.sql))))
+# `make installcheck`: pg_regress's classic layout, sql/NAME.sql with its
+# output in expected/NAME.out (the extension's own scripts in sql/ are not
+# tests); setup.sql (which creates the extension) first, the others in name
+# order.  They mint IDs: the server must have flakeid in
+# shared_preload_libraries.  REGRESS=name picks one.
+REGRESS_FILES = $(sort $(notdir $(basename $(wildcard expected/*.out))))
 REGRESS = setup $(filter-out setup,$(REGRESS_FILES))
-REGRESS_OPTS = --inputdir=test
 
-# WERROR= to build without -Werror (CI and the test script keep it).  The
-# server headers are system headers here so that -Wextra judges our code only
-# (PostgreSQL's own headers have unused parameters).
-WERROR ?= -Werror
+# A plain `make` warns but never fails on a warning, so that a user's newer
+# compiler cannot break an install from source or PGXN; the test command and
+# CI build with WERROR=-Werror.  The server headers are system headers here
+# so that -Wextra judges our code only (PostgreSQL's own headers have unused
+# parameters).
+WERROR ?=
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CFLAGS = -Wall -Wextra $(WERROR)
@@ -60,7 +70,18 @@ include $(PGXS)
 # PGXS does not track headers: every object depends on all of ours
 $(OBJS): $(wildcard src/*/*.h)
 
-SQL_SOURCES = $(wildcard sql/source/*)
+SQL_SOURCES = $(wildcard sql/source/*) $(UPGRADE_IN)
+
+# sql_file FILE: sql/source/FILE as the scripts take it in: a template
+# (FILE.sql.in) once per fixed-width type, @TYPE@ and @WIDTH@ filled in
+define sql_file_function
+	sql_file() { \
+	  case $$1 in \
+	    *.sql.in) for spec in $(FIXED_TYPES); do \
+	                sed -e "s/@TYPE@/$${spec%%:*}/g" -e "s/@WIDTH@/$${spec##*:}/g" sql/source/$$1 || return 1; done ;; \
+	    *) cat sql/source/$$1 ;; \
+	  esac; }
+endef
 
 # the install script as sql/source/ makes it, on standard output: the head,
 # each fixed-width type (the template, then its own file), then the rest
@@ -73,23 +94,46 @@ define generate_install_script
 	  for name in $(PLAIN_SQL); do cat sql/source/$$name.sql; done; }
 endef
 
+# generate_upgrade_script IN: the upgrade script IN makes, on standard
+# output (a file it includes that does not exist fails)
+define generate_upgrade_script
+	$(sql_file_function); \
+	while IFS= read -r line || [ -n "$$line" ]; do \
+	  case $$line in \
+	    --@include\ *) sql_file "$${line#--@include }" || exit 1 ;; \
+	    *) printf '%s\n' "$$line" ;; \
+	  esac; \
+	done < $(1)
+endef
+
 sql: $(SQL_SOURCES)
 	$(generate_install_script) > $(SHIPPED_SQL)
+	@for in in $(UPGRADE_IN); do ( $(call generate_upgrade_script,$$in) ) > $${in%.in} || exit 1; done
 
-# TAP: the committed install script is exactly what sql/source/ generates,
-# and an upgrade script leads to it
+# TAP: the committed install and upgrade scripts are exactly what sql/source/
+# and the .sql.in generate, every file an upgrade includes is in the install
+# script, and an upgrade script leads to the current version
 sql-check: $(SQL_SOURCES)
-	@$(generate_install_script) > $(SHIPPED_SQL).generated; \
-	if cmp -s $(SHIPPED_SQL) $(SHIPPED_SQL).generated; then \
-	  echo "ok 1 - $(SHIPPED_SQL) is what sql/source/ generates"; \
-	else \
-	  echo "not ok 1 - $(SHIPPED_SQL) is what sql/source/ generates (run make sql and commit it)"; \
-	  diff -u $(SHIPPED_SQL) $(SHIPPED_SQL).generated | head -40 | sed 's/^/# /'; \
-	fi; rm -f $(SHIPPED_SQL).generated; \
-	if ls sql/upgrades/$(EXTENSION)--*--$(EXTVERSION).sql >/dev/null 2>&1 || [ -z "$$(ls sql/released)" ]; then \
-	  echo "ok 2 - an upgrade script in sql/upgrades/ leads to $(EXTVERSION)"; \
-	else echo "not ok 2 - no upgrade script in sql/upgrades/ leads to $(EXTVERSION)"; fi; \
-	echo "1..2"
+	@n=0; check() { n=$$((n + 1)); if [ "$$1" -eq 0 ]; then echo "ok $$n - $$2"; else echo "not ok $$n - $$2"; fi; }; \
+	$(generate_install_script) > $(SHIPPED_SQL).generated; \
+	cmp -s $(SHIPPED_SQL) $(SHIPPED_SQL).generated; \
+	check $$? "$(SHIPPED_SQL) is what sql/source/ generates (else: make sql, and commit it)"; \
+	diff -u $(SHIPPED_SQL) $(SHIPPED_SQL).generated | head -40 | sed 's/^/# /'; \
+	for in in $(UPGRADE_IN); do \
+	  ( $(call generate_upgrade_script,$$in) ) > $$in.generated; \
+	  cmp -s $${in%.in} $$in.generated; \
+	  check $$? "$${in%.in} is what $$in generates (else: make sql, and commit it)"; \
+	  diff -u $${in%.in} $$in.generated | head -40 | sed 's/^/# /'; rm -f $$in.generated; \
+	  for file in $$(sed -n 's/^--@include //p' $$in); do \
+	    $(sql_file_function); sql_file $$file > $$in.part 2>/dev/null && [ -s $$in.part ] && \
+	      head -1 $$in.part > $$in.first && grep -qxFf $$in.first $(SHIPPED_SQL).generated; \
+	    check $$? "$$in's include $$file is a file of sql/source/ that the install script takes in too"; \
+	    rm -f $$in.part $$in.first; \
+	  done; \
+	done; rm -f $(SHIPPED_SQL).generated; \
+	ls sql/upgrades/$(EXTENSION)--*--$(EXTVERSION).sql >/dev/null 2>&1 || [ -z "$$(ls sql/released)" ]; \
+	check $$? "an upgrade script in sql/upgrades/ leads to $(EXTVERSION)"; \
+	echo "1..$$n"
 
 # --- tests that need no server ----------------------------------------------
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc

@@ -36,6 +36,20 @@ build_and_install() {
 	$SUDO make -s install PG_CONFIG="$pg_config"
 }
 
+# copy_tree DEST [TAR-OPTION...]: this tree (the current directory) into
+# DEST, less what any build or run leaves in it (objects, test binaries,
+# fuzz corpora, the clients' node_modules, pg_regress's and the TAP
+# harness's output); the options add exclusions (--exclude=./.git)
+copy_tree() {
+	local dest=$1
+	shift
+	mkdir -p "$dest" &&
+		tar -c --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./results --exclude=./regression.* \
+			--exclude=./.built_for --exclude='./test/unit/test_*[!c]' --exclude='./test/fuzz/fuzz_*' \
+			--exclude=./test/fuzz/corpus --exclude=./test/fuzz/crashes --exclude=./test/clients/node_modules \
+			--exclude=./tmp_check "$@" . | tar -x -C "$dest"
+}
+
 # the bindir of PostgreSQL MAJOR: Debian's package for the version Debian 12
 # ships, a cached source build (scripts/build_postgres) for the others
 pg_bindir() {   # pg_bindir MAJOR

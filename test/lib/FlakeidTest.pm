@@ -7,6 +7,17 @@ package FlakeidTest;
 use strict;
 use warnings;
 
+# The servers a test talks to are the ones it makes: none of the caller's
+# libpq variables (PGHOST, PGPORT, ... as `make prove_installcheck PGHOST=…`
+# exports them), nor make's own (MAKEFLAGS carries command-line variables
+# into every make a test runs, upgrade.t's installcheck among them).
+# PG_TEST_* are the harness's own settings, and stay.
+BEGIN
+{
+	delete $ENV{$_} for grep { /^PG/ && !/^PG_TEST_/ } keys %ENV;
+	delete @ENV{qw(MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS)};
+}
+
 use Exporter 'import';
 use File::Basename qw(basename);
 use File::Temp ();
