@@ -170,13 +170,14 @@ EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus t
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
 
-# `make prove_installcheck`: the TAP files test/t/*.pl, on PostgreSQL's own
-# PostgreSQL::Test::Cluster (which the server-dev package ships with PGXS):
-# each starts the servers it needs with the installed PostgreSQL, so any user
-# but root runs them (initdb refuses root).  PGXS defines the recipe but no
-# target (core and pgvector do the same).  PROVE_TESTS=test/t/x.pl picks
-# files; FLAKEID_TESTS=name picks scripts inside the files that run several
-# (docs/TESTS.md).  test/lib holds the shared helpers.
+# `make prove_installcheck`: the TAP files test/t/NNN_name.pl, one per
+# test, on PostgreSQL's own PostgreSQL::Test::Cluster (which the server-dev
+# package ships with PGXS): each starts the servers it needs with the
+# installed PostgreSQL, so any user but root runs them (initdb refuses
+# root).  PGXS defines the recipe but no target (core and pgvector do the
+# same).  PROVE_TESTS=test/t/012_backfill.pl runs one.  test/lib holds the
+# shared helpers (FlakeidTest.pm) and the list of formats the tests go over
+# (formats.tsv).  The tests ignore the caller's PG* and make variables.
 PROVE_TESTS ?= $(sort $(wildcard test/t/*.pl))
 PG_PROVE_FLAGS += -I test/lib
 EXTRA_CLEAN += tmp_check

@@ -9,7 +9,7 @@
  * extractor and the time-range operators (their planner support is in
  * time_range.c).  Everything per format comes from its pure-C description
  * (format/format.h); the SQL side is generated from
- * sql/ext_fixed_type.sql.in with the same prefix.
+ * sql/source/fixed_type.sql.in with the same prefix.
  *
  * The helpers are static inline.  Comparisons and hashing take the width as
  * a compile-time constant (the format's own macro, which its description

@@ -1,7 +1,8 @@
-# Shared by the TAP files test/t/*.pl (`make prove_installcheck`): servers
-# with flakeid preloaded, made by PostgreSQL::Test::Cluster, and a relay that
-# runs a TAP-producing script (bash, psql with pgTAP, a client driver) and
-# turns each of its result lines into a check of the calling file.
+# Shared by the TAP files test/t/*.pl (`make prove_installcheck`), one file
+# per test: servers with flakeid preloaded, made by PostgreSQL::Test::Cluster;
+# the ID formats every test goes over (test/lib/formats.tsv); psql sessions
+# at once; the state file's marks; a clock faked per process (libfaketime);
+# and a relay for pgTAP files, whose checks psql prints as TAP.
 package FlakeidTest;
 
 use strict;
@@ -10,16 +11,18 @@ use warnings;
 # The servers a test talks to are the ones it makes: none of the caller's
 # libpq variables (PGHOST, PGPORT, ... as `make prove_installcheck PGHOST=…`
 # exports them), nor make's own (MAKEFLAGS carries command-line variables
-# into every make a test runs, upgrade.t's installcheck among them).
-# PG_TEST_* are the harness's own settings, and stay.
+# into every make a test runs, the upgrade test's installcheck among them).
+# libpq's variables are PG and a letter (PGHOST, PGSSLMODE); PG_REGRESS
+# and PG_TEST_* are the harness's own settings, and stay.
 BEGIN
 {
-	delete $ENV{$_} for grep { /^PG/ && !/^PG_TEST_/ } keys %ENV;
+	delete $ENV{$_} for grep { /^PG[A-Z]/ } keys %ENV;
 	delete @ENV{qw(MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS)};
 }
 
 use Exporter 'import';
-use File::Basename qw(basename);
+use Cwd ();
+use File::Basename qw(dirname);
 use File::Temp ();
 use IPC::Run;
 use POSIX ();
@@ -28,16 +31,58 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
-  run_tap_script selected_scripts script_command);
+  fresh_db psql_start psql_finish psql_together log_count formats backfill_call
+  state_file_mark state_file_sno_mark require_libfaketime fake_clock_setup fake_clock_teardown
+  $LIBFAKETIME tree_root run_tap_script session);
+
+# tree_root(): the top of the tree the tests run from (they read its docs,
+# scripts and fixtures)
+sub tree_root
+{
+	return Cwd::abs_path(dirname(__FILE__) . '/../..');
+}
+
+# formats(FIELD => VALUE, ...): the rows of test/lib/formats.tsv (hashes
+# keyed by its header), in its order, those with every FIELD equal to VALUE
+sub formats
+{
+	my (%where) = @_;
+	my $file = tree_root() . '/test/lib/formats.tsv';
+	open(my $fh, '<', $file) or die "$file: $!";
+	my (@header, @rows);
+	while (my $line = <$fh>)
+	{
+		chomp $line;
+		next if $line =~ /^#/ || $line eq '';
+		my @fields = split /\t/, $line;
+		if (!@header) { @header = @fields; next; }
+		my %row;
+		@row{@header} = @fields;
+		push @rows, \%row;
+	}
+	close($fh);
+	return grep { my $r = $_; !grep { $r->{$_} ne $where{$_} } keys %where } @rows;
+}
+
+# backfill_call(FORMAT, TIME-SQL): FORMAT's back-fill call at TIME-SQL
+sub backfill_call
+{
+	my ($format, $time) = @_;
+	return sprintf($format->{new_at}, $time);
+}
 
 # flakeid_node(NAME, SETTING => VALUE, ...): a started server, able to stream
 # to a standby, with flakeid preloaded and the extension created in database
 # postgres.  The settings are those initdb gives (the module's own are for
 # tiny servers: 10 connections, 1 MB of shared buffers, every statement
-# logged), UTF-8, and the caller's.
+# logged), UTF-8, and the caller's.  Two options: -env => {NAME => VALUE}
+# is the server's environment at this start (LD_PRELOAD, say), and
+# -extension => 0 leaves the extension uncreated.
 sub flakeid_node
 {
 	my ($name, %settings) = @_;
+	my %env = %{ delete $settings{-env} // {} };
+	my $create = delete $settings{-extension} // 1;
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init(allows_streaming => 1, extra => [ '--encoding=UTF8', '--locale=C.UTF-8' ]);
 	my %conf = (
@@ -48,8 +93,11 @@ sub flakeid_node
 		log_statement => 'none',
 		%settings);
 	$node->append_conf('postgresql.conf', join('', map { "$_ = '$conf{$_}'\n" } sort keys %conf));
-	$node->start;
-	$node->safe_psql('postgres', 'CREATE EXTENSION flakeid');
+	{
+		local @ENV{ keys %env } = values %env;
+		$node->start;
+	}
+	$node->safe_psql('postgres', 'CREATE EXTENSION flakeid') if $create;
 	return $node;
 }
 
@@ -95,53 +143,201 @@ sub restart_with
 	$node->restart;
 }
 
-# sqlstate_of(NODE, SQL): the SQLSTATE SQL fails with, or 'ok'
+# sqlstate_of(NODE, SQL, db => DB, env => {NAME => VALUE}): the SQLSTATE SQL
+# fails with, or 'ok'
 sub sqlstate_of
 {
-	my ($node, $sql) = @_;
+	my ($node, $sql, %opt) = @_;
 	my ($out, $err) = ('', '');
-	my $rc = $node->psql('postgres', $sql, stdout => \$out, stderr => \$err,
+	local @ENV{ keys %{ $opt{env} // {} } } = values %{ $opt{env} // {} };
+	my $rc = $node->psql($opt{db} // 'postgres', $sql, stdout => \$out, stderr => \$err,
 		extra_params => [ '-v', 'VERBOSITY=sqlstate' ]);
 	return 'ok' if $rc == 0;
 	return $err =~ /ERROR:\s+([0-9A-Z]{5})/ ? $1 : "exit $rc: $err";
 }
 
-# message_of(NODE, SQL): what SQL prints on stderr (its ERROR, DETAIL, HINT)
+# message_of(NODE, SQL, db => DB, env => {...}): what SQL prints on stderr
+# (its WARNINGs, ERROR, DETAIL, HINT), each line as psql -c prints it
+# (without the "psql:<stdin>:1: " of a script read from standard input)
 sub message_of
 {
-	my ($node, $sql) = @_;
+	my ($node, $sql, %opt) = @_;
 	my ($out, $err) = ('', '');
-	$node->psql('postgres', $sql, stdout => \$out, stderr => \$err,
+	local @ENV{ keys %{ $opt{env} // {} } } = values %{ $opt{env} // {} };
+	$node->psql($opt{db} // 'postgres', $sql, stdout => \$out, stderr => \$err,
 		extra_params => [ '-v', 'VERBOSITY=default' ]);
-	return $err;
+	return $err =~ s/^psql:<stdin>:\d+: //mgr;
 }
 
-# selected_scripts(GLOB): the files GLOB finds, in name order; FLAKEID_TESTS
-# (names without directory or extension, separated by spaces or commas)
-# keeps only those named.
-sub selected_scripts
+# fresh_db(NODE, NAME): a new empty database (one an interrupted run left is
+# dropped first)
+sub fresh_db
 {
-	my ($glob) = @_;
-	my @scripts = sort glob($glob);
-	return @scripts unless $ENV{FLAKEID_TESTS};
-	my %wanted = map { $_ => 1 } split /[\s,]+/, $ENV{FLAKEID_TESTS};
-	return grep { my $n = basename($_); $n =~ s/\.[^.]*$//; $wanted{$n} } @scripts;
+	my ($node, $db) = @_;
+	$node->safe_psql('postgres', "SET client_min_messages = warning; DROP DATABASE IF EXISTS $db");
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
 }
 
-# script_command(FILE): how to run a test script: with the interpreter its
-# "#!" line names (perl, python3), with bash otherwise
-sub script_command
+# psql_start(NODE, SQL, db => DB, env => {...}, extra => [PSQL-OPTION...]):
+# SQL in a psql session of its own, running while the caller goes on; psql_finish(JOB) waits for it
+# and returns (exit status, stdout, stderr)
+sub psql_start
 {
-	my ($file) = @_;
-	open(my $fh, '<', $file) or die "$file: $!";
-	my $first = <$fh> // '';
+	my ($node, $sql, %opt) = @_;
+	my $job = { out => '', err => '' };
+	local @ENV{ keys %{ $opt{env} // {} } } = values %{ $opt{env} // {} };
+	$job->{run} = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', @{ $opt{extra} // [] },
+			'-d', $node->connstr($opt{db} // 'postgres'), '-c', $sql ],
+		'>', \$job->{out}, '2>', \$job->{err});
+	return $job;
+}
+
+sub psql_finish
+{
+	my ($job) = @_;
+	$job->{run}->finish;
+	my $status = $job->{run}->result(0);
+	chomp $job->{out};
+	return ($status, $job->{out}, $job->{err});
+}
+
+# psql_together(NODE, SQL, ...): each SQL in a session of its own, all at
+# once; their outputs, in order.  Dies, with the error, if any fails.
+sub psql_together
+{
+	my ($node, @sqls) = @_;
+	my @jobs = map { psql_start($node, $_) } @sqls;
+	my @outs;
+	for my $i (0 .. $#jobs)
+	{
+		my ($status, $out, $err) = psql_finish($jobs[$i]);
+		die "a session of psql_together failed (exit $status): $err\nits SQL: $sqls[$i]\n" if $status;
+		push @outs, $out;
+	}
+	return @outs;
+}
+
+# session(NODE, db => DB, connstr => CONNSTR): one psql session that stays
+# open (a transaction held across checks, a poller); $session->query(SQL)
+# runs SQL in it and returns its output, dying on an ERROR, and
+# $session->close ends it.  query() waits at most 300 s.
+sub session
+{
+	my ($node, %opt) = @_;
+	my $self = bless { in => '', out => '', err => '' }, 'FlakeidTest::Session';
+	$self->{run} = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=0', '-d', $opt{connstr} // $node->connstr($opt{db} // 'postgres') ],
+		'<', \$self->{in}, '>', \$self->{out}, '2>', \$self->{err}, $self->{timer} = IPC::Run::timeout(300));
+	return $self;
+}
+
+sub FlakeidTest::Session::query
+{
+	my ($self, $sql) = @_;
+	@$self{qw(out err)} = ('', '');
+	$self->{timer}->start(300);
+	# (the marker on both streams: what psql wrote to stderr before it has been read too)
+	$self->{in} .= "$sql;\n\\echo __flakeid_done__\n\\warn __flakeid_done__\n";
+	$self->{run}->pump until $self->{out} =~ /__flakeid_done__\n/ && $self->{err} =~ /__flakeid_done__\n/;
+	my ($out, $err) = map { s/__flakeid_done__\n//r } @$self{qw(out err)};
+	chomp $out;
+	die "the session's query failed: $sql\n$err" if $err =~ /^(ERROR|FATAL|PANIC):/m;
+	return $out;
+}
+
+sub FlakeidTest::Session::close
+{
+	my ($self) = @_;
+	$self->{in} .= "\\q\n";
+	$self->{run}->finish;
+}
+
+# log_count(NODE, REGEX): how many lines of NODE's server log match
+sub log_count
+{
+	my ($node, $regex) = @_;
+	return scalar grep { /$regex/ } split /\n/, slurp_file($node->logfile);
+}
+
+# state_file_mark(DATADIR): the saved mark of the monotonic generators (Unix
+# us) in a version 3 flakeid.state (body offset 16); state_file_sno_mark:
+# sno's, of its tick-tock in use (body offsets 24 and 32 for tick-tock 0 and
+# 1; the tick-tock at body offset 40)
+sub state_file_bytes
+{
+	my ($datadir) = @_;
+	open(my $fh, '<:raw', "$datadir/flakeid.state") or die "$datadir/flakeid.state: $!";
+	local $/;
+	my $bytes = <$fh>;
 	close($fh);
-	return ('perl', $file) if $first =~ /^#!.*\bperl\b/;
-	return ('python3', $file) if $first =~ /^#!.*\bpython3?\b/;
-	return ('bash', $file);
+	return $bytes;
 }
 
-# run_tap_script(NODE, LABEL, COMMAND...): runs COMMAND with the libpq
+sub state_file_mark
+{
+	return unpack('q<', substr(state_file_bytes($_[0]), 32, 8));
+}
+
+sub state_file_sno_mark
+{
+	my $bytes = state_file_bytes($_[0]);
+	my $ticktock = unpack('L<', substr($bytes, 56, 4));
+	return unpack('q<', substr($bytes, 40 + 8 * $ticktock, 8));
+}
+
+# --- a clock faked per process (libfaketime) -------------------------------
+# libfaketime keeps shared state in two /dev/shm objects named by the pid of
+# the first process that loads it (FAKETIME_SHARED names them to its
+# children): owned by that user with mode 0600, removed when that process or
+# any fork of it exits, and left behind when it execs.  A process that finds
+# the objects gone, or cannot open them (the postgres user, under a root
+# parent), makes its own under its pid; if a leftover holds that name, it
+# exits with status 1 ("sem_open failed").  Pids wrap, and every run leaves
+# objects behind, so a server that did not start, at random, is what a faked
+# clock did without this.  fake_clock_setup makes one pair that every process
+# of the test can open and none removes, and exports it in FAKETIME_SHARED:
+# then no process makes its own.  fake_clock_teardown removes it.
+our $LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+# require_libfaketime(): a test that fakes the clock is skipped without it, and says why
+sub require_libfaketime
+{
+	plan skip_all => "libfaketime is not installed ($LIBFAKETIME: Debian's faketime package)"
+	  unless -f $LIBFAKETIME;
+}
+
+my @fake_clock_objects;
+sub fake_clock_setup
+{
+	my $shared;
+	for my $attempt (1 .. 5)
+	{
+		local $ENV{LD_PRELOAD} = $LIBFAKETIME;
+		local $ENV{FAKETIME} = '+0';
+		delete local $ENV{FAKETIME_SHARED};
+		# (bash makes the pair under its pid and execs, so it stays)
+		$shared = `bash -c 'exec printenv FAKETIME_SHARED'`;
+		last if $? == 0 && $shared;
+	}
+	chomp $shared if defined $shared;
+	die "fake_clock_setup: libfaketime made no shared state\n" unless $shared;
+	my ($sem, $shm) = split ' ', $shared;
+	@fake_clock_objects = ("/dev/shm/sem." . substr($sem, 1), "/dev/shm/" . substr($shm, 1));
+	chmod 0666, @fake_clock_objects;
+	$ENV{FAKETIME_SHARED} = $shared;
+}
+
+sub fake_clock_teardown
+{
+	unlink @fake_clock_objects;
+	@fake_clock_objects = ();
+	delete $ENV{FAKETIME_SHARED};
+}
+END { unlink @fake_clock_objects if @fake_clock_objects; }
+
+# run_tap_script(NODE, LABEL, COMMAND...): runs COMMAND (psql with a pgTAP
+# file, whose checks are SQL and print themselves as TAP) with the libpq
 # environment of NODE (undef: none), PGDATA, FLAKEID_PG_LOG (its server log),
 # and relays its TAP: each "ok"/"not ok" line becomes a check named "LABEL:
 # ...", "ok N # skip why" a skipped check, "1..0 # SKIP why" a skipped

@@ -1,5 +1,5 @@
 -- Back-fill (*_new_at) never repeats an ID on one server (this file: one
--- session; test/in_cluster/backfill.t: parallel workers, sessions, restarts):
+-- session; test/t/012_backfill.pl: parallel workers, sessions, restarts):
 -- each time unit takes its pool's sequences once, interleaved with other
 -- units or not, and the call after the last one is ERROR 54000 instead of a
 -- wrap.

@@ -13,9 +13,10 @@ use warnings;
 use FlakeidTest;
 use Test::More;
 
-my @generators = qw(sno siq kuid kuid96 snowflake);
-sub new_call { my ($g) = @_; return $g eq 'siq' ? "siq_new('user')" : "${g}_new()"; }
-sub type_of { my ($g) = @_; return $g eq 'snowflake' ? 'bigint' : $g; }
+my %format = map { $_->{format} => $_ } formats(stateful => 't');
+my @generators = map { $_->{format} } formats(stateful => 't');
+sub new_call { my ($g) = @_; return $format{$g}{new}; }
+sub type_of { my ($g) = @_; return $format{$g}{type}; }
 
 my $primary = flakeid_node('primary',
 	'flakeid.allow_debug_clock_offset' => 'on', 'flakeid.sno_partition' => 5, 'flakeid.siq_shard' => 6,

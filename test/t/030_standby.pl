@@ -38,9 +38,8 @@ ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '"
 	  . $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') . "'::pg_lsn"), 'the standby replayed again after a crash');
 is(state_file_stamp($standby), $replayed_stamp, 'replaying records it already held left flakeid.state alone');
 
-my @calls = ("sno_new()", "sno_new_at(now())", "siq_new('user')", "siq_new_at(now(), 'user')",
-	"kuid_new()", "kuid_new_at(now())", "kuid96_new()", "kuid96_new_at(now())", "kuid96(kuid_new())",
-	"snowflake_new()", "snowflake_new_at(now())");
+# every stateful generator, live and back-fill, and kuid96's conversion, which mints
+my @calls = ((map { ($_->{new}, backfill_call($_, 'now()')) } formats(stateful => 't')), 'kuid96(kuid_new())');
 sub refused
 {
 	my ($label) = @_;

@@ -1,9 +1,8 @@
-#!/usr/bin/perl
 # The documentation's SQL, run as a reader would run it: every ```sql block
 # of README.md and of each docs/*.md file, in order, in one session of a
-# fresh database per file, of the preloaded cluster (the PG* environment
-# test/t/in_cluster.pl gives), with the extension created for docs/ files.
-# One TAP line per block.
+# fresh database per file, of a preloaded server of its own, with the
+# extension created for docs/ files.  One check per block, and one per
+# document for its relative links.
 #
 # Marks, in the documents:
 #   * a statement expected to fail carries `-- ERROR <SQLSTATE>` on its
@@ -20,8 +19,13 @@
 # Any other error fails the block, with the statement and the message.
 use strict;
 use warnings;
+use FlakeidTest;
+use Test::More;
 
-chdir((__FILE__ =~ s{/[^/]*$}{}r) . '/../..') or die "chdir: $!";
+my $node = flakeid_node('readme', -extension => 0);
+# psql, createdb and dropdb below talk to this server
+@ENV{qw(PGHOST PGPORT PGUSER PGDATABASE)} = ($node->host, $node->port, scalar getpwuid($>), 'postgres');
+chdir(tree_root()) or die "chdir: $!";
 
 # --- the blocks of one document ----------------------------------------------
 sub blocks_of {
@@ -110,7 +114,7 @@ sub run_document {
 			$script .= "\\warn '\@\@ $k'\n\\echo '\@\@ begin' $k\n$stmt\n\\echo '\@\@' $k :SQLSTATE :ROW_COUNT\n";
 		}
 	}
-	my $tmp = "/tmp/flakeid_doc_$$";
+	my $tmp = PostgreSQL::Test::Utils::tempdir() . "/doc";
 	open(my $out, '>', "$tmp.sql") or die;
 	print $out $script;
 	close($out);
@@ -159,9 +163,8 @@ sub problems {
 	return @p;
 }
 
-# --- a TAP line per block ----------------------------------------------------
+# --- a check per block -------------------------------------------------------
 my @documents = ('README.md', sort glob('docs/*.md'));
-my ($n, $failed) = (0, 0);
 for my $file (@documents) {
 	my @blocks = blocks_of($file);
 	next unless @blocks;
@@ -170,9 +173,8 @@ for my $file (@documents) {
 		my $block = $blocks[$b];
 		my ($first) = split /\n/, $block->{text};
 		$first =~ s/#//g;
-		$n++;
 		if (defined $block->{skip}) {
-			print "ok $n - $file line $block->{line}: $first # skip $block->{skip}\n";
+		  SKIP: { skip("$file line $block->{line}: $first ($block->{skip})", 1); }
 			next;
 		}
 		my @problems;
@@ -180,13 +182,7 @@ for my $file (@documents) {
 			my ($want, $stmt) = @{$expect->[$k]}[1, 2];
 			push @problems, problems($want, $stmt, $state->{$k}, $rows->{$k}, $output->{$k}, $errors->{$k});
 		}
-		if (@problems) {
-			$failed++;
-			print "not ok $n - $file line $block->{line}: $first\n";
-			print "#   $_\n" for @problems;
-		} else {
-			print "ok $n - $file line $block->{line}: $first\n";
-		}
+		ok(!@problems, "$file line $block->{line}: $first") or diag(join("\n", @problems));
 	}
 }
 # --- links ---------------------------------------------------------------------
@@ -223,15 +219,7 @@ for my $file (@documents, 'CONTRIBUTING.md', 'examples/README.md') {
 		push @broken, "$link: no heading #$fragment in $target"
 		  if defined $fragment && $target =~ /\.md$/ && !anchors_of($target)->{$fragment};
 	}
-	$n++;
-	if (@broken) {
-		$failed++;
-		print "not ok $n - $file: every relative link resolves\n";
-		print "#   $_\n" for @broken;
-	} else {
-		print "ok $n - $file: every relative link resolves\n";
-	}
+	ok(!@broken, "$file: every relative link resolves") or diag(join("\n", @broken));
 }
-
-print "1..$n\n";
-exit($failed ? 1 : 0);
+$node->stop;
+done_testing();

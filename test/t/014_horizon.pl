@@ -1,0 +1,245 @@
+# The horizon, <type>_horizon(): for each generator, an open transaction's
+# ID holds the horizon below IDs committed after it; once every transaction
+# has ended the horizon lies above every issued ID; IDs minted after a call
+# are at or above its value.  Savepoints, parallel workers, prepared
+# transactions (across their backend's exit and a restart), a clock step
+# back (sno and kuid), and the poller model check: 16 writers of 4,000 rows
+# each with random sleeps before commit, read by the README's poller,
+# directly (and a quarter as many through pgbouncer in transaction mode),
+# must give every committed row exactly once; a naive "after the last ID
+# seen" poller running alongside must miss some (the negative control).
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes ();
+
+my ($writers, $rows) = (16, 4000);
+my $node = flakeid_node('horizon', 'flakeid.allow_debug_clock_offset' => 'on', max_prepared_transactions => 10);
+my $observer = session($node);
+sub one { return $observer->query($_[0]); }
+sub below   # below(TYPE, A, B): A < B in the type's own order
+{
+	my ($type, $a, $b) = @_;
+	return one("SELECT '$a'::$type < '$b'::$type") eq 't';
+}
+
+# --- the contract, generator by generator -------------------------------------------------
+for my $f (formats(stateful => 't'))
+{
+	my ($name, $type, $call) = @$f{qw(format type new)};
+	my $horizon = "SELECT ${name}_horizon()::text";
+	my $holder = session($node);    # a transaction left open
+	$holder->query('BEGIN');
+	my $held = $holder->query("SELECT ${call}::text");
+	my $committed = one("SELECT ${call}::text");
+	my $h = one($horizon);
+	ok(!below($type, $held, $h), "$name: an open transaction's ID holds the horizon at or below it")
+	  or diag("held $held, horizon $h");
+	ok(below($type, $h, $committed) || $h eq $held, "$name: so an ID committed after it lies at or above the horizon")
+	  or diag("$committed vs $h");
+	$holder->query('COMMIT');
+	$holder->close;
+	$h = one($horizon);
+	ok(below($type, $committed, $h) && below($type, $held, $h),
+		"$name: once every transaction has ended, the horizon lies above every issued ID") or diag($h);
+	my $after = one("SELECT ${call}::text");
+	ok(!below($type, $after, $h), "$name: an ID minted after the call is at or above it") or diag("$after vs $h");
+	is(one("SELECT pg_typeof(${name}_horizon())::text"), $type, "${name}_horizon() returns $type");
+}
+
+# siq's kinds have counters of their own: an idle kind does not hold the horizon back
+my $siq_a = one("SELECT siq_new('message')::text");
+Time::HiRes::sleep(0.05);
+ok(below('siq', $siq_a, one('SELECT siq_horizon()::text')), "siq: the horizon passes an idle kind's last ID");
+
+# --- savepoints and parallel workers ---------------------------------------------------------
+for my $case ([ 'released savepoint', 'RELEASE a' ], [ 'rolled-back savepoint', 'ROLLBACK TO a' ])
+{
+	my ($how, $ending) = @$case;
+	my $holder = session($node);
+	$holder->query('BEGIN');
+	$holder->query('SAVEPOINT a');
+	my $held = $holder->query('SELECT sno_new(0)::text');
+	$holder->query($ending);
+	ok(!below('sno', $held, one('SELECT sno_horizon()::text')),
+		"sno: an ID minted in a $how still holds the horizon until the transaction ends");
+	$holder->query('ROLLBACK');
+	$holder->close;
+}
+
+one('CREATE TABLE horizon_rows AS SELECT g FROM generate_series(1, 200000) g; ANALYZE horizon_rows');
+my $holder = session($node);
+$holder->query('BEGIN');
+$holder->query('SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+                SET max_parallel_workers_per_gather = 2');
+my $plan = $holder->query('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+                           CREATE TABLE horizon_parallel AS SELECT sno_new(0) AS id FROM horizon_rows');
+my ($launched) = $plan =~ /Workers Launched: (\d+)/;
+my $lowest = $holder->query('SELECT min(id)::text FROM horizon_parallel');
+SKIP:
+{
+	skip("sno: IDs minted by parallel workers hold the horizon (no parallel worker was launched: $plan)", 1)
+	  unless $launched;
+	ok(!below('sno', $lowest, one('SELECT sno_horizon()::text')),
+		"sno: IDs minted by $launched parallel workers hold the horizon after the workers exit, until the leader commits");
+}
+$holder->query('ROLLBACK');
+$holder->close;
+ok(below('sno', $lowest, one('SELECT sno_horizon()::text')), "sno: the leader's end releases what its workers held");
+
+# --- prepared transactions ------------------------------------------------------------------
+for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
+{
+	my $preparer = session($node);
+	$preparer->query('BEGIN');
+	my $prepared = $preparer->query('SELECT sno_new(0)::text');
+	$preparer->query("PREPARE TRANSACTION 'horizon_2pc'");
+	$preparer->close;    # its backend exits
+	my $later = one('SELECT sno_new(0)::text');
+	ok(!below('sno', $prepared, one('SELECT sno_horizon()::text')),
+		"sno: a prepared transaction holds the horizon after its backend exits ($ending case)");
+	if ($ending eq 'COMMIT PREPARED')
+	{
+		$observer->close;
+		$node->restart;
+		$observer = session($node);
+		ok(!below('sno', $prepared, one('SELECT sno_horizon()::text')), 'sno: ... and across a restart');
+	}
+	one("$ending 'horizon_2pc'");
+	my $h = one('SELECT sno_horizon()::text');
+	ok(below('sno', $later, $h) && below('sno', $prepared, $h),
+		"sno: $ending releases it: the horizon lies above every issued ID");
+}
+
+# --- a clock step back --------------------------------------------------------------------
+# kuid counts on from its last unit: the contract holds
+my $before = one('SELECT kuid_horizon()::text');
+my $stepped = session($node);
+$stepped->query('SET flakeid.debug_clock_offset_ms = -60000');
+my $minted = $stepped->query('SELECT kuid_new()::text');
+ok(!below('kuid', $minted, $before), 'kuid: after the clock steps back a minute, new IDs are still at or above the horizon');
+# sno toggles its tick-tock and issues in the earlier units: IDs below a horizon already given
+$before = one('SELECT sno_horizon()::text');
+$minted = $stepped->query('SELECT sno_new(0)::text');
+ok(below('sno', $minted, $before) && one("SELECT sno_ticktock('$minted'::sno)") eq '1',
+	'sno: after the clock steps back a minute, an ID with the other tick-tock lies below the horizon given before (README: re-read after a toggle)')
+  or diag("$minted vs $before");
+my $after = $stepped->query('SELECT sno_horizon()::text');
+ok(!below('sno', $stepped->query('SELECT sno_new(0)::text'), $after),
+	'sno: a horizon taken after the toggle bounds the IDs minted after it again');
+$stepped->close;
+one('SELECT pg_sleep(0.2)');
+
+# --- the poller model check -----------------------------------------------------------------
+# WRITERS writers each commit ROWS rows one by one, a random sleep (seeded by
+# the writer) inside each transaction before its commit; two pollers read
+# meanwhile, every 5 ms, through CONNSTR: the README's (the horizon, then the
+# rows in [last, horizon)) and a naive one (the rows after the last ID seen).
+sub model_check
+{
+	my ($label, $connstr, $rows_each) = @_;
+	one('DROP TABLE IF EXISTS horizon_feed; CREATE TABLE horizon_feed (id sno PRIMARY KEY DEFAULT sno_new(0), writer int, n int)');
+	my $work = PostgreSQL::Test::Utils::tempdir();
+	my @jobs;
+	my $began = Time::HiRes::time();
+	for my $w (0 .. $writers - 1)
+	{
+		srand($w);
+		PostgreSQL::Test::Utils::append_to_file("$work/writer_$w.sql", join('', map {
+			sprintf("BEGIN; INSERT INTO horizon_feed (writer, n) VALUES (%d, %d); SELECT pg_sleep(%.6f); COMMIT;\n", $w, $_, rand(0.002))
+		} 0 .. $rows_each - 1));
+		my $job = { out => '', err => '' };
+		$job->{run} = IPC::Run::start([ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', $connstr, '-f', "$work/writer_$w.sql" ],
+			'<', '/dev/null', '>', \$job->{out}, '2>', \$job->{err});
+		push @jobs, $job;
+	}
+	my %exact = (last => '2222222222222222', seen => [], reads => 0, session => session($node, connstr => $connstr));
+	my %naive = (last => '2222222222222222', seen => [], reads => 0, session => session($node, connstr => $connstr));
+	my @errors;
+	my $poll = sub {
+		eval {
+			# the README's pattern: the horizon, then the rows in [last, horizon)
+			my $h = $exact{session}->query('SELECT sno_horizon()::text');
+			push @{ $exact{seen} }, grep { $_ ne '' } split /\n/,
+			  $exact{session}->query("SELECT id::text FROM horizon_feed WHERE id >= '$exact{last}'::sno AND id < '$h'::sno");
+			$exact{last} = $h;
+			$exact{reads}++;
+			my @new = grep { $_ ne '' } split /\n/,
+			  $naive{session}->query("SELECT id::text FROM horizon_feed WHERE id > '$naive{last}'::sno ORDER BY id");
+			push @{ $naive{seen} }, @new;
+			$naive{last} = $new[-1] if @new;
+			$naive{reads}++;
+			1;
+		} or push @errors, $@;
+	};
+	while (grep { $_->{run}->pumpable } @jobs)
+	{
+		$_->{run}->pump_nb for grep { $_->{run}->pumpable } @jobs;
+		$poll->();
+		last if @errors;
+		Time::HiRes::sleep(0.005);
+	}
+	my $failed_writers = 0;
+	for my $job (@jobs)
+	{
+		$job->{run}->finish;
+		$failed_writers++ if $job->{run}->result(0);
+	}
+	$poll->();    # once more, after every writer has ended
+	$_->{session}->close for \%exact, \%naive;
+	my @committed = split /\n/, one('SELECT id::text FROM horizon_feed');
+	ok(!$failed_writers && @committed == $writers * $rows_each,
+		"$label: $writers writers committed " . $writers * $rows_each . ' rows with random sleeps before commit ('
+		  . int(Time::HiRes::time() - $began) . ' s)') or diag(join("\n", map { $_->{err} } grep { $_->{err} } @jobs));
+	ok(!@errors, "$label: both pollers ran to the end ($exact{reads} and $naive{reads} reads)") or diag(join("\n", @errors));
+	my %seen;
+	$seen{$_}++ for @{ $exact{seen} };
+	ok(!grep({ $_ > 1 } values %seen), "$label: the horizon poller read no row twice");
+	my @missed = grep { !$seen{$_} } @committed;
+	ok(!@missed && keys %seen == @committed, "$label: the horizon poller read every committed row (" . scalar(@{ $exact{seen} }) . ')')
+	  or diag('missed ' . scalar(@missed) . ', the lowest ' . ((sort @missed)[0] // 'none') . "; the last horizon $exact{last}");
+	my %naive_seen = map { $_ => 1 } @{ $naive{seen} };
+	my $naive_missed = grep { !$naive_seen{$_} } @committed;
+	cmp_ok($naive_missed, '>', 0, "$label: the naive poller (after the last ID seen) missed $naive_missed rows: the negative control");
+}
+
+model_check('direct', $node->connstr('postgres'), $rows);
+
+my ($pgbouncer) = grep { -x } map { "$_/pgbouncer" } split(/:/, $ENV{PATH}), '/usr/sbin';
+SKIP:
+{
+	skip('through pgbouncer in transaction mode: the model check (pgbouncer is not installed)', 5) unless $pgbouncer;
+	my $work = PostgreSQL::Test::Utils::tempdir();
+	my $port = PostgreSQL::Test::Cluster::get_free_port();
+	my $user = one('SELECT current_user');
+	PostgreSQL::Test::Utils::append_to_file("$work/pgbouncer.ini", "[databases]
+* = host=${\ $node->host} port=${\ $node->port}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = trust
+auth_file = $work/users.txt
+pool_mode = transaction
+max_client_conn = 100
+default_pool_size = 4
+logfile = $work/pgbouncer.log
+pidfile = $work/pgbouncer.pid
+");
+	PostgreSQL::Test::Utils::append_to_file("$work/users.txt", "\"$user\" \"\"\n");
+	my $bouncer = IPC::Run::start([ $pgbouncer, "$work/pgbouncer.ini" ], '>', '/dev/null', '2>', '/dev/null');
+	my $connstr = "host=127.0.0.1 port=$port dbname=postgres";
+	for (1 .. 50)
+	{
+		last if system("psql -X -q -d '$connstr connect_timeout=1' -c 'SELECT 1' >/dev/null 2>&1") == 0;
+		Time::HiRes::sleep(0.1);
+	}
+	# the writers share 4 server connections: their transactions interleave on pooled backends
+	model_check('through pgbouncer (transaction mode, 4 server connections)', $connstr, $rows / 4);
+	$bouncer->kill_kill;
+}
+$observer->close;
+$node->stop;
+done_testing();

@@ -1,0 +1,156 @@
+# The generator state file across versions.  test/fixtures/flakeid-1.0.state
+# was written by flakeid 1.0 (see test/fixtures/README): its server's clock
+# was faked to 2040-01-01, so its mark lies years ahead of any real clock.
+# A server of this version, with its clock faked to just before the
+# fixture's IDs, must read the file, rewrite it in the current version, and
+# issue every generator's IDs above the mark.  A file of a newer version,
+# and a damaged one, make the generators refuse with messages that say so.
+# Each case starts a server of its own.
+use strict;
+use warnings;
+use Compress::Zlib ();
+use File::Copy ();
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+require_libfaketime();
+my $fixture_mark = '2040-01-01 00:00:03.866103+00';    # the fixture's mark, read from its bytes 8..15
+my $clock = '2039-12-31 23:59:57';    # UTC, behind every ID the fixture covers (they end at 00:00:01.889)
+my $work = PostgreSQL::Test::Utils::tempdir();
+fake_clock_setup();
+File::Copy::copy(tree_root() . '/test/fixtures/flakeid-1.0.state', "$work/v1.state") or die "the fixture: $!";
+sub file_version { open(my $fh, '<:raw', $_[0]) or die "$_[0]: $!"; read($fh, my $head, 8); return unpack('x4 L<', $head); }
+is(file_version("$work/v1.state"), 1, 'the fixture is a version 1 file (flakeid 1.0)');
+
+# every stateful generator, live and back-fill (a time long past)
+my @calls = ((map { $_->{new} } formats(stateful => 't')), map { backfill_call($_, "'2020-01-01'") } formats(stateful => 't'));
+my $refused_by_all = sub { my ($node) = @_; return join(' ', map { sqlstate_of($node, "SELECT $_") } @calls); };
+
+# server(STATE-FILE, SETTING => VALUE, ...): a server whose flakeid.state is STATE-FILE (none
+# for undef) when it starts with its clock at $clock (libfaketime with a fixed offset, which
+# every process of the server inherits).  The clock is faked from that start on, not from
+# initdb, so a slow machine does not eat the seconds $clock lies behind the fixture.
+my $cases = 0;
+sub server
+{
+	my ($state, %settings) = @_;
+	my $node = flakeid_node('state_file_' . ++$cases, %settings);
+	$node->stop('fast');
+	unlink($node->data_dir . '/flakeid.state');
+	if (defined $state)
+	{
+		File::Copy::copy($state, $node->data_dir . '/flakeid.state') or die "$state: $!";
+		chmod(0600, $node->data_dir . '/flakeid.state');
+	}
+	my $offset = `date -d '$clock UTC' +%s` - time;
+	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
+	local $ENV{FAKETIME} = "+$offset";
+	$node->start;
+	return $node;
+}
+sub sql { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
+sub unchanged { my ($node, $file) = @_; return File::Compare::compare($node->data_dir . '/flakeid.state', $file) == 0 ? 'unchanged' : 'rewritten'; }
+use File::Compare ();
+
+# 1.0's file: read, upgraded in place, and every generator resumes above its mark
+my $node = server("$work/v1.state");
+is(sql($node, "SELECT now() < '2040-01-01 00:00:01.889+00'"), 't', "the server's clock is behind every ID the 1.0 file covers");
+is(log_count($node, qr/upgraded the generator state file from version 1 to version 3/), 1,
+	'the server logs that it upgraded the file from version 1 to 3');
+is(log_count($node, qr/generators resume after the saved mark 2040-01-01 00:00:03.866103/), 1, 'the server logs the mark it resumes after');
+is(file_version($node->data_dir . '/flakeid.state'), 3, 'the file on disk is now version 3');
+File::Copy::copy($node->data_dir . '/flakeid.state', "$work/foreign.state") or die "foreign.state: $!";
+is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
+	FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (siq_time(siq_new('user'))),
+	     (siq_time(siq_new('tag'))), (kuid_time(kuid_new())), (kuid96_time(kuid96_new())),
+	     (snowflake_time(snowflake_new()))) ids(t)"), '0|6000',
+	'sno, siq (two kinds), kuid, kuid96 and snowflake: all 6000 IDs lie after the 1.0 mark');
+is(sql($node, "SELECT sno_new() > 'fqsohofg2222g3cw'::sno, siq_new('user') > '0087AKYG7HV60R000000030'::siq,
+	            kuid_new() > '.7cE4c6O057'::kuid, snowflake_new() > 3308963608716779924"), 't|t|t|t',
+	'each new ID sorts above the largest ID the 1.0 server issued');
+is(sql($node, "SELECT count(*) FILTER (WHERE last_time < '$fixture_mark'::timestamptz - interval '4 ms'),
+	            count(*) FILTER (WHERE issued > 0 AND last_time <= '$fixture_mark') FROM flakeid_generators"), '0|0',
+	"flakeid_generators: every counter resumed in the mark's unit, and those that minted are past it");
+$node->stop;
+
+# negative control: the same clock without the file issues IDs the 1.0 server issued times for
+$node = server(undef);
+is(sql($node, "SELECT kuid_time(kuid_new()) < '2040-01-01 00:00:01.888832+00'"), 't',
+	'negative control: without the file, the same clock gives kuid times the 1.0 server already used');
+$node->stop;
+
+# a newer version's file: refused with both versions named, and left as it is
+{
+	my $raw = slurp_file("$work/v1.state");
+	my ($mark, $other, $ticktock) = unpack('q< q< L<', substr($raw, 8));
+	my $body = pack('q< q< L< L<', $mark, $other, $ticktock, 0) . 'new fields';
+	my $head = pack('L< L< L< L<', 0x464C4B31, 99, length($body), 0);
+	open(my $fh, '>:raw', "$work/v99.state") or die;
+	print $fh $head . $body . pack('L<', Compress::Zlib::crc32($head . $body));
+	close($fh);
+}
+$node = server("$work/v99.state");
+is($refused_by_all->($node), join(' ', ('55000') x @calls), 'a version 99 file: every generator, live and back-fill, is ERROR 55000');
+my $message = message_of($node, 'SELECT kuid_new()');
+like($message, qr/ERROR:  flakeid.s generator state file was written by a newer version of flakeid/, 'the message says a newer flakeid wrote the file');
+like($message, qr/DETAIL:  The file "flakeid.state" has state version 99; this version of flakeid reads versions 1 to 3\./, 'the detail names both versions');
+is(sql($node, "SELECT sno_time('brpk4q72xwf2m63l'), length(flax_new()::text)"), '2031-05-08 23:03:34.976+00|16', 'the types, and flax_new(), still work');
+is(log_count($node, qr/LOG:  the generator state file "flakeid.state" was written by a newer version of flakeid/) . ' ' . unchanged($node, "$work/v99.state"),
+	'1 unchanged', 'the server logs it at start, and no generator call changes a byte of the file');
+$node->stop;
+
+# a damaged file (one bit of the mark flipped): refused as damaged
+{
+	my $raw = slurp_file("$work/v1.state");
+	substr($raw, 9, 1) = chr(ord(substr($raw, 9, 1)) ^ 0x10);
+	open(my $fh, '>:raw', "$work/damaged.state") or die;
+	print $fh $raw;
+	close($fh);
+}
+$node = server("$work/damaged.state");
+is($refused_by_all->($node), join(' ', ('XX001') x @calls), 'a damaged file: every generator, live and back-fill, is ERROR XX001');
+like(message_of($node, 'SELECT snowflake_new()'), qr/ERROR:  flakeid.s generator state file is damaged, so generation is refused/,
+	'the message says the file is damaged');
+is(log_count($node, qr/the generator state file "flakeid.state" is damaged/) . ' ' . unchanged($node, "$work/damaged.state"),
+	'1 unchanged', 'the server logs it at start, and no generator call changes a byte of the file');
+$node->stop;
+# a truncated and an unreadable file: refused as damaged, back-fill included
+PostgreSQL::Test::Utils::append_to_file("$work/truncated.state", substr(slurp_file("$work/v1.state"), 0, 20));
+$node = server("$work/truncated.state");
+is($refused_by_all->($node), join(' ', ('XX001') x @calls), 'a truncated file: every generator, live and back-fill, is ERROR XX001');
+$node->stop;
+$node = server("$work/v1.state");
+$node->stop('fast');
+chmod(0000, $node->data_dir . '/flakeid.state');
+{
+	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
+	local $ENV{FAKETIME} = '+' . (`date -d '$clock UTC' +%s` - time);
+	$node->start;
+}
+is($refused_by_all->($node), join(' ', ('XX001') x @calls), 'an unreadable file: every generator, live and back-fill, is ERROR XX001');
+$node->stop;
+
+# another cluster's file (the upgraded one above, which records its system identifier): refused
+# until an operator names that cluster in flakeid.accept_state_from
+my $foreign_system = unpack('Q<', substr(slurp_file("$work/foreign.state"), 16, 8));
+cmp_ok($foreign_system, '>', 0, "a version 3 file records its cluster's system identifier ($foreign_system)");
+$node = server("$work/foreign.state");
+is($refused_by_all->($node), join(' ', ('XX001') x @calls), "another cluster's file: every generator, live and back-fill, is ERROR XX001");
+$message = message_of($node, 'SELECT sno_new()');
+like($message, qr/ERROR:  flakeid.s generator state file belongs to another cluster, so generation is refused/,
+	'the message says the file belongs to another cluster');
+like($message, qr/HINT:  .*set flakeid.accept_state_from = '$foreign_system' and restart the server/,
+	"the hint names the setting and the file's system identifier");
+is(log_count($node, qr/the generator state file "flakeid.state" belongs to another cluster/), 1, 'the server logs it at start');
+$node->stop;
+$node = server("$work/foreign.state", 'flakeid.accept_state_from' => $foreign_system);
+is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
+	FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (kuid_time(kuid_new())),
+	     (snowflake_time(snowflake_new()))) ids(t)"), '0|3000', 'accepted with flakeid.accept_state_from: every ID lies after the file\'s mark');
+is(unpack('Q<', substr(slurp_file($node->data_dir . '/flakeid.state'), 16, 8)), sql($node, 'SELECT system_identifier FROM pg_control_system()'),
+	"and the file is rewritten with this cluster's system identifier");
+$node->stop;
+fake_clock_teardown();
+done_testing();
+

@@ -1,0 +1,95 @@
+# Faults of the state file's storage, injected into the server by a
+# preloaded fsync (test/lib/fsync_fault.c) while a switch file exists:
+#  - an fsync that fails (EIO) is an ERROR of the call that needed the save,
+#    with an I/O SQLSTATE naming the file, never a PANIC (data_sync_retry is
+#    off, as by default); the renewer backs off instead of exiting every
+#    second; a clean stop still stops cleanly; all is well once it passes;
+#  - an fsync that stalls: a call waiting for the state file's lock ends
+#    at once on a cancel;
+#  - a state file that cannot be written (its temporary name taken by a
+#    directory): the same I/O error, naming the file.
+# 1.1 PANICked on the failed fsync (data_sync_elevel) and waited out the
+# stall in LWLockAcquire.
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes ();
+
+my $work = PostgreSQL::Test::Utils::tempdir();
+my $switch = "$work/switch";
+system('cc', '-shared', '-fPIC', '-O2', '-o', "$work/fsync_fault.so", tree_root() . '/test/lib/fsync_fault.c', '-ldl') == 0
+  or BAIL_OUT('cannot build the fault');
+# (fsync on: PostgreSQL::Test::Cluster turns it off, and pg_fsync() then never calls fsync)
+my $node = flakeid_node('state_faults', data_sync_retry => 'off', fsync => 'on');
+sub sql { return $node->safe_psql('postgres', $_[0]); }
+my $pgdata = $node->data_dir;
+sub start_with_fault
+{
+	local $ENV{LD_PRELOAD} = "$work/fsync_fault.so";
+	local $ENV{FLAKEID_FAULT_SWITCH} = $switch;
+	$node->start;
+}
+sub switch_to { PostgreSQL::Test::Utils::append_to_file($switch, "$_[0]\n"); }
+$node->stop('fast');
+start_with_fault();
+is(sql('SELECT count(kuid_new()) FROM generate_series(1, 1000)'), '1000', 'with the fault loaded but off, generation works');
+
+sub renewer_exits { return log_count($node, qr/background worker "flakeid mark renewer" \(PID \d+\) exited with exit code 1/); }
+# failing fsyncs: calls past the mark fail, the renewer keeps trying, slower and slower
+switch_to('eio');
+my $exits_before = renewer_exits();
+my $renewer = sql("SELECT pid FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer'");
+my $state = message_of($node, 'DO $$ BEGIN PERFORM pg_sleep(0.3), kuid_new() FROM generate_series(1, 20); END $$');
+my ($first_error) = $state =~ /^(ERROR:.*)$/m;
+like($state, qr/ERROR:  could not fsync file "flakeid.state.tmp": Input\/output error/,
+	'a call past the mark fails with the fsync error, naming the file (' . ($first_error // 'no error') . ')');
+is(sqlstate_of($node, 'SELECT kuid_new()'), '58030', 'its SQLSTATE is 58030 (io_error)');
+is(sql('SELECT 1'), '1', 'the server is still up');
+sleep 5;
+is(log_count($node, qr/PANIC/), 0, 'no PANIC in the log');
+my $tries = log_count($node, qr/\[$renewer\] WARNING:  could not fsync file "flakeid.state.tmp"/);
+ok($tries >= 2 && $tries <= 5,
+	"the renewer (PID $renewer) warned $tries times in about 11 s: it backs off (1 s, 2 s, 4 s, ...) rather than trying every 100 ms");
+is(renewer_exits() - $exits_before, 0, 'the renewer never exits');
+
+# a clean stop while fsyncs fail: the high-water save at exit logs its failure and the server stops
+ok($node->stop('fast', fail_ok => 1), 'pg_ctl stop -m fast succeeds while the state file\'s fsyncs fail');
+ok(!-e "$pgdata/postmaster.pid", 'and leaves no postmaster.pid behind');
+is(log_count($node, qr/PANIC/), 0, 'still no PANIC in the log');
+unlink($switch);
+start_with_fault();
+is(sql('SELECT count(DISTINCT kuid_new()) FROM generate_series(1, 1000)'), '1000', 'once the fault passes, generation works again');
+
+# a stalled fsync: the renewer holds the lock for 20 s; a call past the mark waits for it, and a cancel ends that wait
+switch_to('20');
+sql('SELECT pg_sleep(0.5)');
+my $began = Time::HiRes::time();
+my $minter = psql_start($node, "SET application_name = 'stalled'; SELECT count(kuid_new()) FROM generate_series(1, 100000000)");
+sleep 4;
+is(sql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'stalled'"), 't',
+	'the minting session, stuck behind the stalled save, is sent a cancel');
+my (undef, undef, $stalled_err) = psql_finish($minter);
+my $elapsed_ms = int((Time::HiRes::time() - $began) * 1000);
+cmp_ok($elapsed_ms, '<', 8000, "the cancel ended it at once: it took $elapsed_ms ms, the stall lasts 20 s");
+like($stalled_err, qr/canceling statement due to user request/, 'as a canceled statement (' . ((split /\n/, $stalled_err)[0] // '') . ')');
+unlink($switch);
+
+# a read-only state file is replaced like any other (1.1 opened it for writing: 42501)
+chmod(0444, "$pgdata/flakeid.state");
+sql('SELECT count(kuid_new()) FROM generate_series(1, 1000)');
+Time::HiRes::sleep(2.5);
+is(sqlstate_of($node, 'SELECT kuid_new()'), 'ok', 'a read-only flakeid.state does not stop the renewals that replace it');
+ok((stat("$pgdata/flakeid.state"))[2] & 0200, 'the file was replaced by a new one');
+# a file that cannot be written: an I/O error naming it
+$node->restart;
+mkdir("$pgdata/flakeid.state.tmp") or die "flakeid.state.tmp: $!";
+my $message = message_of($node, 'DO $$ BEGIN PERFORM pg_sleep(0.3), kuid_new() FROM generate_series(1, 20); END $$');
+like($message, qr/ERROR:  could not create file "flakeid.state.tmp": Is a directory/,
+	'a state file that cannot be written: the error names it (' . ((split /\n/, $message)[0] // '') . ')');
+is(sqlstate_of($node, 'SELECT kuid_new()'), '58030', 'with SQLSTATE 58030');
+rmdir("$pgdata/flakeid.state.tmp");
+is(sql('SELECT count(DISTINCT kuid_new()) FROM generate_series(1, 1000)'), '1000', 'and generation works once it can be written');
+$node->stop;
+done_testing();
