@@ -33,7 +33,7 @@ use Test::More;
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark require_libfaketime fake_clock_setup fake_clock_teardown
-  $LIBFAKETIME tree_root run_tap_script session);
+  $LIBFAKETIME tree_root run_tap_script session stop_checked);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -251,6 +251,20 @@ sub FlakeidTest::Session::close
 	my ($self) = @_;
 	$self->{in} .= "\\q\n";
 	$self->{run}->finish;
+}
+
+# stop_checked(NODE...): stops each node after one check of its server log:
+# no PANIC, and no server process ended by a signal or an exception (a crash
+# the test did not ask for; an immediate stop is neither)
+sub stop_checked
+{
+	for my $node (@_)
+	{
+		my @crashes = grep { /\bPANIC:|terminated by signal|terminated by exception/ } split /\n/, slurp_file($node->logfile);
+		ok(!@crashes, $node->name . ': no PANIC and no crash in the server log')
+		  or diag(join("\n", @crashes[ 0 .. ($#crashes < 9 ? $#crashes : 9) ]));
+		$node->stop;
+	}
 }
 
 # log_count(NODE, REGEX): how many lines of NODE's server log match

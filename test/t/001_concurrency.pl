@@ -96,5 +96,5 @@ is(sqlstate_of($node, 'SELECT sno_new_at(now(), 300)'), '22003', 'sno_new_at wit
 is($node->safe_psql('postgres', 'SELECT sno_partition(sno_new())'),
 	$node->safe_psql('postgres', 'SELECT sno_partition(sno_new_at(now()))'),
 	'sno_new and sno_new_at use the same partition');
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -30,5 +30,5 @@ for my $f (@formats)
 	    FROM load_ids) s WHERE back"), '0', "$c: strictly increasing within every backend under load");
 }
 note($node->safe_psql('postgres', 'SELECT generator, issued, exhausted_waits FROM flakeid_generators WHERE issued > 0 ORDER BY generator'));
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -55,5 +55,5 @@ if ($version >= 170000)
 		'brpk4q72xwf2m63l .5.tXVEf8n4vPN.0,brpk4q72xwf2m63n .5.tXVEf8n4vPN.1',
 		'COPY ... (ON_ERROR ignore) keeps the 2 good rows and skips the 2 bad ones');
 }
-$node->stop;
+stop_checked($node);
 done_testing();

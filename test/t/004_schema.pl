@@ -59,5 +59,5 @@ is(sql("SELECT count(*) FROM events WHERE id OPERATOR(moved.<@) $range"), '60',
 is(sql("SELECT count(*) FROM events WHERE id OPERATOR(moved.<@) tstzrange(now() - interval '1 day', now())"), '0',
 	'after the move, run-time ranges still find their bound functions');
 is(sql("SELECT moved.sno_time(moved.sno_new()) > now() - interval '1 minute'"), 't', 'after the move, the generator works');
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -120,5 +120,5 @@ is(listed_names('Every function is `PARALLEL SAFE`'), catalog_names("p.proparall
 # the view
 is(join(' ', members('pg_class', 'relname')), 'flakeid_generators', "the extension's one relation is the view flakeid_generators");
 ok(index($reference, 'the view `flakeid_generators`') >= 0, 'the view is in the reference');
-$node->stop;
+stop_checked($node);
 done_testing();

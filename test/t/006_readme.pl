@@ -221,5 +221,5 @@ for my $file (@documents, 'CONTRIBUTING.md', 'examples/README.md') {
 	}
 	ok(!@broken, "$file: every relative link resolves") or diag(join("\n", @broken));
 }
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -22,5 +22,5 @@ for my $file (@files)
 	my ($name) = $file =~ m{([^/]+)\.sql$};
 	run_tap_script($node, "pgtap $name", 'psql', '-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-f', $file);
 }
-$node->stop;
+stop_checked($node);
 done_testing();

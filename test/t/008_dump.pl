@@ -72,5 +72,5 @@ for my $db (qw(flakeid_dump_custom flakeid_dump_plain))
 	is(sql($db, 'INSERT INTO every_type (n) VALUES (0) RETURNING sno_id > (SELECT max(sno_id) FROM every_type WHERE n > 0)'), 't',
 		"$db: the DEFAULT generators go on after the restored IDs");
 }
-$node->stop;
+stop_checked($node);
 done_testing();

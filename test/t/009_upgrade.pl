@@ -69,5 +69,5 @@ for my $v (@releases)
 	ok($status == 0, "release $v updated to $current passes the pg_regress suite");
 	diag(slurp_file("$tree/regression.diffs")) if -f "$tree/regression.diffs";
 }
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -130,5 +130,5 @@ sql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name 
 my ($status, $out, $err) = psql_finish($waiter);
 like($err, qr/ERROR:\s+57014/, 'pg_cancel_backend() ends the wait with 57014');
 cmp_ok(Time::HiRes::time() - $started, '<', 20, 'the cancelled call did not wait out its 30 s');
-$node->stop;
+stop_checked($node);
 done_testing();

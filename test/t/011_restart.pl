@@ -103,5 +103,5 @@ my $repeats = sql("CREATE TEMP TABLE again AS
 	              WHERE g IS NOT NULL) aim;
 	SELECT count(*) FROM again JOIN restart_ids r ON r.generator = 'kuid' AND r.id = again.id");
 cmp_ok($repeats, '>', 0, "negative control: with the state file removed, kuid repeats $repeats IDs of run 1 (the test can see duplicates)");
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -84,5 +84,5 @@ is(sqlstate_of($node, "SELECT count(snowflake_new_at('2021-01-01 00:00:00+00')) 
 	'5,000 snowflakes back-filled into one millisecond: ERROR 54000, not a wrap');
 is(sqlstate_of($node, "SELECT count(snowflake_new_at('2021-01-01 00:00:00.001+00')) FROM generate_series(1, 1000)"), 'ok',
 	'the next millisecond has its own pool');
-$node->stop;
+stop_checked($node);
 done_testing();

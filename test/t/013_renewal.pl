@@ -82,5 +82,5 @@ my $record = sql("SELECT record_type || ' ' || description FROM pg_get_wal_recor
                   WHERE resource_manager = 'flakeid' LIMIT 1");
 like($record, qr/^BOUNDS mark: [0-9]+, sno mark 0: [0-9]+, sno mark 1: [0-9]+, sno tick-tock: [01], snowflake epoch: -?[0-9]+, back-fill low-waters: [0-9]+$/,
 	"pg_walinspect shows the renewals' records: $record");
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -241,5 +241,5 @@ pidfile = $work/pgbouncer.pid
 	$bouncer->kill_kill;
 }
 $observer->close;
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -21,11 +21,11 @@ is(sqlstate_of($node, 'SELECT sno_new()'), '22023', 'pool 10..12 (3 values): sno
 is(sqlstate_of($node, 'SELECT sno_new_at(now())'), '22023', 'pool 10..12: sno_new_at() is ERROR 22023');
 like(message_of($node, 'SELECT sno_new()'), qr/flakeid.sno_sequence_min \(10\) and flakeid.sno_sequence_max \(12\)/,
 	'the error names both settings and their values');
-$node->stop;
+stop_checked($node);
 
 $node = server('flakeid.sno_sequence_min' => 200, 'flakeid.sno_sequence_max' => 100);
 is(sqlstate_of($node, 'SELECT sno_new()'), '22023', 'min > max: sno_new() is ERROR 22023');
-$node->stop;
+stop_checked($node);
 
 # the smallest pool (4 values) works and is shared: 2 backends x 1000 IDs
 # need at least 500 units (2 s) and must wait rather than wrap
@@ -47,7 +47,7 @@ is(sql($node, "SELECT clock FROM flakeid_generators WHERE generator = 'sno'"), '
 is(sql($node, "SELECT count(*), count(*) FILTER (WHERE sno_time(id) <= before - interval '4 ms' OR sno_time(id) > after)
                FROM (SELECT clock_timestamp() AS before, sno_new() AS id, clock_timestamp() AS after FROM generate_series(1, 400)) s"),
 	'400|0', "flakeid.sno_coarse_clock=off: every ID's unit holds its call");
-$node->stop;
+stop_checked($node);
 
 # kuid96 carries the fingerprint of flakeid.kuid_node; snowflakes the worker,
 # process and epoch settings (the epoch: suou's JAN_1_2020, a CET midnight)
@@ -67,7 +67,7 @@ is(sql($node, 'SELECT abs(extract(epoch FROM snowflake_time(snowflake_new()) - n
 	'snowflake_new() counts from the configured epoch');
 is(sqlstate_of($node, "SELECT snowflake_from_parts('2019-12-31 22:59:59.999+00', 0, 0, 0)"), '22008',
 	'a time before the configured epoch is ERROR 22008');
-$node->stop;
+stop_checked($node);
 
 # an epoch after the clock: snowflake_new() refuses rather than issue a value outside the epoch's range
 $node = server('flakeid.snowflake_epoch_ms' => 253402300799999);
@@ -75,7 +75,7 @@ is(sqlstate_of($node, 'SELECT snowflake_new()'), '22008', 'an epoch in the year 
 like(message_of($node, 'SELECT snowflake_new()'), qr/outside the time range of epoch 253402300799999 ms/, 'the message names the epoch');
 is(sqlstate_of($node, "SELECT snowflake_from_parts(now(), 0, 0, 0, now() - interval '1 day')"), 'ok',
 	'the epoch overloads (their own epoch) still work');
-$node->stop;
+stop_checked($node);
 
 # a malformed epoch is refused by the check hook (ALTER SYSTEM); a siq domain is hashed as
 # ASCII: the check hook refuses anything else (ALTER SYSTEM runs it; so does the server
@@ -87,7 +87,7 @@ is(sqlstate_of($node, "ALTER SYSTEM SET flakeid.siq_domain = 'exämple.com'"), '
 like(message_of($node, "ALTER SYSTEM SET flakeid.siq_domain = 'exämple.com'"), qr/invalid value for parameter "flakeid.siq_domain"/,
 	'the message names the setting');
 is(sqlstate_of($node, "ALTER SYSTEM SET flakeid.siq_domain = 'example.org'"), 'ok', 'an ASCII domain is accepted');
-$node->stop;
+stop_checked($node);
 
 # without preloading: the type works, the generators refuse with the hint
 $node = server(shared_preload_libraries => '');
@@ -118,7 +118,7 @@ is(sql($node, "SELECT siq_format(siq_parse('5e0bd2f0000000000000000007', 'hex'),
 	'did:siq:iuxvojaaf4c6s6aaaaaaaaaaaaaah|t|t|2031-05-08T23:03:34.976+00:00',
 	'not preloaded: siq forms, kuid96 intervals, vector clock joins and <type>_fields work');
 is(sqlstate_of($node, 'SELECT kuid96_vclock()'), '55000', 'not preloaded: kuid96_vclock() is ERROR 55000 (it mints)');
-$node->stop;
+stop_checked($node);
 
 # Settings the server refused at start: it starts (PostgreSQL keeps the
 # default and logs a WARNING), the generators that read them refuse with
@@ -148,19 +148,19 @@ $node = refused_settings({ 'flakeid.sno_partition' => 70000, 'flakeid.siq_shard'
 is(sql($node, 'SHOW flakeid.sno_partition'), '-1', 'SHOW gives the default that PostgreSQL kept in place of the refused 70000');
 my $identity = sql($node, "SELECT identity FROM flakeid_generators WHERE generator = 'sno'");
 like($identity, qr/flakeid.sno_partition = '70000' refused/, "flakeid_generators says which configured value was refused ($identity)");
-$node->stop;
+stop_checked($node);
 
-refused_settings({ 'flakeid.snowflake_worker' => 40, 'flakeid.siq_domain' => 'exämple.com' },
+stop_checked(refused_settings({ 'flakeid.snowflake_worker' => 40, 'flakeid.siq_domain' => 'exämple.com' },
 	[ 'snowflake_new()', 'snowflake_new_at(now())', "siq_new('user')" ],
 	[ [ 'snowflake_new()', 'ERROR:  invalid value for parameter "flakeid.snowflake_worker": "40"' ],
 		[ "siq_new('user')", 'ERROR:  invalid value for parameter "flakeid.siq_domain": "exämple.com"' ] ],
-	[ 'sno_new()', 'kuid_new()', 'kuid96_new()' ], "flakeid.snowflake_worker = 40, flakeid.siq_domain = 'exämple.com'")->stop;
+	[ 'sno_new()', 'kuid_new()', 'kuid96_new()' ], "flakeid.snowflake_worker = 40, flakeid.siq_domain = 'exämple.com'"));
 
-refused_settings({ 'flakeid.snowflake_epoch_ms' => '1577833200000x', 'flakeid.sno_sequence_max' => 70000 },
+stop_checked(refused_settings({ 'flakeid.snowflake_epoch_ms' => '1577833200000x', 'flakeid.sno_sequence_max' => 70000 },
 	[ 'snowflake_new()', 'snowflake_time(0)', 'sno_new()' ],
 	[ [ 'snowflake_new()', 'ERROR:  invalid value for parameter "flakeid.snowflake_epoch_ms": "1577833200000x"' ],
 		[ 'sno_new()', 'ERROR:  invalid value for parameter "flakeid.sno_sequence_max": "70000"' ] ],
-	[ "siq_new('user')", 'kuid_new()', 'kuid96_new()' ], 'a malformed epoch and flakeid.sno_sequence_max = 70000 (not 65535)')->stop;
+	[ "siq_new('user')", 'kuid_new()', 'kuid96_new()' ], 'a malformed epoch and flakeid.sno_sequence_max = 70000 (not 65535)'));
 
 # the snowflake epoch is kept with the state: a later one is refused, an earlier one is taken
 $node = server('flakeid.snowflake_epoch_ms' => 1577836800000);
@@ -182,7 +182,7 @@ sql($node, 'ALTER SYSTEM SET flakeid.snowflake_epoch_ms = 1577836800000');
 $node->restart;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), '55000',
 	'then going back to the first epoch is refused (the new snowflakes were issued under the earlier one)');
-$node->stop;
+stop_checked($node);
 
 # the debug clock offset: only where the server allows it, and never through GRANT SET
 $node = server();
@@ -205,5 +205,5 @@ is(join(' ', (map { sqlstate_of($node, $_, env => { PGUSER => 'app' }) } 'SELECT
 		map { $node->safe_psql('postgres', $_, extra_params => [ '-U', 'watcher' ]) } 'SELECT count(*) FROM flakeid_generators',
 		'SELECT count(*) FROM flakeid_generators()'),
 	'42501 42501 ok 18 18', 'a plain role can generate but not read flakeid_generators (view or function); a pg_monitor member reads both');
-$node->stop;
+stop_checked($node);
 done_testing();

@@ -72,13 +72,13 @@ is(sql($node, "SELECT sno_new() > 'fqsohofg2222g3cw'::sno, siq_new('user') > '00
 is(sql($node, "SELECT count(*) FILTER (WHERE last_time < '$fixture_mark'::timestamptz - interval '4 ms'),
 	            count(*) FILTER (WHERE issued > 0 AND last_time <= '$fixture_mark') FROM flakeid_generators"), '0|0',
 	"flakeid_generators: every counter resumed in the mark's unit, and those that minted are past it");
-$node->stop;
+stop_checked($node);
 
 # negative control: the same clock without the file issues IDs the 1.0 server issued times for
 $node = server(undef);
 is(sql($node, "SELECT kuid_time(kuid_new()) < '2040-01-01 00:00:01.888832+00'"), 't',
 	'negative control: without the file, the same clock gives kuid times the 1.0 server already used');
-$node->stop;
+stop_checked($node);
 
 # a newer version's file: refused with both versions named, and left as it is
 {
@@ -98,7 +98,7 @@ like($message, qr/DETAIL:  The file "flakeid.state" has state version 99; this v
 is(sql($node, "SELECT sno_time('brpk4q72xwf2m63l'), length(flax_new()::text)"), '2031-05-08 23:03:34.976+00|16', 'the types, and flax_new(), still work');
 is(log_count($node, qr/LOG:  the generator state file "flakeid.state" was written by a newer version of flakeid/) . ' ' . unchanged($node, "$work/v99.state"),
 	'1 unchanged', 'the server logs it at start, and no generator call changes a byte of the file');
-$node->stop;
+stop_checked($node);
 
 # a damaged file (one bit of the mark flipped): refused as damaged
 {
@@ -114,12 +114,12 @@ like(message_of($node, 'SELECT snowflake_new()'), qr/ERROR:  flakeid.s generator
 	'the message says the file is damaged');
 is(log_count($node, qr/the generator state file "flakeid.state" is damaged/) . ' ' . unchanged($node, "$work/damaged.state"),
 	'1 unchanged', 'the server logs it at start, and no generator call changes a byte of the file');
-$node->stop;
+stop_checked($node);
 # a truncated and an unreadable file: refused as damaged, back-fill included
 PostgreSQL::Test::Utils::append_to_file("$work/truncated.state", substr(slurp_file("$work/v1.state"), 0, 20));
 $node = server("$work/truncated.state");
 is($refused_by_all->($node), join(' ', ('XX001') x @calls), 'a truncated file: every generator, live and back-fill, is ERROR XX001');
-$node->stop;
+stop_checked($node);
 $node = server("$work/v1.state");
 $node->stop('fast');
 chmod(0000, $node->data_dir . '/flakeid.state');
@@ -129,7 +129,7 @@ chmod(0000, $node->data_dir . '/flakeid.state');
 	$node->start;
 }
 is($refused_by_all->($node), join(' ', ('XX001') x @calls), 'an unreadable file: every generator, live and back-fill, is ERROR XX001');
-$node->stop;
+stop_checked($node);
 
 # another cluster's file (the upgraded one above, which records its system identifier): refused
 # until an operator names that cluster in flakeid.accept_state_from
@@ -143,14 +143,14 @@ like($message, qr/ERROR:  flakeid.s generator state file belongs to another clus
 like($message, qr/HINT:  .*set flakeid.accept_state_from = '$foreign_system' and restart the server/,
 	"the hint names the setting and the file's system identifier");
 is(log_count($node, qr/the generator state file "flakeid.state" belongs to another cluster/), 1, 'the server logs it at start');
-$node->stop;
+stop_checked($node);
 $node = server("$work/foreign.state", 'flakeid.accept_state_from' => $foreign_system);
 is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
 	FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (kuid_time(kuid_new())),
 	     (snowflake_time(snowflake_new()))) ids(t)"), '0|3000', 'accepted with flakeid.accept_state_from: every ID lies after the file\'s mark');
 is(unpack('Q<', substr(slurp_file($node->data_dir . '/flakeid.state'), 16, 8)), sql($node, 'SELECT system_identifier FROM pg_control_system()'),
 	"and the file is rewritten with this cluster's system identifier");
-$node->stop;
+stop_checked($node);
 fake_clock_teardown();
 done_testing();
 

@@ -91,5 +91,5 @@ like($message, qr/ERROR:  could not create file "flakeid.state.tmp": Is a direct
 is(sqlstate_of($node, 'SELECT kuid_new()'), '58030', 'with SQLSTATE 58030');
 rmdir("$pgdata/flakeid.state.tmp");
 is(sql('SELECT count(DISTINCT kuid_new()) FROM generate_series(1, 1000)'), '1000', 'and generation works once it can be written');
-$node->stop;
+stop_checked($node);
 done_testing();

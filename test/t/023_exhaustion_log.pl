@@ -45,5 +45,5 @@ is(sql('SELECT count(DISTINCT snowflake_new()) FROM generate_series(1, 200000)')
 cmp_ok(waits('snowflake'), '>=', 2, 'the snowflake pool was used up ' . waits('snowflake') . ' times (at least twice)');
 is(scalar(lines('snowflake')), 1, "snowflake gets its own line while sno's minute runs");
 is(scalar(lines('sno')), 2, "and sno's lines stay two");
-$node->stop;
+stop_checked($node);
 done_testing();

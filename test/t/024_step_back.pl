@@ -58,6 +58,6 @@ is(sql("WITH s AS (SELECT n, sno_ticktock(id::sno) AS tt, sno_time(id::sno) AS t
         SELECT (SELECT max(t) FROM s WHERE tt = (SELECT tt FROM s ORDER BY n LIMIT 1))
              - (SELECT min(t) FROM s WHERE tt <> (SELECT tt FROM s ORDER BY n LIMIT 1)) > interval '1 s'"), 't',
 	'the clock really stepped back: the toggled tick-tock starts over 1 s before the other one ends');
-$node->stop;
+stop_checked($node);
 fake_clock_teardown();
 done_testing();

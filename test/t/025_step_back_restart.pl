@@ -65,5 +65,5 @@ cmp_ok($after_crash, '<', 2.5, "after a crash, sno's first call waits $after_cra
 is(sql('SELECT count(*) - count(DISTINCT (generator, id)) FROM ids'), '0', 'no ID repeats across the step back, the clean restart and the crash');
 my $sno_ids = sql("SELECT count(*) FROM ids WHERE generator = 'sno'");
 cmp_ok($sno_ids, '>=', 28000, "$sno_ids sno IDs minted");
-$node->stop;
+stop_checked($node);
 done_testing();
