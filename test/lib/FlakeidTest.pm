@@ -33,7 +33,7 @@ use Test::More;
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark require_libfaketime fake_clock_setup fake_clock_teardown
-  $LIBFAKETIME tree_root run_tap_script session stop_checked);
+  $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -178,6 +178,14 @@ sub fresh_db
 	$node->safe_psql('postgres', "CREATE DATABASE $db");
 }
 
+# psql_argv(CONNSTR, PSQL-OPTION...): a psql of the tests' sessions, which
+# print bare values (no psqlrc, quiet, unaligned, tuples only)
+sub psql_argv
+{
+	my ($connstr, @options) = @_;
+	return [ 'psql', '-X', '-q', '-A', '-t', @options, '-d', $connstr ];
+}
+
 # psql_start(NODE, SQL, db => DB, env => {...}, extra => [PSQL-OPTION...]):
 # SQL in a psql session of its own, running while the caller goes on; psql_finish(JOB) waits for it
 # and returns (exit status, stdout, stderr)
@@ -187,8 +195,7 @@ sub psql_start
 	my $job = { out => '', err => '' };
 	local @ENV{ keys %{ $opt{env} // {} } } = values %{ $opt{env} // {} };
 	$job->{run} = IPC::Run::start(
-		[ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', @{ $opt{extra} // [] },
-			'-d', $node->connstr($opt{db} // 'postgres'), '-c', $sql ],
+		[ @{ psql_argv($node->connstr($opt{db} // 'postgres'), '-v', 'ON_ERROR_STOP=1', @{ $opt{extra} // [] }) }, '-c', $sql ],
 		'>', \$job->{out}, '2>', \$job->{err});
 	return $job;
 }
@@ -227,7 +234,7 @@ sub session
 	my ($node, %opt) = @_;
 	my $self = bless { in => '', out => '', err => '' }, 'FlakeidTest::Session';
 	$self->{run} = IPC::Run::start(
-		[ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=0', '-d', $opt{connstr} // $node->connstr($opt{db} // 'postgres') ],
+		psql_argv($opt{connstr} // $node->connstr($opt{db} // 'postgres'), '-v', 'ON_ERROR_STOP=0'),
 		'<', \$self->{in}, '>', \$self->{out}, '2>', \$self->{err}, $self->{timer} = IPC::Run::timeout(300));
 	return $self;
 }

@@ -151,7 +151,7 @@ sub model_check
 			sprintf("BEGIN; INSERT INTO horizon_feed (writer, n) VALUES (%d, %d); SELECT pg_sleep(%.6f); COMMIT;\n", $w, $_, rand(0.002))
 		} 0 .. $rows_each - 1));
 		my $job = { out => '', err => '' };
-		$job->{run} = IPC::Run::start([ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', $connstr, '-f', "$work/writer_$w.sql" ],
+		$job->{run} = IPC::Run::start([ @{ psql_argv($connstr, '-v', 'ON_ERROR_STOP=1') }, '-f', "$work/writer_$w.sql" ],
 			'<', '/dev/null', '>', \$job->{out}, '2>', \$job->{err});
 		push @jobs, $job;
 	}

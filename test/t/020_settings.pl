@@ -199,7 +199,6 @@ is(join(' ', map { sqlstate_of($node, $_) } 'SET flakeid.debug_clock_offset_ms =
 
 # flakeid_generators and its function: superusers and pg_monitor only
 sql($node, 'CREATE ROLE app LOGIN; CREATE ROLE watcher LOGIN IN ROLE pg_monitor');
-my $rows = sql($node, 'SELECT count(*) FROM flakeid_generators');
 is(join(' ', (map { sqlstate_of($node, $_, env => { PGUSER => 'app' }) } 'SELECT count(*) FROM flakeid_generators',
 			'SELECT count(*) FROM flakeid_generators()', 'SELECT sno_new()'),
 		map { $node->safe_psql('postgres', $_, extra_params => [ '-U', 'watcher' ]) } 'SELECT count(*) FROM flakeid_generators',

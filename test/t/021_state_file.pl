@@ -9,6 +9,7 @@
 use strict;
 use warnings;
 use Compress::Zlib ();
+use File::Compare ();
 use File::Copy ();
 use FlakeidTest;
 use PostgreSQL::Test::Utils;
@@ -43,15 +44,18 @@ sub server
 		File::Copy::copy($state, $node->data_dir . '/flakeid.state') or die "$state: $!";
 		chmod(0600, $node->data_dir . '/flakeid.state');
 	}
-	my $offset = `date -d '$clock UTC' +%s` - time;
-	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
-	local $ENV{FAKETIME} = "+$offset";
-	$node->start;
+	start_at_clock($node);
 	return $node;
+}
+sub start_at_clock
+{
+	my ($node) = @_;
+	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
+	local $ENV{FAKETIME} = '+' . (`date -d '$clock UTC' +%s` - time);
+	$node->start;
 }
 sub sql { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
 sub unchanged { my ($node, $file) = @_; return File::Compare::compare($node->data_dir . '/flakeid.state', $file) == 0 ? 'unchanged' : 'rewritten'; }
-use File::Compare ();
 
 # 1.0's file: read, upgraded in place, and every generator resumes above its mark
 my $node = server("$work/v1.state");
@@ -123,11 +127,7 @@ stop_checked($node);
 $node = server("$work/v1.state");
 $node->stop('fast');
 chmod(0000, $node->data_dir . '/flakeid.state');
-{
-	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
-	local $ENV{FAKETIME} = '+' . (`date -d '$clock UTC' +%s` - time);
-	$node->start;
-}
+start_at_clock($node);
 is($refused_by_all->($node), join(' ', ('XX001') x @calls), 'an unreadable file: every generator, live and back-fill, is ERROR XX001');
 stop_checked($node);
 
