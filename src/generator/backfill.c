@@ -214,9 +214,11 @@ take_offset(int slot, const CounterPool *pool, uint64 key, uint32 *lifetime, int
 /*
  * The next ledger sequence of (slot, unit), after saving a lower low-water
  * when it reaches below the saved one.  A new lifetime (a primary's bounds
- * taken up, under flakeid_lock as the save is) may begin between the draw
- * and the save; then the sequence may lie above the new lifetime's top, so
- * it is dropped and drawn again.
+ * taken up, under flakeid_lock as the save is) may begin at any point after
+ * the draw; its ledger starts again from its own top, which may lie at or
+ * above a sequence drawn in the old one (the low-water covers both).  So
+ * whichever way the sequence is returned, it was drawn in the lifetime
+ * still current, or it is dropped and drawn again.
  */
 static uint32
 draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 key, TimestampTz ts)
@@ -235,10 +237,11 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &usage))
 			refuse_used_up(def, variant, ts, size, &usage);
 		sequence = (uint32) (top - offset);
-		if (sequence >= mark_backfill_low(slot))
-			return sequence;
-		/* twice the depth used so far, within the pool */
-		mark_lower_backfill_low(slot, (uint32) Max((int64) pool->seq_min, top + 1 - 2 * ((int64) offset + 1)));
+		debug_pause(DEBUG_PAUSE_BACKFILL_DRAWN);
+		if (sequence < mark_backfill_low(slot))
+			/* twice the depth used so far, within the pool */
+			mark_lower_backfill_low(slot, (uint32) Max((int64) pool->seq_min, top + 1 - 2 * ((int64) offset + 1)));
+		pg_read_barrier();
 		if (pg_atomic_read_u32(&mark_shared->backfill_lifetime) == lifetime)
 			return sequence;
 	}
@@ -259,7 +262,10 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 		uint64		word = 0,
 					present = 0;
 
-		/* the precise clock: sno's coarse one may trail now() by a unit */
+		/*
+		 * The future is judged by the precise clock, as now() is taken: sno's
+		 * coarse clock may trail now() by a unit, and issue_at waits for it.
+		 */
 		if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -13,8 +13,12 @@
 
 #include <time.h>
 
+#include "access/xlog.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
 #include "utils/guc.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "generator/clock.h"
 #include "generator/settings.h"
@@ -33,23 +37,99 @@ static int	debug_clock_offset_ms = 0;
  * server's configuration are the administrator's.
  */
 static bool
-check_debug_clock_offset_ms(int *newval, void **extra pg_attribute_unused(), GucSource source)
+debug_setting_allowed(GucSource source, const char *what)
 {
-	if (*newval == 0)
-		return true;
 	if (!allow_debug_clock_offset)
 	{
 		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
-		GUC_check_errdetail("The generators' clock may be shifted only on a server started with flakeid.allow_debug_clock_offset = on.");
+		GUC_check_errdetail("The generators' %s only on a server started with flakeid.allow_debug_clock_offset = on.", what);
 		return false;
 	}
 	if (source >= PGC_S_INTERACTIVE && IsUnderPostmaster && OidIsValid(GetUserId()) && !superuser())
 	{
 		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
-		GUC_check_errdetail("Only superusers may shift the generators' clock, whatever is granted on the parameter.");
+		GUC_check_errdetail("Only superusers may set this, whatever is granted on the parameter.");
 		return false;
 	}
 	return true;
+}
+
+static bool
+check_debug_clock_offset_ms(int *newval, void **extra pg_attribute_unused(), GucSource source)
+{
+	return *newval == 0 || debug_setting_allowed(source, "clock may be shifted");
+}
+
+/* --- pauses that hold a race's window open, for tests ------------------------------ */
+
+static const char *const debug_pause_names[DEBUG_PAUSE_COUNT] = {
+	[DEBUG_PAUSE_NONE] = "",
+	[DEBUG_PAUSE_RECOVERY_DECIDED] = "recovery_decided",
+	[DEBUG_PAUSE_BACKFILL_DRAWN] = "backfill_drawn",
+};
+
+static char *debug_pause_at = NULL;
+static int	debug_pause_ms = 0;
+int			debug_pause_point = DEBUG_PAUSE_NONE;
+
+static int
+debug_pause_named(const char *name)
+{
+	for (int p = 0; p < DEBUG_PAUSE_COUNT; p++)
+		if (strcmp(name, debug_pause_names[p]) == 0)
+			return p;
+	return -1;
+}
+
+static bool
+check_debug_pause_at(char **newval, void **extra pg_attribute_unused(), GucSource source)
+{
+	int			point = debug_pause_named(*newval);
+
+	if (point < 0)
+	{
+		GUC_check_errdetail("Known pauses: recovery_decided, backfill_drawn, or empty for none.");
+		return false;
+	}
+	return point == DEBUG_PAUSE_NONE || debug_setting_allowed(source, "calls may be paused");
+}
+
+static void
+assign_debug_pause_at(const char *newval, void *extra pg_attribute_unused())
+{
+	debug_pause_point = Max(debug_pause_named(newval), DEBUG_PAUSE_NONE);
+}
+
+static bool
+check_debug_pause_ms(int *newval, void **extra pg_attribute_unused(), GucSource source)
+{
+	return *newval == 0 || debug_setting_allowed(source, "calls may be paused");
+}
+
+/*
+ * flakeid.debug_pause_ms on the process latch, under the generic Extension
+ * wait event; a cancel or terminate ends it.  At recovery_decided, a pause
+ * that began during recovery also ends 1 ms after recovery does: a call
+ * then goes on before the renewer's next pass takes the primary's bounds
+ * up, which is the window a first call during promotion must not issue in.
+ */
+void
+debug_pause_slow(void)
+{
+	TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), debug_pause_ms);
+	bool		until_recovery_ends = debug_pause_point == DEBUG_PAUSE_RECOVERY_DECIDED && RecoveryInProgress();
+
+	for (;;)
+	{
+		long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until);
+
+		CHECK_FOR_INTERRUPTS();
+		if (left <= 0 || (until_recovery_ends && !RecoveryInProgress()))
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 until_recovery_ends ? 1 : left, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
 }
 
 void
@@ -69,6 +149,16 @@ clock_init(void)
 					   "Superuser only, and only where flakeid.allow_debug_clock_offset is on; never set it in production.",
 					   &debug_clock_offset_ms, 0, -7 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000,
 					   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, check_debug_clock_offset_ms);
+	define_string_setting(SETTING_DEBUG_PAUSE_AT,
+						  "Names a point where generator calls pause for flakeid.debug_pause_ms, for testing races.",
+						  "Superuser only, and only where flakeid.allow_debug_clock_offset is on; never set it in production.",
+						  &debug_pause_at, "", PGC_SUSET, GUC_NOT_IN_SAMPLE,
+						  check_debug_pause_at, assign_debug_pause_at);
+	define_int_setting(SETTING_DEBUG_PAUSE_MS,
+					   "How long a generator call pauses at flakeid.debug_pause_at, for testing races.",
+					   "Superuser only, and only where flakeid.allow_debug_clock_offset is on; never set it in production.",
+					   &debug_pause_ms, 0, 0, 600 * 1000,
+					   PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_UNIT_MS, check_debug_pause_ms);
 }
 
 static inline int64

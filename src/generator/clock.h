@@ -34,6 +34,30 @@ extern int64 flakeid_clock_unix_us(void);
  */
 extern int64 clock_read(const GeneratorDef *def);
 
+/*
+ * Where a test may hold a race's window open (flakeid.debug_pause_at), and
+ * the pause there: flakeid.debug_pause_ms on the latch, ended by a cancel.
+ * Settable only by superusers on a server started with
+ * flakeid.allow_debug_clock_offset; one comparison when unset.
+ */
+typedef enum DebugPausePoint
+{
+	DEBUG_PAUSE_NONE,
+	DEBUG_PAUSE_RECOVERY_DECIDED,	/* a first call has looked at recovery (generator.c) */
+	DEBUG_PAUSE_BACKFILL_DRAWN, /* a back-fill sequence is drawn, not yet returned (backfill.c) */
+	DEBUG_PAUSE_COUNT
+} DebugPausePoint;
+
+extern int	debug_pause_point;
+extern void debug_pause_slow(void);
+
+static inline void
+debug_pause(DebugPausePoint point)
+{
+	if (unlikely(debug_pause_point == (int) point) && point != DEBUG_PAUSE_NONE)
+		debug_pause_slow();
+}
+
 /* for flakeid_generators: "precise" or "coarse (4000 us)" */
 extern char *clock_describe(const GeneratorDef *def);
 

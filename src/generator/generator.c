@@ -5,6 +5,7 @@
 
 #include "access/xlog.h"
 
+#include "generator/clock.h"
 #include "generator/epoch.h"
 #include "generator/generator.h"
 #include "generator/horizon.h"
@@ -21,8 +22,15 @@
  * refused, recovery (unless flakeid.generate_on_standby), its identities,
  * the saved state.  All of these are fixed while a backend lives, except
  * recovery ending, so once a variant is prepared a backend keeps its pool.
- * Every call first takes up a primary's replayed bounds once recovery has
- * ended (one atomic read when there are none).
+ *
+ * Before anything is issued, a primary's replayed bounds are taken up once
+ * recovery has ended (one atomic read when there are none).  A first call
+ * looks at recovery once, and takes them up after deciding on that one
+ * look: looking twice let a call during promotion find recovery still on
+ * (nothing taken up), then over (nothing refused), and issue from the base
+ * backup's counters below IDs the old primary had issued.  Once recovery
+ * was seen over it stays over, so a take-up then always happens; a
+ * generating standby issues after its own bounds until it ends.
  */
 CounterPool
 generator_prepare(const GeneratorDef *def, int variant)
@@ -30,20 +38,27 @@ generator_prepare(const GeneratorDef *def, int variant)
 	static CounterPool pools[GEN_SLOT_COUNT];
 	static bool prepared[GEN_SLOT_COUNT];
 	int			slot = def->first_slot + variant;
+	bool		in_recovery;
 
 	shmem_require(def->name);
-	resume_take_up_upstream();
 	if (likely(prepared[slot]))
+	{
+		resume_take_up_upstream();
 		return pools[slot];
+	}
+	in_recovery = RecoveryInProgress();
+	debug_pause(DEBUG_PAUSE_RECOVERY_DECIDED);
 	if (!mark_state_usable())
 		mark_refuse_unusable_state();
 	settings_refuse_rejected_for(def->id, def->name);
-	if (RecoveryInProgress() && !identity_generate_on_standby())
+	if (in_recovery && !identity_generate_on_standby())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot generate IDs during recovery"),
 				 errdetail("A standby would issue the IDs its primary issues."),
 				 errhint("Generate IDs on the primary, or give this standby identities no other server uses and set flakeid.generate_on_standby = on.")));
+	if (!in_recovery)
+		resume_take_up_upstream();
 	for (int i = 0; i < def->nidentities; i++)
 		(void) flakeid_identity(def->identities[i]);
 	if (def->records_epoch)

@@ -37,6 +37,8 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_GENERATE_ON_STANDBY] = {"flakeid.generate_on_standby", "identity.c", 0},
 	[SETTING_ALLOW_DEBUG_CLOCK_OFFSET] = {"flakeid.allow_debug_clock_offset", "clock.c", 0},
 	[SETTING_DEBUG_CLOCK_OFFSET_MS] = {"flakeid.debug_clock_offset_ms", "clock.c", 0},
+	[SETTING_DEBUG_PAUSE_AT] = {"flakeid.debug_pause_at", "clock.c", 0},
+	[SETTING_DEBUG_PAUSE_MS] = {"flakeid.debug_pause_ms", "clock.c", 0},
 	[SETTING_ACCEPT_STATE_FROM] = {"flakeid.accept_state_from", "marks_setup.c", 0},
 	[SETTING_MARK_SYNCHRONOUS] = {"flakeid.mark_synchronous", "wal_record.c", 0},
 };
