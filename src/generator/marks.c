@@ -75,7 +75,9 @@ mark_raise(const IssuedBounds *bounds, int64 marks[MARK_COUNT])
 {
 	for (int m = 0; m < MARK_COUNT; m++)
 	{
-		marks[m] = Max(bounds->marks[m], mark_read((MarkId) m));
+		int64		published = mark_read((MarkId) m);	/* once: Max() reads its arguments twice */
+
+		marks[m] = Max(bounds->marks[m], published);
 		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) marks[m]);
 	}
 }
@@ -143,18 +145,25 @@ mark_save_snowflake_epoch(void)
 		(void) save_locked(&own, ERROR);
 		epoch_set_issued_under(own.snowflake_epoch_ms);
 	}
-	LWLockRelease(flakeid_lock);
+	flakeid_lock_release();
 }
 
 void
 flakeid_lock_acquire(void)
 {
+	if (LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
+		return;
+	ConditionVariablePrepareToSleep(&mark_shared->lock_released);
 	while (!LWLockConditionalAcquire(flakeid_lock, LW_EXCLUSIVE))
-	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
+		(void) ConditionVariableTimedSleep(&mark_shared->lock_released, 10, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+}
+
+void
+flakeid_lock_release(void)
+{
+	LWLockRelease(flakeid_lock);
+	ConditionVariableBroadcast(&mark_shared->lock_released);
 }
 
 /*
@@ -229,7 +238,7 @@ mark_lower_backfill_low(int slot, uint32 low)
 		own.lows[slot] = low;
 		(void) save_locked(&own, ERROR);
 	}
-	LWLockRelease(flakeid_lock);
+	flakeid_lock_release();
 }
 
 /*
@@ -264,14 +273,14 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
 			outcome = renew_one_locked(which, unit_start, WARNING);
 			if (outcome == RENEW_FAILED)
 				last_failure = now;
-			LWLockRelease(flakeid_lock);
+			flakeid_lock_release();
 		}
 	}
 	else
 	{
 		flakeid_lock_acquire();
 		outcome = renew_one_locked(which, unit_start, ERROR);
-		LWLockRelease(flakeid_lock);
+		flakeid_lock_release();
 	}
 	if (outcome == RENEW_SAVED)
 		ereport(DEBUG1,
@@ -340,7 +349,7 @@ mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms)
 			(void) state_save(&state, FATAL);
 		}
 	}
-	LWLockRelease(flakeid_lock);
+	flakeid_lock_release();
 }
 
 /*

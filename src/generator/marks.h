@@ -20,11 +20,16 @@
 #include "generator/state.h"
 
 /*
- * Takes flakeid_lock exclusively, in a loop of conditional tries and 1 ms
- * naps on the latch, so that a cancel or terminate ends the wait while the
- * holder is stuck in an fsync or a synchronous standby's wait.
+ * Takes flakeid_lock exclusively.  A waiter sleeps on a condition variable
+ * that every release broadcasts (and wakes every 10 ms besides, for a
+ * holder whose error released the lock without it), so that a cancel or
+ * terminate ends the wait while the holder is stuck in an fsync or a
+ * synchronous standby's wait, and nobody spins.  Every process but the
+ * startup process's replay takes the lock this way: a plain LWLockAcquire
+ * would hold interrupts off for the whole wait.
  */
 extern void flakeid_lock_acquire(void);
+extern void flakeid_lock_release(void);
 
 static inline int64
 mark_read(MarkId mark)

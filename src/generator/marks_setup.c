@@ -20,6 +20,33 @@ LWLockPadded *mark_locks = NULL;
 
 static char *accept_state_from = NULL;
 
+/* strictly a system identifier: digits only, in range, not 0; or empty for none */
+static bool
+parse_system_identifier(const char *text, uint64 *system)
+{
+	char	   *end;
+
+	*system = 0;
+	if (*text == '\0')
+		return true;
+	if (strspn(text, "0123456789") != strlen(text))
+		return false;
+	errno = 0;
+	*system = strtou64(text, &end, 10);
+	return errno == 0 && *end == '\0' && *system != 0;
+}
+
+static bool
+check_accept_state_from(char **newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
+{
+	uint64		system;
+
+	if (parse_system_identifier(*newval, &system))
+		return true;
+	GUC_check_errdetail("flakeid.accept_state_from takes a system identifier (pg_control_system()), digits only, or an empty string.");
+	return false;
+}
+
 /* from _PG_init, while preloading */
 void
 mark_init(void)
@@ -27,7 +54,7 @@ mark_init(void)
 	define_string_setting(SETTING_ACCEPT_STATE_FROM,
 						  "Takes up a generator state file written by the cluster with this system identifier.",
 						  "For a state file copied on purpose from the cluster this one replaces (pg_upgrade).",
-						  &accept_state_from, "", PGC_POSTMASTER, 0, NULL, NULL);
+						  &accept_state_from, "", PGC_POSTMASTER, 0, check_accept_state_from, NULL);
 	/* the tranche is named "flakeid": pg_stat_activity shows waits on flakeid_lock as that */
 	shmem_request_part(&(ShmemPart) {.name = "flakeid", .size = sizeof(MarkShared), .address = (void **) &mark_shared, .init = NULL, .nlocks = 1, .locks = &mark_locks});
 }
@@ -38,9 +65,8 @@ accepted_foreign_system(void)
 {
 	uint64		system = 0;
 
-	if (accept_state_from == NULL || *accept_state_from == '\0')
+	if (accept_state_from == NULL || !parse_system_identifier(accept_state_from, &system))
 		return 0;
-	(void) sscanf(accept_state_from, UINT64_FORMAT, &system);
 	return system;
 }
 
@@ -76,6 +102,7 @@ mark_load_state(FlakeidPersisted *saved)
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		pg_atomic_init_u32(&mark_shared->backfill_low[s], BACKFILL_LOW_NONE);
 	pg_atomic_init_u32(&mark_shared->backfill_lifetime, 0);
+	ConditionVariableInit(&mark_shared->lock_released);
 	pg_atomic_init_u32(&mark_shared->upstream_pending, 0);
 	bounds_set_empty(&mark_shared->upstream);
 	mark_shared->sno_ticktock = saved->own.sno_ticktock & 1;

@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
 #include "storage/lwlock.h"
 
 #include "generator/defs.h"
@@ -41,6 +42,8 @@ typedef struct MarkShared
 	 */
 	uint32		backfill_start_low[GEN_SLOT_COUNT];
 	pg_atomic_uint32 backfill_lifetime;
+	/* broadcast at every release of flakeid_lock (flakeid_lock_release) */
+	ConditionVariable lock_released;
 	/* set once at start */
 	StateRefusal state_refusal;
 	uint32		state_file_version; /* of the file read at start; 0: none */

@@ -76,7 +76,7 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 
 			flakeid_lock_acquire();
 			outcome = mark_renew_latest_locked(latest, RENEWER_AHEAD_US, WARNING);
-			LWLockRelease(flakeid_lock);
+			flakeid_lock_release();
 			backoff = outcome == RENEW_FAILED
 				? Min(Max(backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
 			nap = Max(nap, backoff);

@@ -56,7 +56,7 @@ resume_take_up_upstream_pending(void)
 		resume_after(&upstream);
 		mark_upstream_taken_up();
 	}
-	LWLockRelease(flakeid_lock);
+	flakeid_lock_release();
 }
 
 /*

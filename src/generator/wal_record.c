@@ -109,30 +109,55 @@ serve_cancel_or_terminate(void)
 }
 
 /*
+ * Whether synchronous standbys are defined, as the waiters of core read it
+ * (SyncRepWaitForLSN): from the state the checkpointer publishes under
+ * SyncRepLock once it has processed synchronous_standby_names, so that
+ * clearing the setting and reloading releases a wait whose backend never
+ * reloads; before the checkpointer's first pass, from this process's
+ * setting.  The caller holds SyncRepLock.
+ */
+static bool
+synchronous_standbys_defined(void)
+{
+	volatile WalSndCtlData *ctl = WalSndCtl;
+
+#ifdef SYNC_STANDBY_DEFINED
+	if (ctl->sync_standbys_status & SYNC_STANDBY_INIT)
+		return (ctl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
+	return SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0';
+#else
+	/* minor releases before the 2025 fix: the checkpointer keeps a flag */
+	return ctl->sync_standbys_defined;
+#endif
+}
+
+/*
  * With flakeid.mark_synchronous: waits until the synchronous standbys have
- * flushed `lsn`, whatever this session's synchronous_commit says.  Without
- * synchronous standbys (synchronous_standby_names empty) there is nothing
- * to wait for.  It watches the flush position the WAL senders publish for
- * synchronous commits, napping 1 ms on the latch in between, rather than
- * queueing as a commit does (SyncRepWaitForLSN): that queue follows the
- * session's synchronous_commit, which may say not to wait at all.  Called
- * with flakeid_lock held; a cancel or terminate still ends the wait, with
- * an ERROR or FATAL, so nothing is published.  A wait on SyncRepLock
- * (shared) and the standbys' replies.
+ * flushed `lsn`, whatever this session's synchronous_commit says, or until
+ * there are none (synchronous_standby_names cleared and reloaded, the
+ * standard way out when a synchronous standby is lost, releases it within
+ * a millisecond of the checkpointer's reload).  It watches the flush
+ * position the WAL senders publish for synchronous commits, napping 1 ms on
+ * the latch in between, rather than queueing as a commit does
+ * (SyncRepWaitForLSN): that queue follows the session's synchronous_commit,
+ * which may say not to wait at all.  Called with flakeid_lock held; a
+ * cancel or terminate still ends the wait, with an ERROR or FATAL, so
+ * nothing is published.  A wait on SyncRepLock (shared) and the standbys'
+ * replies.
  */
 static void
 wait_for_synchronous_standbys(XLogRecPtr lsn)
 {
-	if (SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0')
-		return;
 	for (;;)
 	{
 		XLogRecPtr	flushed;
+		bool		defined;
 
 		LWLockAcquire(SyncRepLock, LW_SHARED);
+		defined = synchronous_standbys_defined();
 		flushed = ((volatile WalSndCtlData *) WalSndCtl)->lsn[SYNC_REP_WAIT_FLUSH];
 		LWLockRelease(SyncRepLock);
-		if (flushed >= lsn)
+		if (!defined || flushed >= lsn)
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, WAIT_EVENT_SYNC_REP);
 		ResetLatch(MyLatch);

@@ -144,6 +144,12 @@ like($message, qr/HINT:  .*set flakeid.accept_state_from = '$foreign_system' and
 	"the hint names the setting and the file's system identifier");
 is(log_count($node, qr/the generator state file "flakeid.state" belongs to another cluster/), 1, 'the server logs it at start');
 stop_checked($node);
+# a value with junk after the number is refused as the server starts (1.2
+# read it with sscanf, took the number and accepted the file)
+$node = server("$work/foreign.state", 'flakeid.accept_state_from' => "${foreign_system}junk");
+is(sqlstate_of($node, 'SELECT sno_new()'), 'XX001', 'flakeid.accept_state_from with junk after the number: the file stays refused');
+is(log_count($node, qr/invalid value for parameter "flakeid.accept_state_from"/), 1, 'the server says the value is invalid');
+stop_checked($node);
 $node = server("$work/foreign.state", 'flakeid.accept_state_from' => $foreign_system);
 is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
 	FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (kuid_time(kuid_new())),

@@ -16,6 +16,7 @@ use warnings;
 use FlakeidTest;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes ();
 
 sub failover
 {
@@ -105,4 +106,57 @@ is($repeats, 0, "mark_synchronous on: the promoted server repeats none of the $r
 cmp_ok($failures, '>', 0, "mark_synchronous on: the cut-off primary refused calls past its last confirmed mark ($failures statements)");
 like(slurp_file($primary->logfile), qr/ERROR:  canceling statement due to statement timeout|the synchronous standbys did not confirm/,
 	'they failed on the statement timeout while waiting for the mark');
+
+# --- a lost synchronous standby: the waits behind it end ---------------------------------------
+# With synchronous_standby_names naming a standby that is gone, a renewal
+# holds flakeid_lock while it waits.  sno after a clock step back takes that
+# lock: a cancel must end its wait (1.2 waited with a plain LWLockAcquire,
+# deaf to cancel, statement_timeout and terminate).  Clearing the setting
+# and reloading, the standard way out, must release the renewal itself (1.2
+# read the backend's own copy of the setting once, and waited on).
+{
+	my $node = flakeid_node('lost_standby', 'flakeid.allow_debug_clock_offset' => 'on', 'flakeid.mark_synchronous' => 'on');
+	$node->safe_psql('postgres', "SELECT sno_new(), snowflake_new()");
+	$node->safe_psql('postgres', "ALTER SYSTEM SET synchronous_standby_names = 'gone'; SELECT pg_reload_conf()");
+	# (the checkpointer publishes the setting after the reload)
+	$node->poll_query_until('postgres', "SELECT current_setting('synchronous_standby_names') = 'gone'");
+	sleep 1;
+	my $renewing = psql_start($node, "SET flakeid.debug_clock_offset_ms = 630000; SELECT snowflake_new()");
+	ok($node->poll_query_until('postgres',
+			"SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND query LIKE '%630000%'"),
+		'a renewal past the mark waits for the synchronous standby that is gone, holding flakeid_lock');
+	my ($err) = ('');
+	$node->psql('postgres', q{
+		SET statement_timeout = '300ms';
+		SET flakeid.debug_clock_offset_ms = -60000;
+		DO $$
+		BEGIN
+			PERFORM sno_new();
+			RAISE NOTICE 'issued';
+		EXCEPTION WHEN query_canceled THEN
+			RAISE NOTICE 'cancelled after % ms', round(extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000);
+		END $$}, stderr => \$err, timeout => 30, timed_out => \my $timed_out);
+	my ($after_ms) = $err =~ /cancelled after (\d+) ms/;
+	ok(defined $after_ms && $after_ms < 1000,
+		'sno_new() after a clock step back, waiting for that lock, ends on its statement_timeout (300 ms) within 1 s')
+	  or diag($err eq '' ? 'no answer in 30 s' : $err);
+	diag("the cancel ended the wait after $after_ms ms") if defined $after_ms;
+
+	my $began = Time::HiRes::time();
+	$node->safe_psql('postgres', "ALTER SYSTEM RESET synchronous_standby_names; SELECT pg_reload_conf()");
+	my $released;
+	while (Time::HiRes::time() - $began < 10)
+	{
+		last if $released = $node->safe_psql('postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%630000%' AND pid <> pg_backend_pid()") eq 't';
+		Time::HiRes::sleep(0.05);
+	}
+	my $took = Time::HiRes::time() - $began;
+	ok($released && $took < 2, 'clearing synchronous_standby_names and reloading releases the waiting renewal within 2 s')
+	  or diag($released ? sprintf('it took %.1f s', $took) : 'still waiting after 10 s');
+	my ($status, $out) = $released ? psql_finish($renewing) : (-1, '');
+	ok($status == 0 && $out =~ /^\d+$/, '... and the call returns its snowflake');
+	$node->stop('immediate') unless $released;
+	stop_checked($node) if $released;
+}
 done_testing();
