@@ -25,8 +25,10 @@ counters_shared_init(void *part)
 	{
 		pg_atomic_init_u64(&shared->slots[s].word.value, 0);
 		pg_atomic_init_u64(&shared->slots[s].resumed_word.value, 0);
+		pg_atomic_init_u64(&shared->slots[s].closed_word.value, 0);
 	}
 	pg_atomic_init_u64(&shared->sno_wall_safe.value, 0);
+	pg_atomic_init_u64(&shared->sno_floor.value, 0);
 }
 
 void

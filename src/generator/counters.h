@@ -25,12 +25,23 @@ typedef struct CounterSlot
 	 * and the renewer leaves its mark alone.
 	 */
 	PaddedWord	resumed_word;
+	/*
+	 * The last word a horizon closed the counter at (issue_close_through):
+	 * a wait on it is the closing's, not a pool used up.
+	 */
+	PaddedWord	closed_word;
 } CounterSlot;
 
 typedef struct CounterShared
 {
 	CounterSlot slots[GEN_SLOT_COUNT];
 	PaddedWord	sno_wall_safe;	/* sno_timeline.wall_safe, for waiters without the lock */
+	/*
+	 * The highest sno horizon given or being given (horizon.c raises it
+	 * before closing the counter): a clock behind it counts on from the
+	 * last unit instead of toggling, so no ID lands below a horizon.
+	 */
+	PaddedWord	sno_floor;
 	SnoTimeline sno_timeline;	/* under flakeid_lock */
 } CounterShared;
 

@@ -4,8 +4,9 @@
  * Each backend has a cell per counter slot in shared memory.  Before a
  * transaction's first ID of a slot, the backend writes there the unit its
  * counter word holds (a parallel worker writes its leader's cell): the
- * counters only move up (sno's tick-tock aside), so every ID the
- * transaction then gets from that slot lies in that unit or later.  The
+ * counters only move up, so every ID the transaction then gets from that
+ * slot lies in that unit or later.  sno's toggle after a clock step back
+ * takes its word down, and lowers the cells to its unit (horizon.h).  The
  * cell is cleared at commit or abort, from the transaction callback, which
  * runs once the transaction is visible to new snapshots (after
  * ProcArrayEndTransaction).  Subtransactions leave it alone: the IDs of a
@@ -41,6 +42,7 @@
 #include "generator/horizon_file.h"
 #include "generator/issue.h"
 #include "generator/shmem.h"
+#include "generator/table.h"
 
 #define HORIZON_NONE		PG_UINT64_MAX
 
@@ -100,39 +102,98 @@ cells_of(int procno)
 	return (HorizonCells *) ((char *) horizon_shared + cells_offset() + CELLS_STRIDE * (Size) procno);
 }
 
-/* With the horizon's lock held exclusively: the holdings in use, saved durably; ERROR on failure. */
+#define TABLE_LOCK	(&horizon_locks[0].lock)	/* prepared[]: memory only, never held across I/O */
+#define FILE_LOCK	(&horizon_locks[1].lock)	/* serialises writes of flakeid.prepared */
+
+/*
+ * Saves the holdings in use durably; ERROR on failure.  Called without the
+ * table's lock: the copy is taken after the file's lock, so each write holds
+ * every change made before it began, and the table is never locked across
+ * the fsyncs (the horizon reads it without waiting for them).  With
+ * `must_save` false (forgetting ended holdings) it saves only when no other
+ * write is under way: an ended holding left in the file costs nothing.
+ */
 static void
-save_prepared(void)
+save_prepared(bool must_save)
 {
-	PreparedHolding *entries = palloc(sizeof(PreparedHolding) * Max(horizon_shared->nprepared, 1));
+	PreparedHolding *entries;
 	int			count = 0;
 
+	if (must_save)
+		LWLockAcquire(FILE_LOCK, LW_EXCLUSIVE);
+	else if (!LWLockConditionalAcquire(FILE_LOCK, LW_EXCLUSIVE))
+		return;
+	entries = palloc(sizeof(PreparedHolding) * Max(max_prepared_xacts, 1));
+	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 		if (TransactionIdIsValid(horizon_shared->prepared[i].xid))
 			entries[count++] = horizon_shared->prepared[i];
+	LWLockRelease(TABLE_LOCK);
 	prepared_file_write(entries, count);
+	LWLockRelease(FILE_LOCK);
 	pfree(entries);
 }
 
 /* --- recording -------------------------------------------------------------------- */
 
-void
-horizon_record(int slot)
+/* lowers this backend's cell (a parallel worker: its leader's) to `unit`; a full barrier */
+static void
+lower_cell(int slot, uint64 unit)
 {
 	PGPROC	   *owner = IsParallelWorker() && MyProc->lockGroupLeader ? MyProc->lockGroupLeader : MyProc;
 	pg_atomic_uint64 *cell = &cells_of(PROC_NUMBER(owner))->unit[slot];
-	uint64		word = pg_atomic_read_u64(slot_word(slot));
-
-	/* a counter whose unit is used up (closed by a horizon) issues in a later one */
-	uint64		floor = word == 0 ? 0 : counter_unit(word) + (counter_seq(word) == COUNTER_SEQ_MASK ? 1 : 0);
 	uint64		held = pg_atomic_read_u64(cell);
 
 	/* the compare-and-swap is a full barrier: the cell is visible before the ID is issued */
-	while (floor < held)
-		if (pg_atomic_compare_exchange_u64(cell, &held, floor))
+	while (unit < held)
+		if (pg_atomic_compare_exchange_u64(cell, &held, unit))
 			break;
 	pg_memory_barrier();
+}
+
+void
+horizon_record(int slot)
+{
+	pg_atomic_uint64 *counter = slot_word(slot);
+	uint64		word = pg_atomic_read_u64(counter);
+
+	for (;;)
+	{
+		uint64		again;
+
+		/* a counter whose unit is used up (closed by a horizon) issues in a later one */
+		lower_cell(slot, word == 0 ? 0 : counter_unit(word) + (counter_seq(word) == COUNTER_SEQ_MASK ? 1 : 0));
+		/* sno: a toggle whose sweep of the cells missed this one shows in the word */
+		again = pg_atomic_read_u64(counter);
+		if (counter_flag(again) == counter_flag(word))
+			break;
+		word = again;
+	}
 	horizon_recorded[slot] = true;
+}
+
+void
+horizon_lower_own_for_toggle(int slot, uint64 unit)
+{
+	if (horizon_recorded[slot])
+		lower_cell(slot, unit);
+}
+
+void
+horizon_lower_all_for_toggle(int slot, uint64 unit)
+{
+	pg_memory_barrier();
+	for (int p = 0; p < horizon_shared->nprocs; p++)
+	{
+		pg_atomic_uint64 *cell = &cells_of(p)->unit[slot];
+		uint64		held = pg_atomic_read_u64(cell);
+
+		/* (a cell cleared meanwhile stays cleared: its transaction has ended) */
+		while (held != HORIZON_NONE && unit < held)
+			if (pg_atomic_compare_exchange_u64(cell, &held, unit))
+				break;
+	}
+	pg_memory_barrier();
 }
 
 /* this backend's cells, cleared; with `into` (PRE_PREPARE) copied there first */
@@ -179,7 +240,12 @@ forget_ended(void)
 	return forgot;
 }
 
-/* PRE_PREPARE: the cells become a holding of the transaction, saved before it is prepared */
+/*
+ * PRE_PREPARE: the cells become a holding of the transaction, saved before
+ * it is prepared.  Refused while flakeid.prepared is damaged: rewriting it
+ * with this holding alone would drop the holdings it could not give, and
+ * the horizon would be served without them after the next restart.
+ */
 static void
 hold_for_prepared(void)
 {
@@ -188,23 +254,27 @@ hold_for_prepared(void)
 
 	if (!take_cells(&holding) || !TransactionIdIsValid(holding.xid))
 		return;
-	LWLockAcquire(&horizon_locks[0].lock, LW_EXCLUSIVE);
+	if (horizon_shared->prepared_damaged)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cannot prepare a transaction that generated IDs while flakeid's file \"%s\" is damaged", PREPARED_FILE),
+				 errdetail("The file holds the units of the IDs that prepared transactions issued, and is kept as it is until an operator acts."),
+				 errhint("Commit this transaction instead, or, once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
+	LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
 	(void) forget_ended();
 	for (int i = 0; i < horizon_shared->nprepared && free_entry < 0; i++)
 		if (!TransactionIdIsValid(horizon_shared->prepared[i].xid))
 			free_entry = i;
 	if (free_entry < 0 && horizon_shared->nprepared < max_prepared_xacts)
 		free_entry = horizon_shared->nprepared++;
+	if (free_entry >= 0)
+		horizon_shared->prepared[free_entry] = holding;
+	LWLockRelease(TABLE_LOCK);
 	if (free_entry < 0)
-	{
-		LWLockRelease(&horizon_locks[0].lock);
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("flakeid cannot hold the horizon for more prepared transactions than max_prepared_xacts")));
-	}
-	horizon_shared->prepared[free_entry] = holding;
-	save_prepared();
-	LWLockRelease(&horizon_locks[0].lock);
+	save_prepared(true);
 }
 
 static void
@@ -251,9 +321,14 @@ lowest_held(const GeneratorDef *def)
 		HorizonCells *cells = cells_of(p);
 
 		for (int v = 0; v < def->variants; v++)
-			low = Min(low, pg_atomic_read_u64(&cells->unit[def->first_slot + v]));
+		{
+			/* read once: Min() reads its arguments twice, and a cell cleared between them read as "none held" */
+			uint64		held = pg_atomic_read_u64(&cells->unit[def->first_slot + v]);
+
+			low = Min(low, held);
+		}
 	}
-	LWLockAcquire(&horizon_locks[0].lock, LW_SHARED);
+	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 	{
 		const PreparedHolding *holding = &horizon_shared->prepared[i];
@@ -268,43 +343,48 @@ lowest_held(const GeneratorDef *def)
 		for (int v = 0; v < def->variants; v++)
 			low = Min(low, holding->unit[def->first_slot + v]);
 	}
-	LWLockRelease(&horizon_locks[0].lock);
+	LWLockRelease(TABLE_LOCK);
 	if (ended)
 	{
-		LWLockAcquire(&horizon_locks[0].lock, LW_EXCLUSIVE);
-		if (forget_ended())
-			save_prepared();
-		LWLockRelease(&horizon_locks[0].lock);
+		bool		forgot;
+
+		LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
+		forgot = forget_ended();
+		LWLockRelease(TABLE_LOCK);
+		if (forgot)
+			save_prepared(false);
 	}
 	return low;
 }
 
 /*
- * A horizon never moves back while sno keeps its tick-tock (the other
- * generators have none): a transaction that read its counter before a
+ * A horizon never moves back: a transaction that read its counter before a
  * closing may hold a unit below the horizon given then, although its IDs
- * lie after it, and nothing can be issued below a horizon given before
- * but after a clock step back.  So the horizon given is at least the last
- * one given with the same tick-tock; after a toggle it starts again from
- * what is held, which moves it back: the reader's sign to read again.
+ * lie after it, so the horizon given is at least the last one given.
  */
 static uint64
 never_back(const GeneratorDef *def, uint64 unit)
 {
 	pg_atomic_uint64 *given = &horizon_shared->given[def->id];
-	uint64		flag = def->ticktock && counter_flag(pg_atomic_read_u64(slot_word(def->first_slot))) ? 1 : 0;
 	uint64		before = pg_atomic_read_u64(given);
 
-	for (;;)
-	{
-		uint64		result = unit;
+	while (before < unit)
+		if (pg_atomic_compare_exchange_u64(given, &before, unit))
+			return unit;
+	return before;
+}
 
-		if (before != 0 && (before & 1) == flag)
-			result = Max(result, before >> 1);
-		if (before == ((result << 1) | flag) ||
-			pg_atomic_compare_exchange_u64(given, &before, (result << 1) | flag))
-			return result;
-	}
+/* sno's floor (counters.h) raised to `unit`, before the counter is closed below it */
+static void
+raise_sno_floor(uint64 unit)
+{
+	pg_atomic_uint64 *floor = &counter_shared->sno_floor.value;
+	uint64		before = pg_atomic_read_u64(floor);
+
+	while (before < unit)
+		if (pg_atomic_compare_exchange_u64(floor, &before, unit))
+			break;
+	pg_memory_barrier();
 }
 
 /*
@@ -319,12 +399,19 @@ never_back(const GeneratorDef *def, uint64 unit)
  * transaction that recorded its cell before its ID was issued, but after
  * the first reading, shows there, since an ID issued before the closing
  * was recorded before it.
+ *
+ * sno: L is published as its floor before the closing.  A clock step back
+ * then toggles only to a unit at or after the floor (issue.c), else counts
+ * on from the last unit, so later IDs stay at or after L.  A toggle that
+ * read the floor before it was raised wrote its transaction's cell first,
+ * and the second reading sees it (each side writes, then reads the other's).
  */
 uint64
 horizon_unit(const GeneratorDef *def)
 {
 	uint64		latest = 0;
-	uint64		horizon;
+	uint64		horizon,
+				held;
 
 	if (horizon_shared->prepared_damaged)
 		ereport(ERROR,
@@ -333,16 +420,24 @@ horizon_unit(const GeneratorDef *def)
 				 errdetail("It holds the units of the IDs that prepared transactions issued."),
 				 errhint("Once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
 	for (int v = 0; v < def->variants; v++)
-		latest = Max(latest, counter_unit(pg_atomic_read_u64(slot_word(def->first_slot + v))));
+	{
+		uint64		unit = counter_unit(pg_atomic_read_u64(slot_word(def->first_slot + v)));
+
+		latest = Max(latest, unit);
+	}
 	pg_memory_barrier();
 	horizon = lowest_held(def);
 	if (horizon == HORIZON_NONE)
 		horizon = Max(latest, generator_clock_unit(def)) + 1;
+	if (def->ticktock)
+		raise_sno_floor(horizon);
 	if (horizon > 0)
 		for (int v = 0; v < def->variants; v++)
 			(void) issue_close_through(def, def->first_slot + v, horizon - 1);
 	pg_memory_barrier();
-	return never_back(def, Min(horizon, lowest_held(def)));
+	/* read once: Min() evaluates its arguments twice */
+	held = lowest_held(def);
+	return never_back(def, Min(horizon, held));
 }
 
 /* --- start ---------------------------------------------------------------------- */
@@ -378,7 +473,7 @@ horizon_init(void)
 {
 	ShmemPart	part = {.name = "flakeid horizon", .size_at_request = horizon_size,
 		.address = (void **) &horizon_shared, .init = horizon_shared_init,
-	.nlocks = 1, .locks = &horizon_locks};
+	.nlocks = 2, .locks = &horizon_locks};
 
 	shmem_request_part(&part);
 	shmem_at_startup(horizon_at_start);

@@ -6,14 +6,16 @@
  * the unit horizon_unit returns, every ID the live generator issued below h
  * belongs to a transaction that has ended (and is visible to a snapshot
  * taken after the call, if it committed), and every ID it issues after the
- * call lies at or after h.  sno after a clock step back (its tick-tock
- * toggle) and back-fill are outside it.
+ * call lies at or after h, sno's after a clock step back too (issue.c counts
+ * on from its last unit while the clock is behind the highest horizon given,
+ * instead of toggling below it).  Back-fill is outside it.
  */
 #ifndef FLAKEID_HORIZON_H
 #define FLAKEID_HORIZON_H
 
 #include "postgres.h"
 
+#include "format/counter.h"
 #include "generator/defs.h"
 
 /* asks for the shared part, registers the transaction callback (from _PG_init, while preloading) */
@@ -38,6 +40,20 @@ horizon_note_issue(int slot)
 		horizon_record(slot);
 #endif
 }
+
+
+/*
+ * sno's toggle after a clock step back takes its word below units that
+ * cells were written from.  Before the toggle is published (and before the
+ * caller reads sno's floor), the toggling backend lowers its own cell to
+ * the unit it toggles to; right after, every cell of the slot still holding
+ * a unit is lowered to it, so that a transaction that then issues from the
+ * toggled word holds the horizon there.  horizon_record covers a cell
+ * written from the old word during the toggle: it reads the word again
+ * after writing the cell.  Nothing is added per ID.  Full barriers.
+ */
+extern void horizon_lower_own_for_toggle(int slot, uint64 unit);
+extern void horizon_lower_all_for_toggle(int slot, uint64 unit);
 
 /*
  * The lowest unit of `def` that an open or prepared transaction may hold,

@@ -17,6 +17,7 @@
 
 #include "generator/clock.h"
 #include "generator/counters.h"
+#include "generator/horizon.h"
 #include "generator/issue.h"
 #include "generator/marks.h"
 #include "generator/stats.h"
@@ -47,15 +48,23 @@ unit_wait_event(void)
  * the postmaster dies.  A wait shorter than the latch's millisecond
  * resolution sleeps instead, under the same wait event.  The first wait of
  * a call is counted for flakeid_generators, and for the log when the pool
- * was used up (not sno's unsafe period).
+ * was used up; a wait for a unit a horizon closed is neither.
  */
+typedef enum WaitCause
+{
+	WAIT_POOL_USED_UP,
+	WAIT_SNO_UNSAFE,			/* sno's unsafe period after a step back */
+	WAIT_CLOSED,				/* a horizon closed the unit (horizon.c) */
+	WAIT_UNCOUNTED				/* back-fill waiting for sno's coarse clock */
+} WaitCause;
+
 static void
-wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited, bool pool_used_up)
+wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited, WaitCause cause)
 {
 	int64		remaining = def->format->unit_start(unit) - clock_read(def);
 
-	if (!*waited)
-		stats_waited(def, slot, pool_used_up);
+	if (!*waited && (cause == WAIT_POOL_USED_UP || cause == WAIT_SNO_UNSAFE))
+		stats_waited(def, slot, cause == WAIT_POOL_USED_UP);
 	*waited = true;
 	if (remaining >= 1000)
 	{
@@ -103,6 +112,13 @@ slot_exchange(void *arg, uint64_t *word, uint64_t next)
 	return pg_atomic_compare_exchange_u64(access->counter, word, next);
 }
 
+/* a wait for the next unit because a horizon closed this one (not counted as a pool used up) */
+static bool
+closed_by_horizon(int slot, uint64 word)
+{
+	return word == pg_atomic_read_u64(&counter_shared->slots[slot].closed_word.value);
+}
+
 static void
 refuse_end_of_range(const GeneratorDef *def)
 {
@@ -136,9 +152,16 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 				refuse_end_of_range(def);
 				break;
 			default:
-				wait_for_unit(def, slot, taken.wait_past + 1, &waited, true);
+				wait_for_unit(def, slot, taken.wait_past + 1, &waited, closed_by_horizon(slot, taken.word) ? WAIT_CLOSED : WAIT_POOL_USED_UP);
 		}
 	}
+}
+
+/* sno's floor (counters.h): the highest horizon given or being given */
+static inline uint64
+sno_floor(void)
+{
+	return pg_atomic_read_u64(&counter_shared->sno_floor.value);
 }
 
 /*
@@ -147,7 +170,11 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
  * toggle needs no save of its own: the mark of the value it leaves already
  * lies above every ID with that value, and is saved as its bound; the ID
  * it issues is checked against the mark of the value it takes up, as every
- * ID is.  Returns true with *issued set when an ID was published.
+ * ID is.  A toggle lowers this transaction's horizon cell, then reads the
+ * floor (horizon.c writes the floor, then reads the cells): a toggle below
+ * the floor is not made, and the caller counts on instead.  Once made, it
+ * lowers every transaction's cell to its unit (horizon.h).  Returns true
+ * with *issued set when an ID was published.
  */
 static bool
 sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool,
@@ -165,10 +192,21 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	*outcome = sno_decide(word, now, pool, &counter_shared->sno_timeline, d);
 	if (*outcome != COUNTER_ISSUE)
 		return false;
+	if (counter_flag(d->next_word) != counter_flag(word))
+	{
+		horizon_lower_own_for_toggle(slot, counter_unit(d->next_word));
+		if (counter_unit(d->next_word) < sno_floor())
+		{
+			*outcome = COUNTER_BEHIND;	/* below a horizon: count on */
+			return false;
+		}
+	}
 	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
 	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 	if (!pg_atomic_compare_exchange_u64(counter, &word, d->next_word))
 		return false;
+	if (counter_flag(d->next_word) != counter_flag(word))
+		horizon_lower_all_for_toggle(slot, counter_unit(d->next_word));
 	sno_timeline_publish(&d->next_timeline);
 	mark_set_sno_ticktock(counter_flag(d->next_word));
 	*issued = d->next_word;
@@ -176,11 +214,42 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 }
 
 /*
+ * sno with the clock behind its last used unit and behind a horizon given:
+ * counts on from that unit as the other generators do (their rule,
+ * counter_advance_monotonic), with the same tick-tock, so nothing lands
+ * below the horizon and nothing waits.  Lock-free: the word only moves up.
+ * False once the clock has reached the floor (the tick-tock rule decides
+ * again), or at the last unit.
+ */
+static bool
+sno_count_on(SlotAccess *target, const CounterPool *pool, uint64 *issued)
+{
+	uint64		word = slot_load(target);
+
+	for (;;)
+	{
+		uint64		now = slot_clock(target),
+					next,
+					wait_past;
+
+		if (now >= sno_floor() ||
+			counter_advance_monotonic(word, now, pool, &next, &wait_past) != COUNTER_ISSUE)
+			return false;
+		if (slot_exchange(target, &word, next))
+		{
+			*issued = next;
+			return true;
+		}
+	}
+}
+
+/*
  * The tick-tock rule of sno (docs/spec/sno.md §5.1): counter_take with counter_advance
- * (sno's rule without a timeline) until the clock is behind.  Then, while
- * the clock is inside the unsafe period (at or before the timeline's
- * wall_safe, published for reading without the lock), it waits without
- * taking the lock; past it, the lock decides and may toggle.
+ * (sno's rule without a timeline) until the clock is behind.  Then, if a
+ * horizon was given after the clock's unit, it counts on (sno_count_on).
+ * Else, while the clock is inside the unsafe period (at or before the
+ * timeline's wall_safe, published for reading without the lock), it waits
+ * without taking the lock; past it, the lock decides and may toggle.
  */
 static uint64
 ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
@@ -206,10 +275,21 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		}
 		if (outcome == COUNTER_WAIT)
 		{
-			wait_for_unit(def, slot, taken.wait_past + 1, &waited, true);
+			wait_for_unit(def, slot, taken.wait_past + 1, &waited, closed_by_horizon(slot, taken.word) ? WAIT_CLOSED : WAIT_POOL_USED_UP);
 			continue;
 		}
 		Assert(outcome == COUNTER_BEHIND);
+		if (taken.now < sno_floor())
+		{
+			if (sno_count_on(&target, pool, &issued))
+			{
+				stats_issued(slot, true);
+				return issued;
+			}
+			if (counter_unit(pg_atomic_read_u64(target.counter)) >= COUNTER_MAX_UNIT)
+				refuse_end_of_range(def);
+			continue;
+		}
 
 		/*
 		 * Inside the unsafe period only if the word is still the one found
@@ -222,12 +302,12 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		if (taken.now <= unsafe_until)
 		{
 			if (pg_atomic_read_u64(target.counter) == taken.word)
-				wait_for_unit(def, slot, sno_unsafe_wait_past(unsafe_until, taken.word) + 1, &waited, false);
+				wait_for_unit(def, slot, sno_unsafe_wait_past(unsafe_until, taken.word) + 1, &waited, WAIT_SNO_UNSAFE);
 			continue;
 		}
-		LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+		flakeid_lock_acquire();
 		done = sno_regression_locked(def, slot, pool, &d, &outcome, &issued, &behind);
-		LWLockRelease(flakeid_lock);
+		flakeid_lock_release();
 		if (done)
 		{
 			/* a regression only if the clock read under the lock, after the word, was behind */
@@ -235,7 +315,7 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 			return issued;
 		}
 		if (outcome == COUNTER_WAIT)	/* the clock behind: sno's timeline decides */
-			wait_for_unit(def, slot, d.wait_past + 1, &waited, false);
+			wait_for_unit(def, slot, d.wait_past + 1, &waited, WAIT_SNO_UNSAFE);
 	}
 }
 
@@ -276,9 +356,16 @@ issue_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit
 	FixedClockAccess target = {{def, slot_word(slot)}, unit};
 	CounterAccess access = {fixed_load, fixed_unit, fixed_exchange, &target};
 	CounterTaken taken = {0};
+	CounterOutcome outcome;
 
+	while (generator_clock_unit(def) < unit)
+	{
+		bool		waited = false;
+
+		wait_for_unit(def, slot, unit, &waited, WAIT_UNCOUNTED);
+	}
 	/* counter_advance, the rule without a timeline: it issues in `unit` or not at all */
-	CounterOutcome outcome = counter_take(&access, counter_advance, pool, &taken);
+	outcome = counter_take(&access, counter_advance, pool, &taken);
 
 	/* (not counted in flakeid_generators.issued, which counts *_new calls) */
 	if (outcome == COUNTER_ISSUE)
@@ -298,6 +385,7 @@ issue_close_through(const GeneratorDef *def, int slot, uint64 unit)
 
 		if (counter_unit(word) > unit || word == closed)
 			return counter_unit(word);
+		pg_atomic_write_u64(&counter_shared->slots[slot].closed_word.value, closed);
 		if (slot_exchange(&target, &word, closed))
 			return unit;
 	}

@@ -20,8 +20,13 @@ extern uint64 issue_next(const GeneratorDef *def, int slot, const CounterPool *p
 /*
  * Back-fill of a unit the live generator may still use: the live counter
  * issues in exactly `unit` (the clock read as that unit), so the ID is a
- * live one.  Returns COUNTER_ISSUE with *word, COUNTER_WAIT when the unit's
- * pool is used up, COUNTER_BEHIND when the counter has passed the unit.
+ * live one.  `unit` must not be after the precise clock's; when it is after
+ * the generator's own clock (sno's coarse one trails the precise clock by a
+ * few milliseconds) the call first waits, interruptibly, until that clock
+ * gets there, so the counter never runs ahead of the clock the live
+ * generator reads (which its next call would take for a step back).
+ * Returns COUNTER_ISSUE with *word, COUNTER_WAIT when the unit's pool is
+ * used up, COUNTER_BEHIND when the counter has passed the unit.
  */
 extern CounterOutcome issue_at(const GeneratorDef *def, int slot, const CounterPool *pool,
 							   uint64 unit, uint64 *word);

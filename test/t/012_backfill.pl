@@ -63,6 +63,15 @@ for my $g (@generators)
 	is(sqlstate_of($node, 'SELECT ' . backfill_call($g, "clock_timestamp() + interval '1 min'")), '22023',
 		"$g->{format}: back-fill a minute ahead of the clock is ERROR 22023");
 }
+# sno's present judged by its own clock: back-fill of the present alternating
+# with sno_new() counts no clock regression and leaves the tick-tock alone (1.2
+# judged it by the precise clock, 2-6 ms ahead of sno's coarse one, and moved
+# the live counter past it: 22 regressions in 50 alternations and a toggle)
+my $regressions_and_ticktock = "SELECT clock_regressions || ' ' || ticktock FROM flakeid_generators WHERE generator = 'sno'";
+my ($regressions, $ticktock) = split ' ', sql($regressions_and_ticktock);
+sql(join('', map { "SELECT sno_new_at(clock_timestamp()); SELECT sno_new(); SELECT pg_sleep(0.002);\n" } 1 .. 200));
+is(sql($regressions_and_ticktock), ($regressions + 0) . " $ticktock",
+	'sno: 200 back-fills of the present alternating with sno_new() count no clock regression, and the tick-tock stays');
 # across restarts: a clean one and a crash, each followed by the same back-fill
 for my $mode (qw(fast immediate))
 {

@@ -113,6 +113,35 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 		"sno: $ending releases it: the horizon lies above every issued ID");
 }
 
+# --- a damaged flakeid.prepared ------------------------------------------------------------
+# The horizon is refused (XX001), and a PREPARE that issued IDs is refused
+# too, leaving the file as it is: 1.2 replaced it with that transaction's
+# holding alone, and served the horizon without the old holdings after the
+# next restart.  A PREPARE that issued nothing still works.
+{
+	my $file = $node->data_dir . '/flakeid.prepared';
+	$observer->close;
+	$node->stop;
+	unlink $file;
+	PostgreSQL::Test::Utils::append_to_file($file, 'damaged: a header cut short');
+	my $damaged = PostgreSQL::Test::Utils::slurp_file($file);
+	$node->start;
+	$observer = session($node);
+	is(sqlstate_of($node, 'SELECT sno_horizon()'), 'XX001', 'a damaged flakeid.prepared: the horizon is refused (XX001)');
+	is(sqlstate_of($node, "BEGIN; SELECT sno_new(); PREPARE TRANSACTION 'while_damaged'"), 'XX001',
+		'a damaged flakeid.prepared: PREPARE of a transaction that generated IDs is refused (XX001)');
+	is(PostgreSQL::Test::Utils::slurp_file($file) eq $damaged ? 'kept' : 'rewritten', 'kept', '... and the file is kept as it was');
+	is(sqlstate_of($node, "BEGIN; CREATE TEMP TABLE t (); DROP TABLE t; SELECT 1; COMMIT"), 'ok', 'a transaction without IDs is untouched');
+	is(sqlstate_of($node, "BEGIN; SELECT txid_current(); PREPARE TRANSACTION 'no_ids'; COMMIT PREPARED 'no_ids'"), 'ok',
+		'a PREPARE that issued no ID works');
+	$observer->close;
+	$node->stop;
+	unlink $file;
+	$node->start;
+	$observer = session($node);
+	is(sqlstate_of($node, 'SELECT sno_horizon()'), 'ok', 'once the file is removed and the server restarted, the horizon is given again');
+}
+
 # --- a clock step back --------------------------------------------------------------------
 # kuid counts on from its last unit: the contract holds
 my $before = one('SELECT kuid_horizon()::text');
@@ -120,17 +149,47 @@ my $stepped = session($node);
 $stepped->query('SET flakeid.debug_clock_offset_ms = -60000');
 my $minted = $stepped->query('SELECT kuid_new()::text');
 ok(!below('kuid', $minted, $before), 'kuid: after the clock steps back a minute, new IDs are still at or above the horizon');
-# sno toggles its tick-tock and issues in the earlier units: IDs below a horizon already given
+# sno, with a horizon given after the clock it now reads, counts on from its
+# last unit like kuid instead of toggling below it (1.2 toggled: IDs below a
+# horizon already given, negative control run against 1.2)
 $before = one('SELECT sno_horizon()::text');
+my $ticktock = one("SELECT sno_ticktock('$before'::sno)");
 $minted = $stepped->query('SELECT sno_new(0)::text');
-ok(below('sno', $minted, $before) && one("SELECT sno_ticktock('$minted'::sno)") eq '1',
-	'sno: after the clock steps back a minute, an ID with the other tick-tock lies below the horizon given before (README: re-read after a toggle)')
+ok(!below('sno', $minted, $before) && one("SELECT sno_ticktock('$minted'::sno)") eq $ticktock,
+	'sno: after the clock steps back a minute, new IDs are still at or above the horizon given before, with the same tick-tock')
   or diag("$minted vs $before");
 my $after = $stepped->query('SELECT sno_horizon()::text');
-ok(!below('sno', $stepped->query('SELECT sno_new(0)::text'), $after),
-	'sno: a horizon taken after the toggle bounds the IDs minted after it again');
+ok(!below('sno', $stepped->query('SELECT sno_new(0)::text'), $after) && !below('sno', $after, $before),
+	'sno: ... and the horizon never moves back');
 $stepped->close;
 one('SELECT pg_sleep(0.2)');
+
+# sno toggling on a server that has given no horizon yet: the toggle lowers
+# the cell of a transaction that recorded it from the word before, so the
+# horizon stays at or below the IDs that transaction then issues from the
+# toggled word (without that sweep, negative control: the horizon lay above
+# them)
+{
+	my $fresh = flakeid_node('horizon_toggle', 'flakeid.allow_debug_clock_offset' => 'on');
+	$fresh->safe_psql('postgres', 'SELECT sno_new()');    # (a counter at 0 would make every cell 0)
+	my $open = session($fresh);
+	$open->query('BEGIN');
+	my $first = $open->query('SELECT sno_new()::text');
+	my $toggler = session($fresh);
+	$toggler->query('SET flakeid.debug_clock_offset_ms = -60000');
+	my $toggled = $toggler->query('SELECT sno_new()::text');
+	$open->query('SET flakeid.debug_clock_offset_ms = -60000');
+	my $second = $open->query('SELECT sno_new()::text');
+	my $h = $fresh->safe_psql('postgres', 'SELECT sno_horizon()::text');
+	ok($fresh->safe_psql('postgres', "SELECT sno_ticktock('$toggled') <> sno_ticktock('$first') AND '$second'::sno < '$first'::sno") eq 't'
+		  && $fresh->safe_psql('postgres', "SELECT '$h'::sno <= '$second'::sno") eq 't',
+		'sno: a toggle lowers an open transaction\'s cell: the horizon stays at or below the IDs it then issues from the toggled word')
+	  or diag("first $first, toggled $toggled, second $second, horizon $h");
+	$open->query('COMMIT');
+	$open->close;
+	$toggler->close;
+	stop_checked($fresh);
+}
 
 # --- the poller model check -----------------------------------------------------------------
 # WRITERS writers each commit ROWS rows one by one, a random sleep (seeded by
@@ -240,6 +299,8 @@ pidfile = $work/pgbouncer.pid
 	model_check('through pgbouncer (transaction mode, 4 server connections)', $connstr, $rows / 4);
 	$bouncer->kill_kill;
 }
+is(log_count($node, qr/used up its pool/), 0,
+	'the pollers\' horizons closed units all along, and no used-up pool was logged for it');
 $observer->close;
 stop_checked($node);
 done_testing();

@@ -1,0 +1,109 @@
+# The sno horizon across real clock steps (docs/OPERATIONS.md, "sno and a
+# clock step"): the server runs on one faked clock (libfaketime, its offset
+# read from a file on every clock read) that steps back 2 s, back 2 s more,
+# then forward 5 s, while 6 writers insert rows keyed by sno_new() in
+# transactions of 1 to 5 rows with random work before commit, and the
+# README's poller reads by horizon every 5 ms.  The contract: the horizon
+# never moves back, the poller reads every committed row exactly once, and
+# no call waits out a step (sno counts on from its last unit while the
+# clock is behind a horizon it gave, keeping its tick-tock).  1.2 toggled
+# below the horizon: its poller missed rows, and its horizon moved back.
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes ();
+
+require_libfaketime();
+my $writers = 6;
+my $work = PostgreSQL::Test::Utils::tempdir();
+fake_clock_setup();
+sub set_offset    # for every server process at once (a rename: no reader sees a partial file)
+{
+	PostgreSQL::Test::Utils::append_to_file("$work/offset.new", "$_[0]\n");
+	chmod(0644, "$work/offset.new");
+	rename("$work/offset.new", "$work/offset") or die "offset: $!";
+}
+set_offset('+0');
+my $node = flakeid_node('horizon_step', 'flakeid.sno_coarse_clock' => 'off',
+	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME_TIMESTAMP_FILE => "$work/offset", FAKETIME_NO_CACHE => 1, FAKETIME_DONT_RESET => 1 });
+sub sql { return $node->safe_psql('postgres', $_[0]); }
+sql(q{
+CREATE TABLE outbox (id sno PRIMARY KEY DEFAULT sno_new(), writer int, n int);
+CREATE TABLE outbox_cursors (reader text PRIMARY KEY, last sno NOT NULL);
+INSERT INTO outbox_cursors VALUES ('r', '2222222222222222');
+CREATE TABLE seen (k bigserial, id sno, horizon sno, poll int, at timestamptz DEFAULT clock_timestamp());
+CREATE FUNCTION poll_outbox(who text) RETURNS SETOF outbox LANGUAGE plpgsql AS $$
+DECLARE
+    h sno := sno_horizon();
+    cursor_at sno;
+BEGIN
+    SELECT last INTO cursor_at FROM outbox_cursors WHERE reader = who FOR UPDATE;
+    RETURN QUERY SELECT * FROM outbox WHERE id >= cursor_at AND id < h ORDER BY id;
+    UPDATE outbox_cursors SET last = greatest(last, h) WHERE reader = who;
+    INSERT INTO seen (horizon, poll) VALUES (h, -1);   -- each horizon given, in order
+END $$;
+SELECT sno_new();
+CREATE TABLE before AS SELECT generator, exhausted_waits FROM flakeid_generators;
+});
+
+# writers: 5 s of real time, transactions of 1 to 5 rows, up to about 2 ms of work before each commit
+my @jobs = map {
+	my $w = $_;
+	psql_start($node, "DO \$\$ DECLARE t0 timestamptz := statement_timestamp(); k int := 0; BEGIN
+		PERFORM setseed(0.$w);
+		WHILE extract(epoch FROM now() - t0) BETWEEN -10 AND 6 AND k < 100000 LOOP
+			k := k + 1;
+			INSERT INTO outbox (writer, n) SELECT $w, k * 10 + g FROM generate_series(1, 1 + (random() * 4)::int) g;
+			PERFORM count(*) FROM generate_series(1, (random() * 20000)::int);  -- (pg_sleep would sleep through a step back)
+			COMMIT;
+		END LOOP; END \$\$");
+} 1 .. $writers;
+my $poller = session($node);
+my $polls = 0;
+my $began = Time::HiRes::time();
+my @steps = ([1.0, '-2'], [2.0, '-4'], [3.0, '+1']);
+while (Time::HiRes::time() - $began < 6.5)
+{
+	if (@steps && Time::HiRes::time() - $began >= $steps[0][0])
+	{
+		set_offset($steps[0][1]);
+		shift @steps;
+	}
+	$polls++;
+	$poller->query("INSERT INTO seen (id, poll) SELECT id, $polls FROM poll_outbox('r')");
+	Time::HiRes::sleep(0.005);
+}
+set_offset('+1');
+for my $job (@jobs)
+{
+	my ($status, undef, $err) = psql_finish($job);
+	is($status, 0, 'a writer ran to the end') or diag($err);
+}
+# the rest: a few polls once every writer has committed
+for (1 .. 3)
+{
+	$polls++;
+	$poller->query("SELECT pg_sleep(0.01); INSERT INTO seen (id, poll) SELECT id, $polls FROM poll_outbox('r')");
+}
+$poller->close;
+
+is(sql("SELECT count(*) FROM (SELECT at < lag(at) OVER (ORDER BY k) - interval '1.5 s' AS back FROM seen WHERE poll = -1) s WHERE back"),
+	'2', 'the server\'s clock stepped back twice while the poller ran');
+my $rows = sql('SELECT count(*) FROM outbox');
+cmp_ok($rows, '>', 1000, "$writers writers committed $rows rows across two steps back and one forward ($polls polls)");
+is(sql('SELECT count(*) FROM outbox WHERE id NOT IN (SELECT id FROM seen WHERE id IS NOT NULL)'), '0',
+	'the poller read every committed row');
+is(sql('SELECT count(*) - count(DISTINCT id) FROM seen WHERE id IS NOT NULL'), '0', 'the poller read no row twice');
+is(sql("SELECT count(*) FROM (SELECT horizon < lag(horizon) OVER (ORDER BY k) AS back FROM seen WHERE poll = -1) s WHERE back"),
+	'0', 'the horizon never moved back');
+is(sql('SELECT count(DISTINCT sno_ticktock(id)) FROM outbox'), '1', 'sno kept its tick-tock: it counted on instead of toggling below a horizon');
+is(sql("SELECT a.exhausted_waits - b.exhausted_waits FROM flakeid_generators a JOIN before b USING (generator) WHERE generator = 'sno'"),
+	'0', 'no call waited out a step');
+is(sql("SELECT max(sno_time(id)) - min(sno_time(id)) < interval '60 s' FROM outbox"), 't', '(the IDs stay near the clock)');
+cmp_ok(sql("SELECT clock_regressions FROM flakeid_generators WHERE generator = 'sno'"), '>', 0,
+	'sno saw its clock behind its last unit (clock_regressions)');
+stop_checked($node);
+fake_clock_teardown();
+done_testing();
