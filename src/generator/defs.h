@@ -75,6 +75,33 @@ typedef union PaddedWord
 	char		pad[PG_CACHE_LINE_SIZE];
 } PaddedWord;
 
+/*
+ * A shared word that only moves up (atomic_raise_u64) or only down
+ * (atomic_lower_u64) under concurrent writers: a compare-and-swap loop, a
+ * full barrier when it writes.  Returns the word's value afterwards.
+ */
+static inline uint64
+atomic_raise_u64(pg_atomic_uint64 *word, uint64 value)
+{
+	uint64		before = pg_atomic_read_u64(word);
+
+	while (before < value)
+		if (pg_atomic_compare_exchange_u64(word, &before, value))
+			return value;
+	return before;
+}
+
+static inline uint64
+atomic_lower_u64(pg_atomic_uint64 *word, uint64 value)
+{
+	uint64		before = pg_atomic_read_u64(word);
+
+	while (value < before)
+		if (pg_atomic_compare_exchange_u64(word, &before, value))
+			return value;
+	return before;
+}
+
 /* A generator, as table.c describes it: everything the layers above read is data here. */
 typedef struct GeneratorDef
 {

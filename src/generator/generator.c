@@ -9,6 +9,7 @@
 #include "generator/epoch.h"
 #include "generator/generator.h"
 #include "generator/horizon.h"
+#include "generator/horizon_cells.h"
 #include "generator/identity.h"
 #include "generator/issue.h"
 #include "generator/marks.h"

@@ -1,23 +1,12 @@
 /*
  * horizon.c — the horizon: the lowest unit an open transaction may hold
  *
- * Each backend has a cell per counter slot in shared memory.  Before a
- * transaction's first ID of a slot, the backend writes there the unit its
- * counter word holds (a parallel worker writes its leader's cell): the
- * counters only move up, so every ID the transaction then gets from that
- * slot lies in that unit or later.  sno's toggle after a clock step back
- * takes its word down, and lowers the cells to its unit (horizon.h).  The
- * cell is cleared at commit or abort, from the transaction callback, which
- * runs once the transaction is visible to new snapshots (after
- * ProcArrayEndTransaction).  Subtransactions leave it alone: the IDs of a
- * rolled-back one are never committed, so holding them back is harmless.
- *
- * The order of the two sides is what makes the horizon safe.  A backend
- * publishes its cell (a compare-and-swap: a full barrier) before the
- * compare-and-swap that issues its ID; horizon_unit reads the counter words
- * first and the cells after a barrier.  So a cell the horizon misses was
- * written after it read the counters, and its IDs lie at or after the unit
- * it read.
+ * What open transactions hold is in their backends' cells
+ * (horizon_cells.h).  They are cleared at commit or abort, from the
+ * transaction callback here, which runs once the transaction is visible to
+ * new snapshots (after ProcArrayEndTransaction).  Subtransactions leave them
+ * alone: the IDs of a rolled-back one are never committed, so holding them
+ * back is harmless.
  *
  * Prepared transactions: at PRE_PREPARE the backend's cells are copied into
  * a table of prepared holdings, keyed by the transaction ID and saved to
@@ -29,77 +18,36 @@
  */
 #include "postgres.h"
 
-#include "access/parallel.h"
 #include "access/transam.h"
 #include "access/twophase.h"	/* max_prepared_xacts */
 #include "access/xact.h"
 #include "miscadmin.h"
-#include "storage/proc.h"
 #include "storage/procarray.h"
 
 #include "generator/counters.h"
 #include "generator/horizon.h"
+#include "generator/horizon_cells.h"
 #include "generator/horizon_file.h"
 #include "generator/issue.h"
 #include "generator/shmem.h"
-#include "generator/table.h"
-
-#define HORIZON_NONE		PG_UINT64_MAX
-
-#if PG_VERSION_NUM >= 170000
-#define PROC_NUMBER(proc)	GetNumberFromPGProc(proc)
-#else
-#define PROC_NUMBER(proc)	((proc)->pgprocno)
-#endif
-
-/* one backend's cells: written by it (and its parallel workers), read by horizon_unit */
-typedef struct HorizonCells
-{
-	pg_atomic_uint64 unit[GEN_SLOT_COUNT];	/* HORIZON_NONE: nothing held */
-} HorizonCells;
-
-#define CELLS_STRIDE	TYPEALIGN(PG_CACHE_LINE_SIZE, sizeof(HorizonCells))
 
 typedef struct HorizonShared
 {
-	/* per generator: the latest horizon given, (unit << 1) | sno's tick-tock then */
+	/* per generator: the latest horizon given, as a unit */
 	pg_atomic_uint64 given[GEN_COUNT];
-	int			nprocs;
 	int			nprepared;		/* entries of prepared[] */
 	bool		prepared_damaged;	/* flakeid.prepared could not be read at start */
 	PreparedHolding prepared[FLEXIBLE_ARRAY_MEMBER];
-	/* then nprocs HorizonCells, CELLS_STRIDE apart, from cells_offset */
 } HorizonShared;
 
 static HorizonShared *horizon_shared = NULL;
 static LWLockPadded *horizon_locks = NULL;
-bool		horizon_recorded[GEN_SLOT_COUNT];
-
-static int
-total_procs(void)
-{
-	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
-}
-
-static Size
-cells_offset(void)
-{
-	return TYPEALIGN(PG_CACHE_LINE_SIZE, offsetof(HorizonShared, prepared) +
-					 sizeof(PreparedHolding) * (Size) max_prepared_xacts);
-}
 
 static Size
 horizon_size(void)
 {
-	return add_size(cells_offset(), mul_size(CELLS_STRIDE, (Size) total_procs()));
-}
-
-static HorizonCells *
-cells_of(int procno)
-{
-	if (procno < 0 || procno >= horizon_shared->nprocs)
-		elog(ERROR, "flakeid horizon: process number %d out of range", procno);
-	return (HorizonCells *) ((char *) horizon_shared + cells_offset() + CELLS_STRIDE * (Size) procno);
+	return add_size(offsetof(HorizonShared, prepared),
+					mul_size(sizeof(PreparedHolding), (Size) max_prepared_xacts));
 }
 
 #define TABLE_LOCK	(&horizon_locks[0].lock)	/* prepared[]: memory only, never held across I/O */
@@ -134,93 +82,6 @@ save_prepared(bool must_save)
 	pfree(entries);
 }
 
-/* --- recording -------------------------------------------------------------------- */
-
-/* lowers this backend's cell (a parallel worker: its leader's) to `unit`; a full barrier */
-static void
-lower_cell(int slot, uint64 unit)
-{
-	PGPROC	   *owner = IsParallelWorker() && MyProc->lockGroupLeader ? MyProc->lockGroupLeader : MyProc;
-	pg_atomic_uint64 *cell = &cells_of(PROC_NUMBER(owner))->unit[slot];
-	uint64		held = pg_atomic_read_u64(cell);
-
-	/* the compare-and-swap is a full barrier: the cell is visible before the ID is issued */
-	while (unit < held)
-		if (pg_atomic_compare_exchange_u64(cell, &held, unit))
-			break;
-	pg_memory_barrier();
-}
-
-void
-horizon_record(int slot)
-{
-	pg_atomic_uint64 *counter = slot_word(slot);
-	uint64		word = pg_atomic_read_u64(counter);
-
-	for (;;)
-	{
-		uint64		again;
-
-		/* a counter whose unit is used up (closed by a horizon) issues in a later one */
-		lower_cell(slot, word == 0 ? 0 : counter_unit(word) + (counter_seq(word) == COUNTER_SEQ_MASK ? 1 : 0));
-		/* sno: a toggle whose sweep of the cells missed this one shows in the word */
-		again = pg_atomic_read_u64(counter);
-		if (counter_flag(again) == counter_flag(word))
-			break;
-		word = again;
-	}
-	horizon_recorded[slot] = true;
-}
-
-void
-horizon_lower_own_for_toggle(int slot, uint64 unit)
-{
-	if (horizon_recorded[slot])
-		lower_cell(slot, unit);
-}
-
-void
-horizon_lower_all_for_toggle(int slot, uint64 unit)
-{
-	pg_memory_barrier();
-	for (int p = 0; p < horizon_shared->nprocs; p++)
-	{
-		pg_atomic_uint64 *cell = &cells_of(p)->unit[slot];
-		uint64		held = pg_atomic_read_u64(cell);
-
-		/* (a cell cleared meanwhile stays cleared: its transaction has ended) */
-		while (held != HORIZON_NONE && unit < held)
-			if (pg_atomic_compare_exchange_u64(cell, &held, unit))
-				break;
-	}
-	pg_memory_barrier();
-}
-
-/* this backend's cells, cleared; with `into` (PRE_PREPARE) copied there first */
-static bool
-take_cells(PreparedHolding *into)
-{
-	HorizonCells *cells;
-	bool		any = false;
-
-	/* in the transaction callback: never raise (horizon_record refused such a process) */
-	if (PROC_NUMBER(MyProc) >= horizon_shared->nprocs)
-		return false;
-	cells = cells_of(PROC_NUMBER(MyProc));
-
-	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-	{
-		uint64		held = pg_atomic_read_u64(&cells->unit[s]);
-
-		if (into)
-			into->unit[s] = held;
-		else if (held != HORIZON_NONE)
-			pg_atomic_write_u64(&cells->unit[s], HORIZON_NONE);
-		any |= held != HORIZON_NONE;
-	}
-	return any;
-}
-
 /* with the lock held exclusively: forgets the holdings of transactions that have ended */
 static bool
 forget_ended(void)
@@ -252,7 +113,7 @@ hold_for_prepared(void)
 	PreparedHolding holding = {.xid = GetTopTransactionIdIfAny()};
 	int			free_entry = -1;
 
-	if (!take_cells(&holding) || !TransactionIdIsValid(holding.xid))
+	if (!horizon_cells_take(holding.unit) || !TransactionIdIsValid(holding.xid))
 		return;
 	if (horizon_shared->prepared_damaged)
 		ereport(ERROR,
@@ -280,7 +141,7 @@ hold_for_prepared(void)
 static void
 horizon_at_xact_event(XactEvent event, void *arg pg_attribute_unused())
 {
-	if (horizon_shared == NULL || MyProc == NULL)
+	if (horizon_shared == NULL)
 		return;
 	switch (event)
 	{
@@ -290,13 +151,12 @@ horizon_at_xact_event(XactEvent event, void *arg pg_attribute_unused())
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PREPARE:
-			/* the leader clears what its parallel workers wrote too */
-			(void) take_cells(NULL);
-			memset(horizon_recorded, 0, sizeof(horizon_recorded));
+			(void) horizon_cells_take(NULL);
+			horizon_cells_forget_recorded();
 			return;
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
-			memset(horizon_recorded, 0, sizeof(horizon_recorded));
+			horizon_cells_forget_recorded();
 			return;
 		default:
 			return;
@@ -313,21 +173,9 @@ horizon_at_xact_event(XactEvent event, void *arg pg_attribute_unused())
 static uint64
 lowest_held(const GeneratorDef *def)
 {
-	uint64		low = HORIZON_NONE;
+	uint64		low = horizon_cells_lowest(def->first_slot, def->variants);
 	bool		ended = false;
 
-	for (int p = 0; p < horizon_shared->nprocs; p++)
-	{
-		HorizonCells *cells = cells_of(p);
-
-		for (int v = 0; v < def->variants; v++)
-		{
-			/* read once: Min() reads its arguments twice, and a cell cleared between them read as "none held" */
-			uint64		held = pg_atomic_read_u64(&cells->unit[def->first_slot + v]);
-
-			low = Min(low, held);
-		}
-	}
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 	{
@@ -365,25 +213,14 @@ lowest_held(const GeneratorDef *def)
 static uint64
 never_back(const GeneratorDef *def, uint64 unit)
 {
-	pg_atomic_uint64 *given = &horizon_shared->given[def->id];
-	uint64		before = pg_atomic_read_u64(given);
-
-	while (before < unit)
-		if (pg_atomic_compare_exchange_u64(given, &before, unit))
-			return unit;
-	return before;
+	return atomic_raise_u64(&horizon_shared->given[def->id], unit);
 }
 
 /* sno's floor (counters.h) raised to `unit`, before the counter is closed below it */
 static void
 raise_sno_floor(uint64 unit)
 {
-	pg_atomic_uint64 *floor = &counter_shared->sno_floor.value;
-	uint64		before = pg_atomic_read_u64(floor);
-
-	while (before < unit)
-		if (pg_atomic_compare_exchange_u64(floor, &before, unit))
-			break;
+	(void) atomic_raise_u64(&counter_shared->sno_floor.value, unit);
 	pg_memory_barrier();
 }
 
@@ -450,10 +287,6 @@ horizon_shared_init(void *part)
 	horizon_shared = shared;
 	for (int g = 0; g < GEN_COUNT; g++)
 		pg_atomic_init_u64(&shared->given[g], 0);
-	shared->nprocs = total_procs();
-	for (int p = 0; p < shared->nprocs; p++)
-		for (int s = 0; s < GEN_SLOT_COUNT; s++)
-			pg_atomic_init_u64(&cells_of(p)->unit[s], HORIZON_NONE);
 }
 
 /* at start, in the postmaster: the holdings of the transactions prepared before it */
@@ -476,6 +309,7 @@ horizon_init(void)
 	.nlocks = 2, .locks = &horizon_locks};
 
 	shmem_request_part(&part);
+	horizon_cells_init();
 	shmem_at_startup(horizon_at_start);
 	RegisterXactCallback(horizon_at_xact_event, NULL);
 }

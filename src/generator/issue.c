@@ -17,7 +17,7 @@
 
 #include "generator/clock.h"
 #include "generator/counters.h"
-#include "generator/horizon.h"
+#include "generator/horizon_cells.h"
 #include "generator/issue.h"
 #include "generator/marks.h"
 #include "generator/stats.h"
@@ -112,11 +112,11 @@ slot_exchange(void *arg, uint64_t *word, uint64_t next)
 	return pg_atomic_compare_exchange_u64(access->counter, word, next);
 }
 
-/* a wait for the next unit because a horizon closed this one (not counted as a pool used up) */
-static bool
-closed_by_horizon(int slot, uint64 word)
+/* why a counter at `word` waits for the next unit: a horizon closed it (not counted as a pool used up), or its pool is used up */
+static WaitCause
+used_up_cause(int slot, uint64 word)
 {
-	return word == pg_atomic_read_u64(&counter_shared->slots[slot].closed_word.value);
+	return word == pg_atomic_read_u64(&counter_shared->slots[slot].closed_word.value) ? WAIT_CLOSED : WAIT_POOL_USED_UP;
 }
 
 static void
@@ -152,7 +152,7 @@ monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 				refuse_end_of_range(def);
 				break;
 			default:
-				wait_for_unit(def, slot, taken.wait_past + 1, &waited, closed_by_horizon(slot, taken.word) ? WAIT_CLOSED : WAIT_POOL_USED_UP);
+				wait_for_unit(def, slot, taken.wait_past + 1, &waited, used_up_cause(slot, taken.word));
 		}
 	}
 }
@@ -183,6 +183,7 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	pg_atomic_uint64 *counter = slot_word(slot);
 	uint64		word = pg_atomic_read_u64(counter);
 	uint64		now;
+	bool		toggles;
 
 	/* the word first, then the clock: only a clock read after the word proves a regression */
 	pg_read_barrier();
@@ -192,7 +193,8 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	*outcome = sno_decide(word, now, pool, &counter_shared->sno_timeline, d);
 	if (*outcome != COUNTER_ISSUE)
 		return false;
-	if (counter_flag(d->next_word) != counter_flag(word))
+	toggles = counter_flag(d->next_word) != counter_flag(word);
+	if (toggles)
 	{
 		horizon_lower_own_for_toggle(slot, counter_unit(d->next_word));
 		if (counter_unit(d->next_word) < sno_floor())
@@ -205,7 +207,7 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 	if (!pg_atomic_compare_exchange_u64(counter, &word, d->next_word))
 		return false;
-	if (counter_flag(d->next_word) != counter_flag(word))
+	if (toggles)
 		horizon_lower_all_for_toggle(slot, counter_unit(d->next_word));
 	sno_timeline_publish(&d->next_timeline);
 	mark_set_sno_ticktock(counter_flag(d->next_word));
@@ -275,7 +277,7 @@ ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 		}
 		if (outcome == COUNTER_WAIT)
 		{
-			wait_for_unit(def, slot, taken.wait_past + 1, &waited, closed_by_horizon(slot, taken.word) ? WAIT_CLOSED : WAIT_POOL_USED_UP);
+			wait_for_unit(def, slot, taken.wait_past + 1, &waited, used_up_cause(slot, taken.word));
 			continue;
 		}
 		Assert(outcome == COUNTER_BEHIND);

@@ -1,0 +1,77 @@
+/*
+ * horizon_cells.h — what each transaction may hold: a cell per backend and
+ * counter slot in shared memory, below the horizon (horizon.h) and the
+ * loops that issue IDs (issue.c), which both write them
+ *
+ * Before a transaction's first ID of a slot, the backend writes in its cell
+ * the unit its counter word holds (a parallel worker writes its leader's
+ * cell): the counters only move up, so every ID the transaction then gets
+ * from that slot lies in that unit or later.  sno's toggle after a clock
+ * step back takes its word down, and lowers the cells to its unit
+ * (horizon_lower_*_for_toggle).  The cell is cleared at commit or abort,
+ * from horizon.c's transaction callback.
+ */
+#ifndef FLAKEID_HORIZON_CELLS_H
+#define FLAKEID_HORIZON_CELLS_H
+
+#include "postgres.h"
+
+#include "generator/defs.h"
+
+#define HORIZON_NONE		PG_UINT64_MAX	/* a cell that holds nothing */
+
+/* asks for the shared part (from horizon_init, while preloading) */
+extern void horizon_cells_init(void);
+
+/*
+ * Before a transaction's first ID of a counter slot: publishes, in this
+ * backend's cells (a parallel worker: its leader's), a unit at or below
+ * every ID the transaction will get from that slot.  Per ID the cost is one
+ * test of a backend-local flag.
+ */
+extern bool horizon_recorded[GEN_SLOT_COUNT];
+extern void horizon_record(int slot);
+
+static inline void
+horizon_note_issue(int slot)
+{
+#ifdef FLAKEID_NO_HORIZON		/* bench/horizon_cost's baseline, the test's negative control */
+	(void) slot;
+#else
+	if (unlikely(!horizon_recorded[slot]))
+		horizon_record(slot);
+#endif
+}
+
+/*
+ * sno's toggle after a clock step back takes its word below units that
+ * cells were written from.  Before the toggle is published (and before the
+ * caller reads sno's floor), the toggling backend lowers its own cell to
+ * the unit it toggles to; right after, every cell of the slot still holding
+ * a unit is lowered to it, so that a transaction that then issues from the
+ * toggled word holds the horizon there.  horizon_record covers a cell
+ * written from the old word during the toggle: it reads the word again
+ * after writing the cell.  Nothing is added per ID.  Full barriers.
+ */
+extern void horizon_lower_own_for_toggle(int slot, uint64 unit);
+extern void horizon_lower_all_for_toggle(int slot, uint64 unit);
+
+/* the lowest unit the cells of every backend hold for these slots (HORIZON_NONE: none) */
+extern uint64 horizon_cells_lowest(int first_slot, int nslots);
+
+/*
+ * At the end of this backend's transaction (the leader clears what its
+ * parallel workers wrote too): its cells cleared, with `into` (a
+ * PRE_PREPARE, GEN_SLOT_COUNT units) copied there first and left as they
+ * are.  True when any cell held a unit.  Never raises.
+ */
+extern bool horizon_cells_take(uint64 *into);
+
+/* a transaction or a parallel worker's part of one ended: the next ID records again */
+static inline void
+horizon_cells_forget_recorded(void)
+{
+	memset(horizon_recorded, 0, sizeof(horizon_recorded));
+}
+
+#endif
