@@ -31,10 +31,14 @@ static int	debug_clock_offset_ms = 0;
  * A shifted clock stalls every other session's generators for the length of
  * the shift, so even a superuser may set it only where the server was
  * started to allow it, and no one else ever: GRANT SET ON PARAMETER (15 on)
- * would otherwise hand a PGC_SUSET setting on.  A value from a session
- * (SET, a function's SET clause, and ALTER ROLE/DATABASE ... SET, which is
- * checked as PGC_S_TEST) is taken from superusers only; values from the
- * server's configuration are the administrator's.
+ * would otherwise hand a PGC_SUSET setting on.  Only the server's own
+ * configuration (postgresql.conf, ALTER SYSTEM, the command line: sources up
+ * to PGC_S_ARGV) is taken as the administrator's.  A value from any later
+ * source is checked against the role it applies to: the startup packet
+ * (PGOPTIONS), ALTER ROLE/DATABASE ... SET at login, SET, a function's SET
+ * clause, and ALTER ROLE/DATABASE ... SET itself (checked as PGC_S_TEST).
+ * 1.2 exempted every source below PGC_S_INTERACTIVE, so a granted role set
+ * it through PGOPTIONS or at login.
  */
 static bool
 debug_setting_allowed(GucSource source, const char *what)
@@ -45,7 +49,7 @@ debug_setting_allowed(GucSource source, const char *what)
 		GUC_check_errdetail("The generators' %s only on a server started with flakeid.allow_debug_clock_offset = on.", what);
 		return false;
 	}
-	if (source >= PGC_S_INTERACTIVE && IsUnderPostmaster && OidIsValid(GetUserId()) && !superuser())
+	if (source > PGC_S_ARGV && (!OidIsValid(GetUserId()) || !superuser()))
 	{
 		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
 		GUC_check_errdetail("Only superusers may set this, whatever is granted on the parameter.");
@@ -97,7 +101,9 @@ check_debug_pause_at(char **newval, void **extra pg_attribute_unused(), GucSourc
 static void
 assign_debug_pause_at(const char *newval, void *extra pg_attribute_unused())
 {
-	debug_pause_point = Max(debug_pause_named(newval), DEBUG_PAUSE_NONE);
+	int			point = debug_pause_named(newval);	/* the check hook took the name */
+
+	debug_pause_point = Max(point, DEBUG_PAUSE_NONE);
 }
 
 static bool

@@ -21,6 +21,7 @@
 #include "generator/settings.h"
 
 #define READ_BY(g)	(1u << (g))
+#define READ_BY_ALL	((1u << GEN_COUNT) - 1)
 
 const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_SNO_PARTITION] = {"flakeid.sno_partition", "identity.c", READ_BY(GEN_SNO)},
@@ -40,7 +41,8 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_DEBUG_PAUSE_AT] = {"flakeid.debug_pause_at", "clock.c", 0},
 	[SETTING_DEBUG_PAUSE_MS] = {"flakeid.debug_pause_ms", "clock.c", 0},
 	[SETTING_ACCEPT_STATE_FROM] = {"flakeid.accept_state_from", "marks_setup.c", 0},
-	[SETTING_MARK_SYNCHRONOUS] = {"flakeid.mark_synchronous", "wal_record.c", 0},
+	/* every generator's bounds are saved through it: a refused "on" must not become off */
+	[SETTING_MARK_SYNCHRONOUS] = {"flakeid.mark_synchronous", "wal_record.c", READ_BY_ALL},
 };
 
 /* the configured text of each refused setting (NULL: it took, or none was configured) */

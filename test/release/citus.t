@@ -259,6 +259,41 @@ is "$(on "$C" "SELECT '$later'::sno < flakeid_cluster_horizon('sno')::sno")" "t"
 	"once the transaction has ended, the cluster's horizon passes every ID issued"
 is "$(on_state "$C" "SELECT flakeid_cluster_horizon('text')")" "22023" "a type without a generator: 22023"
 
+# --- the derivation is the same whichever database or role generates first ------------------------
+
+# A role with CREATE on a schema first in its search_path plants an "=" for
+# int4 that fails; a database without Citus is made on worker 2.  After a
+# restart (identities are derived once per start), the first call comes from
+# that database, then from that role.  1.2 fixed the system identifier's
+# identity from the first, and ran the role's operator in the second.
+# (on the worker itself: Citus would send the DDL to the coordinator)
+on "$W2" "SET citus.enable_ddl_propagation = off" "CREATE ROLE planter LOGIN" "CREATE SCHEMA trap AUTHORIZATION planter" >/dev/null
+on "$W2" "SET citus.enable_create_database_propagation = off" "CREATE DATABASE nocitus" >/dev/null
+"${PSQL[@]}" -h localhost -p "$W2" -d nocitus -c "CREATE EXTENSION flakeid" >/dev/null
+"${PSQL[@]}" -h localhost -p "$W2" -U planter -d postgres -c "SET citus.enable_ddl_propagation = off" \
+	-c "CREATE FUNCTION trap.eq(int4, int4) RETURNS bool LANGUAGE plpgsql AS \$\$BEGIN RAISE EXCEPTION 'the planted operator ran'; END\$\$" \
+	-c "CREATE OPERATOR trap.= (LEFTARG = int4, RIGHTARG = int4, FUNCTION = trap.eq)" \
+	-c "ALTER ROLE planter SET search_path = trap, public, pg_catalog" >/dev/null
+is "$("${PSQL[@]}" -h localhost -p "$W2" -U planter -d postgres -c "SELECT 2 = 2" 2>&1 | grep -c 'the planted operator ran')" "1" \
+	"the planted operator is what = means for int4 in the role's sessions"
+as_in() {   # as_in ROLE DATABASE SQL: the SQLSTATE SQL fails with on worker 2, or ok
+	local PSQL=("${PSQL[@]}" -h localhost -p "$W2" -U "$1" -d "$2")
+	sqlstate "$3"
+}
+# identities are derived once per start: each case begins with a restart
+server_ctl restart
+is "$(as_in planter postgres "SELECT sno_new()")" "ok" "the planter's first call after a start, in the Citus database, derives without running its operator"
+is "$("${PSQL[@]}" -h localhost -p "$W2" -U planter -d postgres -c "SELECT sno_partition(sno_new()), snowflake_worker(s), snowflake_process(s) FROM (SELECT snowflake_new() s) x")" \
+	"2|0|2" "the identities are worker 2's group (partition 2; worker 0, process 2)"
+server_ctl restart
+is "$(as_in planter nocitus "SELECT sno_new()") $(as_in planter nocitus "SELECT snowflake_new()")" "55000 55000" \
+	"the first call after a start, in a database without Citus: refused (55000), not derived from the system identifier"
+"${PSQL[@]}" -h localhost -p "$W2" -U planter -d nocitus -c "SELECT sno_new()" 2>&1 | grep -q "cannot derive flakeid.sno_partition in a database without Citus"
+ok $? "the message says why"
+is "$(as_in planter postgres "SELECT sno_new(), snowflake_new()")" "ok" "then a call in the Citus database derives (sno's and snowflake's)"
+is "$("${PSQL[@]}" -h localhost -p "$W2" -d nocitus -c "SELECT sno_partition(sno_new()), snowflake_process(snowflake_new())")" "2|2" \
+	"and the database without Citus generates with worker 2's group's identities"
+
 # --- a group too large for an identity's bits is an error, never a chance ------------------------
 
 # Citus numbers groups from 1 as nodes are added; worker 2 is made group 300 in

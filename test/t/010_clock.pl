@@ -16,6 +16,7 @@ use Time::HiRes ();
 my $per_step = 2000;
 my $node = flakeid_node('clock', 'flakeid.allow_debug_clock_offset' => 'on');
 sub sql { return $node->safe_psql('postgres', $_[0]); }
+sub sql_as { my ($role, $sql) = @_; local $ENV{PGUSER} = $role; return $node->safe_psql('postgres', $sql); }
 sql('CREATE TABLE clock_ids (generator text, step int, offset_ms int, n int, id text, t timestamptz, ticktock int)');
 
 # steps(FORMAT, UNIT-MS, TICKTOCK-EXPR): mints $per_step IDs at each clock offset, in one session
@@ -105,6 +106,25 @@ is(sqlstate_of($node, 'CREATE ROLE clock_tester; SET ROLE clock_tester; SET flak
 is(sqlstate_of($node, 'CREATE ROLE clock_granted; GRANT SET ON PARAMETER flakeid.debug_clock_offset_ms TO clock_granted;
 	SET ROLE clock_granted; SET flakeid.debug_clock_offset_ms = -1000'), '42501',
 	'and stays so whatever is granted: GRANT SET ON PARAMETER does not open it (42501)');
+# ... through every source a role's value can come from (1.2 took the
+# startup packet's and the login's ALTER ROLE/DATABASE values unchecked:
+# an application role's IDs ran an hour ahead)
+sql('CREATE ROLE clock_login LOGIN; GRANT SET ON PARAMETER flakeid.debug_clock_offset_ms TO clock_login;
+	GRANT SET ON PARAMETER flakeid.debug_pause_ms TO clock_login');
+like(message_of($node, 'SHOW flakeid.debug_clock_offset_ms',
+		env => { PGUSER => 'clock_login', PGOPTIONS => '-c flakeid.debug_clock_offset_ms=3600000' }),
+	qr/FATAL:  invalid value for parameter "flakeid.debug_clock_offset_ms": 3600000/,
+	'PGOPTIONS from a role granted SET: the connection is refused');
+like(message_of($node, 'SHOW flakeid.debug_pause_ms', env => { PGUSER => 'clock_login', PGOPTIONS => '-c flakeid.debug_pause_ms=1000' }),
+	qr/FATAL:  invalid value for parameter "flakeid.debug_pause_ms"/, 'the same for flakeid.debug_pause_ms');
+sql("ALTER ROLE clock_login SET flakeid.debug_clock_offset_ms = 3600000");
+sql("ALTER DATABASE postgres SET flakeid.debug_pause_ms = 1000");
+is(sql_as('clock_login', 'SHOW flakeid.debug_clock_offset_ms; SHOW flakeid.debug_pause_ms'), "0
+0",
+	'ALTER ROLE/DATABASE ... SET by a superuser: the role logs in with no offset and no pause');
+like(message_of($node, 'SELECT 1', env => { PGUSER => 'clock_login' }),
+	qr/WARNING:  invalid value for parameter "flakeid.debug_clock_offset_ms": 3600000\nDETAIL:  Only superusers may set this, whatever is granted on the parameter\./, 'and is told why');
+sql("ALTER ROLE clock_login RESET ALL; ALTER DATABASE postgres RESET ALL");
 note(sql("SELECT step, min(t), max(t), min(ticktock), max(ticktock) FROM clock_ids WHERE generator = 'sno' GROUP BY step ORDER BY step"));
 
 # A long wait (a second step back of 30 s into sno's unsafe period) shows its

@@ -87,6 +87,19 @@ is(sqlstate_of($node, "ALTER SYSTEM SET flakeid.siq_domain = 'exämple.com'"), '
 like(message_of($node, "ALTER SYSTEM SET flakeid.siq_domain = 'exämple.com'"), qr/invalid value for parameter "flakeid.siq_domain"/,
 	'the message names the setting');
 is(sqlstate_of($node, "ALTER SYSTEM SET flakeid.siq_domain = 'example.org'"), 'ok', 'an ASCII domain is accepted');
+# flakeid.kuid_node has the syntax OTP gives node names (1.2 took any text)
+is(join(' ', map { sqlstate_of($node, "ALTER SYSTEM SET flakeid.kuid_node = '$_'") }
+		'pg@db1', 'nonode@nohost', 'uid@127.0.0.1', 'pg-1_a@db.example.com', 'pg@dé1', ''),
+	'ok ok ok ok ok ok', 'flakeid.kuid_node takes name@host (a Latin-1 host too), and empty');
+is(join(' ', map { sqlstate_of($node, "ALTER SYSTEM SET flakeid.kuid_node = '$_'") }
+		'nohost', 'pg@', '@db1', 'p g@db1', 'pg.1@db1', 'pgé@db1', 'pg@db 1', 'pg@db✓'),
+	'22023 22023 22023 22023 22023 22023 22023 22023',
+	'and refuses a name without @, an empty part, a name outside [A-Za-z0-9_-], a host outside U+0021..U+00FF');
+# flakeid.accept_state_from: digits only, a whole 64-bit system identifier (1.2 read it with sscanf)
+is(join(' ', map { sqlstate_of($node, "ALTER SYSTEM SET flakeid.accept_state_from = '$_'") }
+		'123abc', '-1', '99999999999999999999999', '7712022856918133675-not-a-number', '0', ' 1', '7712022856918133675', ''),
+	'22023 22023 22023 22023 22023 22023 ok ok', 'flakeid.accept_state_from refuses all but a system identifier or empty');
+is(sqlstate_of($node, "ALTER SYSTEM SET flakeid.mark_synchronous = 'maybe'"), '22023', "flakeid.mark_synchronous = 'maybe' is refused");
 stop_checked($node);
 
 # without preloading: the type works, the generators refuse with the hint
@@ -161,6 +174,18 @@ stop_checked(refused_settings({ 'flakeid.snowflake_epoch_ms' => '1577833200000x'
 	[ [ 'snowflake_new()', 'ERROR:  invalid value for parameter "flakeid.snowflake_epoch_ms": "1577833200000x"' ],
 		[ 'sno_new()', 'ERROR:  invalid value for parameter "flakeid.sno_sequence_max": "70000"' ] ],
 	[ "siq_new('user')", 'kuid_new()', 'kuid96_new()' ], 'a malformed epoch and flakeid.sno_sequence_max = 70000 (not 65535)'));
+
+# flakeid.mark_synchronous refused at start (1.2 fell back to off with a
+# WARNING): every generator that saves bounds refuses; so does kuid96 for
+# a node name with no @
+stop_checked(refused_settings({ 'flakeid.mark_synchronous' => 'maybe', 'flakeid.kuid_node' => 'nohost' },
+	[ 'sno_new()', 'sno_new_at(now())', "siq_new('user')", 'kuid_new()', 'kuid96_new()', 'snowflake_new()', 'snowflake_new_at(now())' ],
+	[ [ 'kuid_new()', 'ERROR:  invalid value for parameter "flakeid.mark_synchronous": "maybe"' ] ],
+	[ 'flax_new()' ], "flakeid.mark_synchronous = 'maybe', flakeid.kuid_node = 'nohost'"));
+stop_checked(refused_settings({ 'flakeid.mark_synchronous' => '' },
+	[ 'sno_new()', 'snowflake_new()' ],
+	[ [ 'sno_new()', 'ERROR:  invalid value for parameter "flakeid.mark_synchronous": ""' ] ],
+	[ 'flax_new()' ], "flakeid.mark_synchronous = ''"));
 
 # the snowflake epoch is kept with the state: a later one is refused, an earlier one is taken
 $node = server('flakeid.snowflake_epoch_ms' => 1577836800000);
