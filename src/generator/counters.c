@@ -129,7 +129,11 @@ counters_latest_unit_starts(int64 latest[MARK_COUNT])
 
 			/* a counter that issued nothing since it was resumed needs no renewal */
 			if (word != 0 && word != pg_atomic_read_u64(&slot->resumed_word.value))
-				latest[mark_of(def, word)] = Max(latest[mark_of(def, word)], def->format->unit_start(counter_unit(word)));
+			{
+				int64		start = def->format->unit_start(counter_unit(word));
+
+				latest[mark_of(def, word)] = Max(latest[mark_of(def, word)], start);
+			}
 		}
 	}
 }

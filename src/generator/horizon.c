@@ -224,57 +224,72 @@ raise_sno_floor(uint64 unit)
 	pg_memory_barrier();
 }
 
-/*
- * The horizon unit L is the lowest unit an open or prepared transaction
- * holds; when none holds any, every ID issued so far has ended, and L lies
- * past all of them and the clock: the latest of the counters' units and the
- * clock's, plus one.  Every counter of the generator is then closed through
- * L - 1, so that every ID issued afterwards lies at or after L: a counter
- * that lags (an idle siq kind) moves up, and a counter in L - 1 with the
- * clock still there makes its next caller wait for the next unit (4 ms at
- * most for sno).  The holdings are read again after the closing: a
- * transaction that recorded its cell before its ID was issued, but after
- * the first reading, shows there, since an ID issued before the closing
- * was recorded before it.
- *
- * sno: L is published as its floor before the closing.  A clock step back
- * then toggles only to a unit at or after the floor (issue.c), else counts
- * on from the last unit, so later IDs stay at or after L.  A toggle that
- * read the floor before it was raised wrote its transaction's cell first,
- * and the second reading sees it (each side writes, then reads the other's).
- */
-uint64
-horizon_unit(const GeneratorDef *def)
+static void
+refuse_if_damaged(void)
 {
-	uint64		latest = 0;
-	uint64		horizon,
-				held;
-
 	if (horizon_shared->prepared_damaged)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's file \"%s\" is damaged, so no horizon can be given", PREPARED_FILE),
 				 errdetail("It holds the units of the IDs that prepared transactions issued."),
 				 errhint("Once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
-	for (int v = 0; v < def->variants; v++)
-	{
-		uint64		unit = counter_unit(pg_atomic_read_u64(slot_word(def->first_slot + v)));
+}
 
-		latest = Max(latest, unit);
-	}
-	pg_memory_barrier();
-	horizon = lowest_held(def);
-	if (horizon == HORIZON_NONE)
-		horizon = Max(latest, generator_clock_unit(def)) + 1;
+int
+horizon_prepared_holdings(PreparedHolding **holdings)
+{
+	int			count = 0;
+
+	refuse_if_damaged();
+	*holdings = palloc(sizeof(PreparedHolding) * Max(max_prepared_xacts, 1));
+	LWLockAcquire(TABLE_LOCK, LW_SHARED);
+	for (int i = 0; i < horizon_shared->nprepared; i++)
+		if (TransactionIdIsValid(horizon_shared->prepared[i].xid) &&
+			TransactionIdIsInProgress(horizon_shared->prepared[i].xid))
+			(*holdings)[count++] = horizon_shared->prepared[i];
+	LWLockRelease(TABLE_LOCK);
+	return count;
+}
+
+/*
+ * The horizon unit L is the clock's unit C, read first, or the lowest unit
+ * an open or prepared transaction holds, if lower.  Every counter of the
+ * generator is closed through C - 1, so that every ID issued afterwards
+ * lies at or after C: a counter that lags (an idle siq kind, a writer that
+ * has not issued since the last unit) moves up.  The clock is already in
+ * C, so no writer waits for it: 1.2 gave the unit after the latest one
+ * used and closed the present unit, so every call made the writers wait
+ * for the next unit (4 ms for sno), and any role polling in a loop held
+ * them to a few hundred IDs a second.  A horizon one unit behind costs a
+ * poller nothing: the present unit's rows come at its next call.
+ *
+ * The holdings are read after the closing: a transaction that issued an ID
+ * below C did so before the closing (after it, every counter lies at or
+ * after C), so it had recorded its cell before, and shows there unless it
+ * has ended.
+ *
+ * sno: C is published as its floor before the closing.  A clock step back
+ * then toggles only to a unit at or after the floor (issue.c), else counts
+ * on from the last unit, so later IDs stay at or after C.  A toggle that
+ * read the floor before it was raised wrote its transaction's cell first,
+ * and the reading of the holdings sees it (each side writes, then reads the
+ * other's).
+ */
+uint64
+horizon_unit(const GeneratorDef *def)
+{
+	uint64		clock = generator_clock_unit(def);
+	uint64		held;
+
+	refuse_if_damaged();
 	if (def->ticktock)
-		raise_sno_floor(horizon);
-	if (horizon > 0)
+		raise_sno_floor(clock);
+	if (clock > 0)
 		for (int v = 0; v < def->variants; v++)
-			(void) issue_close_through(def, def->first_slot + v, horizon - 1);
+			(void) issue_close_through(def, def->first_slot + v, clock - 1);
 	pg_memory_barrier();
-	/* read once: Min() evaluates its arguments twice */
 	held = lowest_held(def);
-	return never_back(def, Min(horizon, held));
+	return never_back(def, Min(clock, held));
 }
 
 /* --- start ---------------------------------------------------------------------- */

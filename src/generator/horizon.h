@@ -16,6 +16,7 @@
 #include "postgres.h"
 
 #include "generator/defs.h"
+#include "generator/horizon_file.h"
 
 /* asks for the shared part, registers the transaction callback (from _PG_init, while preloading) */
 extern void horizon_init(void);
@@ -27,5 +28,13 @@ extern void horizon_init(void);
  * (shared; exclusive to forget prepared transactions that have ended).
  */
 extern uint64 horizon_unit(const GeneratorDef *def);
+
+/*
+ * For flakeid_horizon_holders: a palloc'd copy of the holdings of prepared
+ * transactions still in progress; their count.  Raises, as horizon_unit
+ * does, while flakeid.prepared is damaged.  Takes the table's LWLock
+ * (shared).
+ */
+extern int	horizon_prepared_holdings(PreparedHolding **holdings);
 
 #endif

@@ -164,6 +164,29 @@ horizon_cells_take(uint64 *into)
 	return any;
 }
 
+int
+horizon_cells_nprocs(void)
+{
+	return cells_shared ? cells_shared->nprocs : 0;
+}
+
+bool
+horizon_cells_of_process(int procno, uint64 units[GEN_SLOT_COUNT], int *pid, TransactionId *xid)
+{
+	HorizonCells *cells = cells_of(procno);
+	PGPROC	   *proc = GetPGProcByNumber(procno);
+	bool		any = false;
+
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+	{
+		units[s] = pg_atomic_read_u64(&cells->unit[s]);
+		any |= units[s] != HORIZON_NONE;
+	}
+	*pid = proc->pid;
+	*xid = proc->xid;
+	return any;
+}
+
 static void
 cells_shared_init(void *part)
 {

@@ -67,6 +67,16 @@ extern uint64 horizon_cells_lowest(int first_slot, int nslots);
  */
 extern bool horizon_cells_take(uint64 *into);
 
+/*
+ * For flakeid_horizon_holders: the units the cells of process number
+ * `procno` (0 .. horizon_cells_nprocs() - 1) hold (HORIZON_NONE: none), with
+ * the process's pid and top transaction ID (InvalidTransactionId: none
+ * assigned).  False when they hold nothing.  Unlocked reads: a snapshot
+ * for monitoring, which a process may change under it.
+ */
+extern int	horizon_cells_nprocs(void);
+extern bool horizon_cells_of_process(int procno, uint64 units[GEN_SLOT_COUNT], int *pid, TransactionId *xid);
+
 /* a transaction or a parallel worker's part of one ended: the next ID records again */
 static inline void
 horizon_cells_forget_recorded(void)

@@ -93,7 +93,8 @@ mark_begin_backfill_lifetime(const IssuedBounds *bounds)
 {
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 	{
-		uint32		low = Min(bounds->backfill_low[s], mark_backfill_low(s));
+		uint32		published = mark_backfill_low(s);	/* once: Min() reads its arguments twice */
+		uint32		low = Min(bounds->backfill_low[s], published);
 
 		pg_atomic_write_u32(&mark_shared->backfill_low[s], low);
 		mark_shared->backfill_start_low[s] = low;

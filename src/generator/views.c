@@ -1,9 +1,11 @@
 /*
- * views.c — flakeid_generators() and flakeid_identities(): what the
- * generators did, and what this server's IDs carry
+ * views.c — flakeid_generators(), flakeid_identities() and
+ * flakeid_horizon_holders(): what the generators did, what this server's
+ * IDs carry, and who holds the horizon back
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -12,6 +14,8 @@
 
 #include "generator/clock.h"
 #include "generator/counters.h"
+#include "generator/horizon.h"
+#include "generator/horizon_cells.h"
 #include "generator/identity.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
@@ -143,5 +147,65 @@ flakeid_identities(PG_FUNCTION_ARGS)
 		nulls[1] = nulls[2] = type->count == 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	return (Datum) 0;
+}
+
+/* the rows of one process's cells or one prepared transaction's holding: one per generator variant held */
+static void
+put_holder_rows(ReturnSetInfo *rsinfo, const uint64 units[GEN_SLOT_COUNT], int pid, TransactionId xid, bool prepared)
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+
+		for (int v = 0; v < def->variants; v++)
+		{
+			uint64		unit = units[def->first_slot + v];
+			Datum		values[5];
+			bool		nulls[5] = {false};
+
+			if (unit == HORIZON_NONE)
+				continue;
+			values[0] = CStringGetTextDatum(generator_variant_label(def, v));
+			values[1] = Int32GetDatum(pid);
+			nulls[1] = prepared;
+			values[2] = TransactionIdGetDatum(xid);
+			nulls[2] = !TransactionIdIsValid(xid);
+			values[3] = TimestampTzGetDatum(flakeid_timestamptz_from_unix_us(def->format->unit_start(unit)));
+			values[4] = BoolGetDatum(prepared);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+}
+
+/*
+ * Who holds each generator's horizon back: every open transaction that has
+ * issued IDs (its backend's pid, its top transaction ID if it has one) and
+ * every prepared transaction that did, with the start of the unit held,
+ * which is when its first ID's counter stood there.  A parallel worker's
+ * IDs count for its leader.
+ */
+PG_FUNCTION_INFO_V1(flakeid_horizon_holders);
+Datum
+flakeid_horizon_holders(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PreparedHolding *holdings;
+	int			nholdings;
+	uint64		units[GEN_SLOT_COUNT];
+
+	shmem_require("flakeid_horizon_holders()");
+	nholdings = horizon_prepared_holdings(&holdings);
+	InitMaterializedSRF(fcinfo, 0);
+	for (int p = 0; p < horizon_cells_nprocs(); p++)
+	{
+		int			pid;
+		TransactionId xid;
+
+		if (horizon_cells_of_process(p, units, &pid, &xid))
+			put_holder_rows(rsinfo, units, pid, xid, false);
+	}
+	for (int i = 0; i < nholdings; i++)
+		put_holder_rows(rsinfo, holdings[i].unit, 0, holdings[i].xid, true);
 	return (Datum) 0;
 }

@@ -117,8 +117,10 @@ is(listed_names('Every function is `STRICT`'), catalog_names('NOT p.proisstrict'
 is(listed_names('Every function is `PARALLEL SAFE`'), catalog_names("p.proparallel <> 's'"),
 	"the functions the reference says are not PARALLEL SAFE are exactly the catalog's");
 
-# the view
-is(join(' ', members('pg_class', 'relname')), 'flakeid_generators', "the extension's one relation is the view flakeid_generators");
-ok(index($reference, 'the view `flakeid_generators`') >= 0, 'the view is in the reference');
+# the views
+is(join(' ', sort(members('pg_class', 'relname'))), 'flakeid_generators flakeid_horizon_holders',
+	"the extension's relations are the views flakeid_generators and flakeid_horizon_holders");
+ok(index($reference, 'the view `flakeid_generators`') >= 0 && index($reference, 'the view `flakeid_horizon_holders`') >= 0,
+	'both views are in the reference');
 stop_checked($node);
 done_testing();

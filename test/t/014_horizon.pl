@@ -113,6 +113,42 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 		"sno: $ending releases it: the horizon lies above every issued ID");
 }
 
+# --- who holds the horizon back: flakeid_horizon_holders ----------------------------------
+{
+	my $open = session($node);
+	my $open_pid = $open->query('SELECT pg_backend_pid()');
+	$open->query('BEGIN');
+	my $open_id = $open->query('SELECT sno_new()::text');
+	my $open_xid = $open->query('SELECT txid_current()');
+	$open->query("SELECT kuid_new(), siq_new('event')");
+	my $preparer = session($node);
+	$preparer->query('BEGIN');
+	my $prepared_id = $preparer->query('SELECT snowflake_new()');
+	my $prepared_xid = $preparer->query('SELECT txid_current()');
+	$preparer->query("PREPARE TRANSACTION 'holders_2pc'");
+	$preparer->close;
+	is(one("SELECT string_agg(format('%s|%s|%s|%s|%s', generator, CASE WHEN pid IS NULL THEN 'none' WHEN pid = $open_pid THEN 'open' END,
+	                                  transaction::text, gid, prepared), ' ' ORDER BY generator)
+	        FROM flakeid_horizon_holders"),
+		"kuid|open|$open_xid||f siq event|open|$open_xid||f sno|open|$open_xid||f snowflake|none|$prepared_xid|holders_2pc|t",
+		'flakeid_horizon_holders: the open transaction (pid, xid) per generator it used, and the prepared one (gid, no pid)');
+	is(one("SELECT held_from <= sno_time('$open_id') AND held_from > sno_time('$open_id') - interval '1 s'
+	        FROM flakeid_horizon_holders WHERE generator = 'sno'"), 't', 'held_from is the unit of the first ID, at or before it');
+	is(one("SELECT held_from <= snowflake_time($prepared_id) FROM flakeid_horizon_holders WHERE prepared"), 't',
+		'and for the prepared transaction too');
+	$open->query('COMMIT');
+	$open->close;
+	one("COMMIT PREPARED 'holders_2pc'");
+	is(one('SELECT count(*) FROM flakeid_horizon_holders'), '0', 'once both end, nothing holds the horizon');
+	$node->safe_psql('postgres', 'CREATE ROLE holder_app LOGIN; CREATE ROLE holder_watch LOGIN IN ROLE pg_monitor');
+	is(join(' ', map { sqlstate_of($node, $_, env => { PGUSER => 'holder_app' }) }
+			'SELECT * FROM flakeid_horizon_holders', 'SELECT * FROM flakeid_horizon_holders()'),
+		'42501 42501', 'a plain role reads neither the view nor its function (42501)');
+	is(join(' ', map { sqlstate_of($node, $_, env => { PGUSER => 'holder_watch' }) }
+			'SELECT * FROM flakeid_horizon_holders', 'SELECT * FROM flakeid_horizon_holders()'),
+		'ok ok', 'a pg_monitor member reads both');
+}
+
 # --- a damaged flakeid.prepared ------------------------------------------------------------
 # The horizon is refused (XX001), and a PREPARE that issued IDs is refused
 # too, leaving the file as it is: 1.2 replaced it with that transaction's
@@ -300,7 +336,7 @@ pidfile = $work/pgbouncer.pid
 	$bouncer->kill_kill;
 }
 is(log_count($node, qr/used up its pool/), 0,
-	'the pollers\' horizons closed units all along, and no used-up pool was logged for it');
+	'no used-up pool was logged for the pollers\' horizons');
 $observer->close;
 stop_checked($node);
 done_testing();
