@@ -12,6 +12,7 @@
 
 #include "generator/clock.h"
 #include "generator/marks_setup.h"
+#include "generator/state_witness.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
 
@@ -94,7 +95,8 @@ mark_load_state(FlakeidPersisted *saved)
 	}
 	mark_shared->state_refusal = load == STATE_LOAD_DAMAGED ? STATE_DAMAGED
 		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW
-		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN : STATE_USABLE;
+		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN
+		: load == STATE_LOAD_MISSING ? STATE_MISSING : STATE_USABLE;
 	if (mark_shared->state_refusal != STATE_USABLE)
 		state_set_empty(saved);
 	for (int m = 0; m < MARK_COUNT; m++)
@@ -138,18 +140,27 @@ mark_refuse_unusable_state(void)
 				 errmsg("flakeid's generator state file was written by a newer version of flakeid"),
 				 errdetail("The file \"flakeid.state\" has state version %u; this version of flakeid reads versions 1 to %u.",
 						   mark_shared->state_file_version, STATE_VERSION),
-				 errhint("Install the flakeid release that wrote the file, or remove the file once the clock is past every ID issued and restart the server.")));
+				 errhint("Install the flakeid release that wrote the file, or remove the file and \"%s\" once the clock is past every ID issued and restart the server.", STATE_WITNESS_FILE)));
 	if (mark_shared->state_refusal == STATE_FOREIGN)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file belongs to another cluster, so generation is refused"),
 				 errdetail("The file \"flakeid.state\" was written by the cluster with system identifier " UINT64_FORMAT "; this cluster's is " UINT64_FORMAT ".",
 						   mark_shared->state_system_identifier, GetSystemIdentifier()),
-				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise remove \"flakeid.state\" once the clock is past every ID this cluster issued, and restart the server.",
-						 mark_shared->state_system_identifier)));
+				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise remove \"flakeid.state\" and \"%s\" once the clock is past every ID this cluster issued, and restart the server.",
+						 mark_shared->state_system_identifier, STATE_WITNESS_FILE)));
+	if (mark_shared->state_refusal == STATE_MISSING)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file is missing, although this cluster has issued IDs, so generation is refused"),
+				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before: without it, new IDs could repeat issued ones.",
+						   STATE_WITNESS_FILE),
+				 errhint("Restore \"flakeid.state\" from this cluster and restart the server; or, once the clock is past every ID this cluster issued, remove \"%s\" as well and restart the server.",
+						 STATE_WITNESS_FILE)));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("flakeid's generator state file is damaged, so generation is refused"),
-			 errhint("Remove \"flakeid.state\" from the data directory once the clock is past every ID issued, and restart the server.")));
+			 errhint("Once the clock is past every ID issued, remove \"flakeid.state\" and \"%s\" from the data directory, and restart the server.",
+					 STATE_WITNESS_FILE)));
 }
 

@@ -21,7 +21,8 @@ typedef enum StateRefusal
 	STATE_USABLE,
 	STATE_DAMAGED,				/* unreadable, or a bad checksum */
 	STATE_TOO_NEW,				/* written by a later flakeid than this one */
-	STATE_FOREIGN				/* written by another cluster (system identifier) */
+	STATE_FOREIGN,				/* written by another cluster (system identifier) */
+	STATE_MISSING				/* gone, although the cluster issued IDs */
 } StateRefusal;
 
 typedef struct MarkShared

@@ -34,6 +34,7 @@
 #include "storage/fd.h"
 
 #include "generator/state.h"
+#include "generator/state_witness.h"
 
 #define STATE_FILE		"flakeid.state"
 #define STATE_TEMP_FILE	"flakeid.state.tmp"
@@ -212,7 +213,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	if (fd < 0)
 	{
 		if (errno == ENOENT)
-			return STATE_LOAD_NONE;
+			return state_witness_says_issued() ? STATE_LOAD_MISSING : STATE_LOAD_NONE;
 		ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", STATE_FILE)));
 		return STATE_LOAD_DAMAGED;
 	}
@@ -324,5 +325,5 @@ state_save(const FlakeidPersisted *state, int elevel)
 		return false;
 	}
 	/* the rename itself, as durable_rename makes it durable (at `elevel`, never escalated) */
-	return fsync_fname_ext(".", true, false, elevel) == 0;
+	return fsync_fname_ext(".", true, false, elevel) == 0 && state_witness_ensure(elevel);
 }

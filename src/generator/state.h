@@ -60,7 +60,8 @@ typedef enum StateLoad
 	STATE_LOAD_MIGRATED,		/* an older version's file, read and rewritten as current */
 	STATE_LOAD_DAMAGED,
 	STATE_LOAD_TOO_NEW,
-	STATE_LOAD_FOREIGN			/* another cluster's: its system identifier is not this one's */
+	STATE_LOAD_FOREIGN,			/* another cluster's: its system identifier is not this one's */
+	STATE_LOAD_MISSING			/* no file, but the cluster's witness says it issued IDs (state_witness.h) */
 } StateLoad;
 
 /*

@@ -83,11 +83,38 @@ is(sql("SELECT count(*) FROM (SELECT run, max(id::bigint) FROM restart_ids WHERE
 	JOIN (SELECT run, min(id::bigint) FROM restart_ids WHERE generator = 'snowflake' GROUP BY run) b ON b.run = a.run + 1
 	WHERE b.min <= a.max"), '0', 'snowflake: every run starts above the last (monotonic generators resume at the saved mark)');
 
-# negative control: without the saved state, a clock set back into the
-# time of run 1 makes kuid (which carries no node) repeat run 1's IDs
+# A state file that vanished is not a first start: the cluster's witness,
+# global/flakeid.issued, says it issued IDs, so every generator refuses
+# (XX001) until the file is restored.  1.2 read a missing file as a first
+# start, and repeated IDs with the clock behind the lost mark (below).
 sql('ALTER SYSTEM RESET flakeid.debug_clock_offset_ms');
 $node->stop('fast');
+ok(-f "$datadir/global/flakeid.issued", 'the witness global/flakeid.issued exists once IDs were issued');
+rename("$datadir/flakeid.state", "$datadir/flakeid.state.kept") or die "flakeid.state: $!";
+$node->start;
+is(join(' ', map { sqlstate_of($node, "SELECT $_") } 'sno_new()', 'kuid_new()', 'snowflake_new()', "siq_new('user')",
+		'kuid96_new()', 'sno_new_at(now())'),
+	'XX001 XX001 XX001 XX001 XX001 XX001', 'flakeid.state deleted: every generator refuses (XX001), back-fill too');
+my $missing = message_of($node, 'SELECT sno_new()');
+like($missing, qr/ERROR:  flakeid's generator state file is missing, although this cluster has issued IDs/, 'the message says the file is missing');
+like($missing, qr/HINT:  Restore "flakeid.state" from this cluster .* remove "global\/flakeid.issued" as well/,
+	'the hint says to restore it, or to remove the witness too');
+$node->stop('fast');
+symlink('/nonexistent/flakeid.state', "$datadir/flakeid.state") or die "symlink: $!";
+$node->start;
+is(sqlstate_of($node, 'SELECT kuid_new()'), 'XX001', 'flakeid.state a link to a file that is gone: refused too');
+$node->stop('fast');
+unlink("$datadir/flakeid.state");
+rename("$datadir/flakeid.state.kept", "$datadir/flakeid.state") or die "flakeid.state: $!";
+$node->start;
+is(sqlstate_of($node, 'SELECT kuid_new()'), 'ok', 'the file restored: the generators work again');
+
+# negative control: without the saved state and its witness, a clock set
+# back into the time of run 1 makes kuid (which carries no node) repeat run
+# 1's IDs
+$node->stop('fast');
 unlink("$datadir/flakeid.state") or die "flakeid.state: $!";
+unlink("$datadir/global/flakeid.issued") or die "global/flakeid.issued: $!";
 $node->start;
 # Every call aims the clock anew at the first tick of run 1 (ceil: it lands
 # at or just after that tick's start, inside the 1.024 ms tick), so the

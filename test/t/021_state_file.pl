@@ -38,7 +38,7 @@ sub server
 	my ($state, %settings) = @_;
 	my $node = flakeid_node('state_file_' . ++$cases, %settings);
 	$node->stop('fast');
-	unlink($node->data_dir . '/flakeid.state');
+	unlink($node->data_dir . '/flakeid.state', $node->data_dir . '/global/flakeid.issued');
 	if (defined $state)
 	{
 		File::Copy::copy($state, $node->data_dir . '/flakeid.state') or die "$state: $!";

@@ -1,0 +1,36 @@
+/*
+ * state_witness.h — a second record, apart from flakeid.state, that this
+ * cluster has issued IDs
+ *
+ * flakeid.state is written on every save; without it a start is a first
+ * start.  A file that vanished (deleted, or a symbolic link to a file that
+ * is gone) would then read as a first start, and with the clock behind the
+ * lost mark the generators would repeat IDs.  So the first save also writes
+ * global/flakeid.issued, in PostgreSQL's own directory, which base backups
+ * carry and operators do not tidy: a start that finds no state file but the
+ * witness refuses to generate (XX001) until an operator restores the file,
+ * or removes the witness too once the clock is past every ID issued.
+ */
+#ifndef FLAKEID_STATE_WITNESS_H
+#define FLAKEID_STATE_WITNESS_H
+
+#include "postgres.h"
+
+#define STATE_WITNESS_FILE	"global/flakeid.issued"
+
+/*
+ * At start, in the postmaster, when flakeid.state is missing: whether this
+ * cluster's witness says it issued IDs (one of another cluster's, by its
+ * system identifier, does not; one that cannot be read does, and is
+ * logged).  Never raises.
+ */
+extern bool state_witness_says_issued(void);
+
+/*
+ * After a save: writes the witness durably if this process has not seen it
+ * yet (one stat per process afterwards: none).  A failure is reported at
+ * `elevel`, as state_save's are, and returns false.
+ */
+extern bool state_witness_ensure(int elevel);
+
+#endif
