@@ -59,8 +59,9 @@ END $$;
 
 # A horizon call ends no unit the clock is in, so no writer waits for it:
 # 200 times in a row, an ID, a horizon and an ID, each in a transaction of
-# its own.  Most pairs of IDs share their unit (the clock may cross one in
-# between), and no horizon lies after the clock read right after it.  1.2
+# its own.  Pairs of IDs share their unit unless the clock crosses one in
+# between (with 1 ms units under load, often), and no horizon lies after
+# the clock read right after it.  1.2
 # ended the present unit at every call: the ID after it always lay in a
 # later unit, and a role polling in a loop held every writer to a few
 # hundred IDs a second.
@@ -76,9 +77,11 @@ for my $f (['sno', 'sno_new()', 'sno_horizon()', 'sno_time'], ['siq', "siq_new('
 			b := $time($new); COMMIT;
 			INSERT INTO triples VALUES ('$name', a, h, c, b); COMMIT;
 		END LOOP; END \$\$");
-	is($node->safe_psql('postgres', "SELECT count(*) FILTER (WHERE b = a) > 100, count(*) FILTER (WHERE h > clock)
-	        FROM triples WHERE generator = '$name'"), 't|0',
-		"$name: an ID minted after a horizon call mostly shares the unit of the one before it, and no horizon lies after the clock");
+	my ($same, $ahead) = split /\|/, $node->safe_psql('postgres', "SELECT count(*) FILTER (WHERE b = a), count(*) FILTER (WHERE h > clock)
+	        FROM triples WHERE generator = '$name'");
+	# (how many pairs share a unit depends on the machine's load: 1 ms units are short)
+	cmp_ok($same, '>=', 10, "$name: $same of 200 IDs minted after a horizon call share the unit of the ID before it (at least 10; 1.2: none)");
+	is($ahead, '0', "$name: no horizon lies after the clock read right after it");
 }
 
 my @writers = map { psql_start($node, "CALL write_for($seconds, '$_')") } qw(sno siq kuid snowflake);
