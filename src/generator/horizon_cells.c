@@ -4,10 +4,9 @@
  *
  * The order of the two sides is what makes the horizon safe.  A backend
  * publishes its cell (a compare-and-swap: a full barrier) before the
- * compare-and-swap that issues its ID; horizon_unit reads the counter words
- * first and the cells after a barrier.  So a cell the horizon misses was
- * written after it read the counters, and its IDs lie at or after the unit
- * it read.
+ * compare-and-swap that issues its ID; horizon_unit closes the counters
+ * first and reads the cells after a barrier.  So a cell the horizon misses
+ * was written after the closing, and its IDs lie at or after the horizon.
  */
 #include "postgres.h"
 
