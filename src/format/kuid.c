@@ -312,3 +312,32 @@ const FlakeFormat kuid96_format = {
 	/* Mega, SecHi | node | SecLo, Tick, Seq: time splits around the node; Mega < 4096 until 2099 */
 	.abbrev = {.time_bytes = 4, .identity_bytes = 4, .spare_bytes = 1}, .uuid_tag = UUID8_TAG_KUID96,
 };
+
+static bool
+node_name_char(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '-';
+}
+
+bool
+kuid_node_name_valid(const char *name)
+{
+	const unsigned char *p = (const unsigned char *) name;
+
+	if (!node_name_char(*p))
+		return false;
+	while (node_name_char(*p))
+		p++;
+	if (*p != '@' || p[1] == '\0')
+		return false;
+	for (p++; *p != '\0';)
+	{
+		if (*p >= 0x21 && *p <= 0x7F)
+			p++;
+		else if ((*p == 0xC2 || *p == 0xC3) && (p[1] & 0xC0) == 0x80)
+			p += 2;				/* U+0080..U+00FF */
+		else
+			return false;
+	}
+	return true;
+}

@@ -70,4 +70,15 @@ extern void kuid_fields_from_unit(uint64_t unit, KuidFields *fields);
 /* spec §5: Erlang's phash2 of the atom named by a UTF-8 string (< 2^28). */
 extern uint32_t kuid_node_fingerprint(const char *name, size_t len);
 
+/*
+ * Whether a NUL-terminated UTF-8 string is an Erlang node name with the
+ * syntax OTP's net_kernel gives a node (any other name is one no uid node
+ * can have, so its kuid96 IDs would claim a node that does not exist):
+ * "name@host", the name of ASCII letters, digits, '_' and '-', the host
+ * non-empty, of the characters U+0021 to U+00FF (written in UTF-8, as the
+ * fingerprint reads Latin-1 characters).  "nonode@nohost" passes: it is
+ * the name of every VM not distributed.
+ */
+extern bool kuid_node_name_valid(const char *name);
+
 #endif

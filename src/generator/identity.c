@@ -136,42 +136,12 @@ check_siq_domain(char **newval, void **extra pg_attribute_unused(), GucSource so
 	return false;
 }
 
-/*
- * An Erlang node name, with the syntax OTP's net_kernel gives a node (any
- * other name is one no uid node can have, so its kuid96 IDs would claim a
- * node that does not exist): "name@host", the name of ASCII letters,
- * digits, '_' and '-', the host non-empty, of the characters U+0021 to
- * U+00FF (written in UTF-8, as the fingerprint reads Latin-1 characters).
- * "nonode@nohost" passes: it is the name of every VM not distributed.
- */
+/* an Erlang node name with OTP's syntax (kuid_node_name_valid) */
 static bool
 check_kuid_node(char **newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
 {
-	const unsigned char *c = (const unsigned char *) *newval;
-	const unsigned char *at;
-
-	if (c == NULL || *c == '\0')
+	if (*newval == NULL || **newval == '\0' || kuid_node_name_valid(*newval))
 		return true;
-	at = (const unsigned char *) strchr(*newval, '@');
-	for (const unsigned char *p = c; at && p < at; p++)
-		if (!isascii(*p) || !(isalnum(*p) || *p == '_' || *p == '-'))
-			at = NULL;
-	if (at && at > c && at[1] != '\0')
-	{
-		const unsigned char *p = at + 1;
-
-		for (;;)
-		{
-			if (*p >= 0x21 && *p <= 0x7F)
-				p++;
-			else if ((*p == 0xC2 || *p == 0xC3) && (p[1] & 0xC0) == 0x80)
-				p += 2;			/* U+0080..U+00FF */
-			else
-				break;
-		}
-		if (*p == '\0')
-			return true;
-	}
 	GUC_check_errdetail("An Erlang node name is name@host: the name of ASCII letters, digits, '_' and '-', the host of printable characters up to U+00FF, as OTP names nodes (such as pg@db1).");
 	return false;
 }

@@ -271,6 +271,32 @@ test_generator(void)
 		   "a clock a second behind moves on past tick 976 into the next second, not back");
 }
 
+/* flakeid.kuid_node's check: OTP's node name syntax, name@host */
+static void
+test_node_names(void)
+{
+	static const struct
+	{
+		const char *name;
+		bool		valid;
+	}			cases[] = {
+		{"pg@db1", true}, {"nonode@nohost", true}, {"a_b-C9@h", true}, {"pg@h\xC3\xB4te", true},
+		{"pg@a@b", true}, {"nohost", false}, {"@host", false}, {"name@", false}, {"", false},
+		{"na me@host", false}, {"na\xC3\xAFve@host", false}, {"pg@ho st", false},
+		{"pg@\xE6\x97\xA5", false}, {"pg@h\xC3", false}, {"pg@h\xC4\x80", false},
+	};
+	int			wrong = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (kuid_node_name_valid(cases[i].name) != cases[i].valid)
+		{
+			wrong++;
+			tap_diag("kuid_node_name_valid(\"%s\") is not %d", cases[i].name, cases[i].valid);
+		}
+	tap_ok(wrong == 0, "node names: %zu of OTP's syntax and not, each judged by that syntax (%d wrong)",
+		   sizeof(cases) / sizeof(cases[0]), wrong);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -281,5 +307,6 @@ main(int argc, char **argv)
 	test_input_verdicts();
 	test_units();
 	test_generator();
+	test_node_names();
 	return tap_done();
 }
