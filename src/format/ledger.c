@@ -213,7 +213,7 @@ ledger_take(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size,
 			*usage = (LedgerUsage) {0, start, ledger->forgotten[slot]};
 			return false;
 		}
-		*cell = (LedgerEntry) {unit, slot + 1, start, start, 0};
+		*cell = (LedgerEntry) {unit, slot + 1, start, start, 0};	/* nothing covered */
 		ledger->used++;
 	}
 	else if (cell->next >= size)
@@ -223,4 +223,27 @@ ledger_take(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size,
 	}
 	*offset = cell->next++;
 	return true;
+}
+
+uint32_t
+ledger_covered(const BackfillLedger *ledger, unsigned slot, uint64_t unit)
+{
+	const LedgerEntry *cell;
+
+	if (ledger->capacity == 0)
+		return 0;
+	cell = find_cell(ledger->cells, ledger->capacity, slot, unit);
+	return cell->slot_plus_one == 0 ? 0 : cell->covered;
+}
+
+void
+ledger_cover(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t covered)
+{
+	LedgerEntry *cell;
+
+	if (ledger->capacity == 0)
+		return;
+	cell = find_cell(ledger->cells, ledger->capacity, slot, unit);
+	if (cell->slot_plus_one != 0 && covered > cell->covered)
+		cell->covered = covered;
 }

@@ -37,7 +37,7 @@ typedef struct LedgerEntry
 	uint32_t	slot_plus_one;	/* 0: an empty cell */
 	uint32_t	start;			/* the slot's floor when the unit was first seen */
 	uint32_t	next;			/* the next offset to give */
-	uint32_t	pad;
+	uint32_t	covered;		/* offsets below it need no save (ledger_cover) */
 } LedgerEntry;
 
 typedef struct BackfillLedger
@@ -72,9 +72,18 @@ extern void ledger_free(BackfillLedger *ledger);
 /*
  * The next offset (0 <= offset < size) of `unit` in `slot`.  Returns false,
  * with *usage filled and nothing changed, when the unit has used every
- * offset below size.  A slot's size must not change while the ledger lives.
+ * offset below size.  A unit's size must not change while the ledger
+ * lives; units may have sizes of their own.
  */
 extern bool ledger_take(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size,
 						uint32_t *offset, LedgerUsage *usage);
+
+/*
+ * A note the caller keeps per unit: the offsets below `covered` need
+ * nothing more (back-fill: their sequences are saved as given).  A unit the
+ * ledger forgets, or has not seen, has 0; the note only grows.
+ */
+extern uint32_t ledger_covered(const BackfillLedger *ledger, unsigned slot, uint64_t unit);
+extern void ledger_cover(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t covered);
 
 #endif

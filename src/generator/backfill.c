@@ -19,14 +19,19 @@
  *     IDs together outnumber its pool (README, "Back-fill").
  *
  * Across restarts: the ledger lives in shared memory, so a restart forgets
- * it.  What it gave is bounded by a low-water per counter slot, saved (and
- * WAL-logged, so that standbys and a promoted one know it) before any
- * sequence below it is given: every back-filled sequence of the slot, in
- * any unit, is at or above it.  Each server lifetime draws below the
- * low-water it started with, so nothing back-filled in an earlier lifetime
- * is given again.  The low-water moves down in steps that double the depth
- * used, so a lifetime costs a few saves and about twice the most IDs it
- * back-filled into one unit; the pool of every unit shrinks by as much.
+ * it.  What it gave is bounded, before any sequence below the bound is
+ * given, by saved low-waters (saved and WAL-logged, so that standbys and a
+ * promoted one know them): one per counter slot, at or below every
+ * back-filled sequence of the slot in any unit, and the deep units
+ * (format/deep_units.h), each at or below every back-filled sequence of
+ * its units.  Each server lifetime draws each unit below the low-waters it
+ * started with, so nothing back-filled in an earlier lifetime is given
+ * again.  Low-waters move down in steps (draw_from_ledger), so a lifetime
+ * costs a few saves.  The slot's low-water may go down by an eighth of the
+ * pool left per lifetime; a unit back-filled deeper than
+ * that (rows that share a timestamp) gets a deep range of its own and
+ * costs only itself, or the units between it and its nearest deep
+ * neighbour once the record of 32 ranges is full.
  *
  * The ledger is split into partitions by unit, each under an LWLock of its
  * own, held only while an offset is taken (no I/O, no sleep).
@@ -39,6 +44,7 @@
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
+#include "format/deep_units.h"
 #include "format/ledger.h"
 #include "generator/backfill.h"
 #include "generator/clock.h"
@@ -157,19 +163,42 @@ partition_of(int slot, uint64 unit)
 }
 
 /*
- * The top of this lifetime's back-fill sequences in a slot: below the
- * low-water it started with, within the pool.  -1 when nothing is left.
+ * The top of this lifetime's back-fill sequences in (slot, unit): below the
+ * slot's low-water and the unit's deep range (if any) as the lifetime began
+ * with them, within the pool; -1 when nothing is left.  Read between two
+ * reads of the lifetime (take_offset).
  */
 static int64
-lifetime_top(int slot, const CounterPool *pool)
+lifetime_top(int slot, const CounterPool *pool, uint64 key)
 {
-	int64		top = Min((int64) pool->seq_max, (int64) mark_shared->backfill_start_low[slot] - 1);
+	uint32		slot_low = mark_shared->backfill_start_low[slot];	/* read once: Min() reads twice */
+	uint32		deep = deep_units_low(&mark_shared->backfill_start_deep, (unsigned) slot, key);
+	int64		low = Min(slot_low, deep);
+	int64		top = Min((int64) pool->seq_max, low - 1);
 
 	return top >= (int64) pool->seq_min ? top : -1;
 }
 
+/*
+ * How deep one lifetime may take a slot's low-water, shared by all its
+ * units: an eighth of what the slot's pool had left when the lifetime
+ * began (at least 2, so that a nearly used pool is still drawn from).  A
+ * unit back-filled deeper gets a deep range of its own, so that it costs
+ * only itself (format/deep_units.h).
+ */
+static bool
+slot_wide_allows(int slot, const CounterPool *pool, int64 low)
+{
+	int64		slot_low = mark_shared->backfill_start_low[slot];	/* read once: Min() reads twice */
+	int64		start_top = Min((int64) pool->seq_max, slot_low - 1);
+	int64		budget = (start_top - (int64) pool->seq_min + 1) / 8;
+
+	return start_top + 1 - low <= Max(budget, 2);
+}
+
 static void
-refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool_size, const LedgerUsage *usage)
+refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool_size, uint32 lifetime_size,
+			   const LedgerUsage *usage)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -178,47 +207,78 @@ refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool
 			 usage == NULL ?
 			 errdetail("That time unit is the live %s generator's, and every sequence of its pool of %u was issued.",
 					   def->name, pool_size) :
-			 usage->set_aside == 0 ?
+			 usage->set_aside == 0 && lifetime_size == pool_size ?
 			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server, and every one of them was given.",
 					   def->name, pool_size) :
-			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server. %u of them were given in this unit, and %u set aside for the " UINT64_FORMAT " units the server no longer tracks one by one.",
-					   def->name, pool_size, usage->own, usage->set_aside, usage->forgotten),
-			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so each server lifetime that back-fills makes every unit's pool smaller.")));
+			 usage->set_aside == 0 ?
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server. Back-fill before the last restart took %u of this unit's, and the other %u were given.",
+					   def->name, pool_size, pool_size - lifetime_size, lifetime_size) :
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server. Back-fill before the last restart took %u of this unit's; %u were given in this unit, and %u set aside for the " UINT64_FORMAT " units the server no longer tracks one by one.",
+					   def->name, pool_size, pool_size - lifetime_size, usage->own, usage->set_aside, usage->forgotten),
+			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so a unit back-filled then has fewer left after it.")));
 }
 
 /*
- * One offset of (slot, unit) from its partition's ledger, as a sequence
- * counted down from the lifetime's top; false with *usage when the unit's
- * pool is used up.  *lifetime is the lifetime it was drawn in.
+ * One offset of (slot, unit) from its partition's ledger, to be given as
+ * the sequence *top - offset; false with *usage when the unit's pool is
+ * used up.  *lifetime is the lifetime it was drawn in, *covered the
+ * unit's offsets known to be saved (ledger_covered).
  */
 static bool
 take_offset(int slot, const CounterPool *pool, uint64 key, uint32 *lifetime, int64 *top, uint32 *offset,
-			uint32 *size, LedgerUsage *usage)
+			uint32 *size, uint32 *covered, LedgerUsage *usage)
 {
 	int			p = partition_of(slot, key);
 	BackfillPartition *part = &partitions[p];
 	bool		taken;
 
 	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
-	*lifetime = pg_atomic_read_u32(&mark_shared->backfill_lifetime);
-	pg_read_barrier();
+	/* the lifetime's low-waters, between two equal, even readings of its number */
+	for (;;)
+	{
+		*lifetime = pg_atomic_read_u32(&mark_shared->backfill_lifetime);
+		pg_read_barrier();
+		*top = lifetime_top(slot, pool, key);
+		pg_read_barrier();
+		if (*lifetime % 2 == 0 && pg_atomic_read_u32(&mark_shared->backfill_lifetime) == *lifetime)
+			break;
+		pg_spin_delay();		/* a new lifetime's bounds are being written: a memcpy */
+	}
 	if (part->lifetime != *lifetime)
 		partition_reset(part, *lifetime);
-	*top = lifetime_top(slot, pool);
 	*size = *top >= 0 ? (uint32) (*top - pool->seq_min + 1) : 0;
 	taken = *size > 0 && ledger_take(&part->ledger, (unsigned) slot, key, *size, offset, usage);
+	*covered = taken ? ledger_covered(&part->ledger, (unsigned) slot, key) : 0;
 	LWLockRelease(&partition_locks[p].lock);
 	return taken;
 }
 
+/* notes in the ledger that the unit's offsets below `covered` are saved, if its lifetime is still current */
+static void
+note_covered(int slot, uint64 key, uint32 lifetime, uint32 covered)
+{
+	int			p = partition_of(slot, key);
+	BackfillPartition *part = &partitions[p];
+
+	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
+	if (part->lifetime == lifetime)
+		ledger_cover(&part->ledger, (unsigned) slot, key, covered);
+	LWLockRelease(&partition_locks[p].lock);
+}
+
 /*
  * The next ledger sequence of (slot, unit), after saving a lower low-water
- * when it reaches below the saved one.  A new lifetime (a primary's bounds
- * taken up, under flakeid_lock as the save is) may begin at any point after
- * the draw; its ledger starts again from its own top, which may lie at or
- * above a sequence drawn in the old one (the low-water covers both).  So
- * whichever way the sequence is returned, it was drawn in the lifetime
- * still current, or it is dropped and drawn again.
+ * when it reaches below the saved ones: the slot's, twice the depth used so
+ * far, while the lifetime's budget for it allows (slot_wide_allows), else
+ * the unit's own deep range, a quarter deeper than it went (what a deep
+ * unit sets aside is lost to it alone, so it grows in smaller steps, for a
+ * few more saves).  A new lifetime (a
+ * primary's bounds taken up, under flakeid_lock as the save is) may begin
+ * at any point after the draw; its ledger starts again from its own top,
+ * which may lie at or above a sequence drawn in the old one (the saved
+ * low-waters cover both).  So whichever way the sequence is returned, it
+ * was drawn in the lifetime still current, or it is dropped and drawn
+ * again.
  */
 static uint32
 draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 key, TimestampTz ts)
@@ -231,16 +291,25 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 		uint32		lifetime,
 					offset = 0,
 					size,
+					covered,
 					sequence;
 		int64		top;
 
-		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &usage))
-			refuse_used_up(def, variant, ts, size, &usage);
+		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &covered, &usage))
+			refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, size, &usage);
 		sequence = (uint32) (top - offset);
 		debug_pause(DEBUG_PAUSE_BACKFILL_DRAWN);
-		if (sequence < mark_backfill_low(slot))
-			/* twice the depth used so far, within the pool */
-			mark_lower_backfill_low(slot, (uint32) Max((int64) pool->seq_min, top + 1 - 2 * ((int64) offset + 1)));
+		if (sequence < mark_backfill_low(slot) && offset >= covered)
+		{
+			int64		used = (int64) offset + 1;
+			int64		twice = Max((int64) pool->seq_min, top + 1 - 2 * used);
+			int64		quarter_more = Max((int64) pool->seq_min, (int64) sequence - Max(used / 4, 1));
+			bool		slot_wide = slot_wide_allows(slot, pool, twice);
+			uint32		saved = mark_cover_backfill(slot, key, sequence, (uint32) (slot_wide ? twice : quarter_more),
+												   slot_wide);
+
+			note_covered(slot, key, lifetime, (uint32) (top + 1 - saved));
+		}
 		pg_read_barrier();
 		if (pg_atomic_read_u32(&mark_shared->backfill_lifetime) == lifetime)
 			return sequence;
@@ -279,7 +348,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 			case COUNTER_ISSUE:
 				return (GeneratedId) {key, counter_seq(word), counter_flag(word)};
 			case COUNTER_WAIT:
-				refuse_used_up(def, variant, ts, pool.seq_max - pool.seq_min + 1, NULL);
+				refuse_used_up(def, variant, ts, pool.seq_max - pool.seq_min + 1, pool.seq_max - pool.seq_min + 1, NULL);
 				break;
 			default:
 				/* the live counter passed the unit meanwhile: a past unit now */

@@ -41,9 +41,9 @@ mark_desc(StringInfo buf, XLogReaderState *record)
 		return;
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		lows += bounds.backfill_low[s] != BACKFILL_LOW_NONE;
-	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %d",
+	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %d, deep units: %u",
 					 bounds.marks[MARK_MONOTONIC], bounds.marks[MARK_SNO_FLAG0], bounds.marks[MARK_SNO_FLAG1],
-					 bounds.sno_ticktock, snowflake_epoch_ms, lows);
+					 bounds.sno_ticktock, snowflake_epoch_ms, lows, bounds.backfill_deep.count);
 }
 
 static const char *

@@ -31,6 +31,7 @@ typedef struct OwnBounds
 {
 	int64		marks[MARK_COUNT];
 	uint32		lows[GEN_SLOT_COUNT];
+	DeepUnits	deep;
 	int64		snowflake_epoch_ms;
 } OwnBounds;
 
@@ -42,6 +43,7 @@ published_bounds(OwnBounds *own)
 		own->marks[m] = mark_read((MarkId) m);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		own->lows[s] = mark_backfill_low(s);
+	own->deep = mark_shared->backfill_deep;
 	own->snowflake_epoch_ms = epoch_issued_under();
 }
 
@@ -53,21 +55,30 @@ current_state(FlakeidPersisted *state, const OwnBounds *own)
 	memcpy(state->own.marks, own->marks, sizeof(state->own.marks));
 	state->own.sno_ticktock = mark_shared->sno_ticktock;
 	memcpy(state->own.backfill_low, own->lows, sizeof(state->own.backfill_low));
+	state->own.backfill_deep = own->deep;
 	state->upstream = mark_shared->upstream;
 	state->snowflake_epoch_ms = own->snowflake_epoch_ms;
 }
 
-/* whether `bounds` reaches past what this server's counters and back-fill were resumed at */
+/*
+ * Whether `bounds` reaches past what this server's counters and back-fill
+ * were resumed at; with flakeid_lock held, or at start.
+ */
 static bool
 bounds_exceed_own(const IssuedBounds *bounds)
 {
+	uint32		lows[GEN_SLOT_COUNT];
+
 	for (int m = 0; m < MARK_COUNT; m++)
 		if (bounds->marks[m] > mark_read((MarkId) m))
 			return true;
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		if (bounds->backfill_low[s] < mark_backfill_low(s))
+	{
+		lows[s] = mark_backfill_low(s);
+		if (bounds->backfill_low[s] < lows[s])
 			return true;
-	return false;
+	}
+	return !deep_units_imply(&mark_shared->backfill_deep, lows, &bounds->backfill_deep);
 }
 
 void
@@ -91,15 +102,27 @@ mark_set_sno_ticktock(bool flag)
 void
 mark_begin_backfill_lifetime(const IssuedBounds *bounds)
 {
+	uint32		lows[GEN_SLOT_COUNT];
+	DeepUnits	deep = mark_shared->backfill_deep;
+
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 	{
 		uint32		published = mark_backfill_low(s);	/* once: Min() reads its arguments twice */
-		uint32		low = Min(bounds->backfill_low[s], published);
 
-		pg_atomic_write_u32(&mark_shared->backfill_low[s], low);
-		mark_shared->backfill_start_low[s] = low;
+		lows[s] = Min(bounds->backfill_low[s], published);
 	}
-	pg_write_barrier();
+	(void) deep_units_merge(&deep, &bounds->backfill_deep);
+	deep_units_drop_implied(&deep, lows, GEN_SLOT_COUNT);
+
+	/* odd while written: a back-fill reading them meanwhile reads again (a full barrier each) */
+	pg_atomic_fetch_add_u32(&mark_shared->backfill_lifetime, 1);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+	{
+		pg_atomic_write_u32(&mark_shared->backfill_low[s], lows[s]);
+		mark_shared->backfill_start_low[s] = lows[s];
+	}
+	mark_shared->backfill_deep = deep;
+	mark_shared->backfill_start_deep = deep;
 	pg_atomic_fetch_add_u32(&mark_shared->backfill_lifetime, 1);
 }
 
@@ -189,6 +212,7 @@ save_locked(const OwnBounds *own, int elevel)
 		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) own->marks[m]);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		pg_atomic_write_u32(&mark_shared->backfill_low[s], own->lows[s]);
+	mark_shared->backfill_deep = own->deep;
 	return true;
 }
 
@@ -227,19 +251,39 @@ mark_renew_locked(MarkId mark, int64 unit_start)
 	(void) renew_one_locked(mark, unit_start, ERROR);
 }
 
-void
-mark_lower_backfill_low(int slot, uint32 low)
+/* the saved low-water of back-fill in (slot, unit): the slot's, or a deep range's below it */
+static uint32
+unit_low(const OwnBounds *own, int slot, uint64 unit)
 {
-	flakeid_lock_acquire();
-	if (low < mark_backfill_low(slot))
-	{
-		OwnBounds	own;
+	uint32		deep = deep_units_low(&own->deep, (unsigned) slot, unit);
 
-		published_bounds(&own);
-		own.lows[slot] = low;
+	return Min(own->lows[slot], deep);
+}
+
+uint32
+mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide)
+{
+	OwnBounds	own;
+	uint32		saved;
+
+	Assert(low <= sequence);
+	flakeid_lock_acquire();
+	published_bounds(&own);
+	saved = unit_low(&own, slot, unit);
+	if (sequence < saved)
+	{
+		if (slot_wide)
+		{
+			own.lows[slot] = Min(own.lows[slot], low);
+			deep_units_drop_implied(&own.deep, own.lows, GEN_SLOT_COUNT);
+		}
+		else
+			(void) deep_units_lower(&own.deep, slot, unit, unit, low);
 		(void) save_locked(&own, ERROR);
+		saved = unit_low(&own, slot, unit);
 	}
 	flakeid_lock_release();
+	return saved;
 }
 
 /*
@@ -317,6 +361,8 @@ raise_upstream(const IssuedBounds *record)
 			upstream->backfill_low[s] = record->backfill_low[s];
 			changed = true;
 		}
+	changed |= deep_units_merge(&upstream->backfill_deep, &record->backfill_deep);
+	deep_units_drop_implied(&upstream->backfill_deep, upstream->backfill_low, GEN_SLOT_COUNT);
 	return changed;
 }
 

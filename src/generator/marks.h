@@ -85,8 +85,9 @@ extern void mark_set_sno_ticktock(bool flag);
 extern void mark_raise(const IssuedBounds *bounds, int64 marks[MARK_COUNT]);
 
 /*
- * At start, or with flakeid_lock held: lowers the back-fill low-waters to
- * those of `bounds` and starts a new back-fill lifetime below them.
+ * At start, or with flakeid_lock held: lowers the back-fill low-waters and
+ * deep units to those of `bounds` and starts a new back-fill lifetime below
+ * them.
  */
 extern void mark_begin_backfill_lifetime(const IssuedBounds *bounds);
 
@@ -114,8 +115,15 @@ extern void mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms);
 /* saves the configured snowflake epoch unless it is saved or refused (may take flakeid_lock) */
 extern void mark_save_snowflake_epoch(void);
 
-/* saves (and WAL-logs) the back-fill low-water of `slot` lowered to `low`, then publishes it; raises on failure */
-extern void mark_lower_backfill_low(int slot, uint32 low);
+/*
+ * Makes the saved bounds cover `sequence`, back-filled in `unit` of `slot`:
+ * unless the slot's low-water or a deep range of the unit (IssuedBounds) is
+ * at or below it, saves (and WAL-logs) `low` (at or below `sequence`) as
+ * the slot's low-water (slot_wide) or as the unit's deep range, then
+ * publishes it.  Returns the unit's saved low-water afterwards.  Takes
+ * flakeid_lock and fsyncs; raises on failure, and nothing is published.
+ */
+extern uint32 mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide);
 
 static inline uint32
 mark_backfill_low(int slot)

@@ -103,6 +103,7 @@ mark_load_state(FlakeidPersisted *saved)
 		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		pg_atomic_init_u32(&mark_shared->backfill_low[s], BACKFILL_LOW_NONE);
+	deep_units_clear(&mark_shared->backfill_deep);
 	pg_atomic_init_u32(&mark_shared->backfill_lifetime, 0);
 	ConditionVariableInit(&mark_shared->lock_released);
 	pg_atomic_init_u32(&mark_shared->upstream_pending, 0);

@@ -37,11 +37,16 @@ typedef struct MarkShared
 	pg_atomic_uint32 upstream_pending;	/* upstream holds something not taken up yet */
 	/* the published back-fill low-water of each slot (IssuedBounds.backfill_low) */
 	pg_atomic_uint32 backfill_low[GEN_SLOT_COUNT];
+	/* under flakeid_lock: the published deep units (IssuedBounds.backfill_deep) */
+	DeepUnits	backfill_deep;
 	/*
 	 * Back-fill's lifetimes (backfill.c): each start and each taking up of
-	 * a primary's bounds begins one, below the low-waters as they were then
+	 * a primary's bounds begins one, below the low-waters and deep units as
+	 * they were then.  The lifetime's number is odd while they are being
+	 * written (a sequence lock: readers read it before and after them).
 	 */
 	uint32		backfill_start_low[GEN_SLOT_COUNT];
+	DeepUnits	backfill_start_deep;
 	pg_atomic_uint32 backfill_lifetime;
 	/* broadcast at every release of flakeid_lock (flakeid_lock_release) */
 	ConditionVariable lock_released;

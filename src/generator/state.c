@@ -19,6 +19,9 @@
  *              (IssuedBounds: the three marks, sno's tick-tock, the
  *              back-fill low-water of each counter slot), this server's
  *              own and its primary's as replayed from the WAL; CRC-32.
+ *   version 4 (flakeid 1.3): version 3's body, then the deep units of
+ *              back-fill (DeepUnits) of this server's own bounds and of
+ *              its primary's; CRC-32.
  *
  * A file whose system identifier is not this cluster's was copied from
  * another one: its marks say nothing about this cluster's IDs, so it is
@@ -69,6 +72,13 @@ typedef struct StateBodyV3
 	IssuedBoundsImage own;
 	IssuedBoundsImage upstream;
 } StateBodyV3;
+
+typedef struct StateBodyV4
+{
+	StateBodyV3 v3;
+	DeepUnits	own_deep;
+	DeepUnits	upstream_deep;
+} StateBodyV4;
 
 static uint32
 crc_of(const void *data, size_t length)
@@ -156,6 +166,16 @@ bounds_to_image(IssuedBoundsImage *image, const IssuedBounds *bounds)
 	memcpy(image->backfill_low, bounds->backfill_low, sizeof(image->backfill_low));
 }
 
+static void
+from_body_v3(FlakeidPersisted *state, const StateBodyV3 *body)
+{
+	state->system_identifier = body->system_identifier;
+	state->snowflake_epoch_ms = body->snowflake_epoch_ms;
+	bounds_from_image(&state->own, &body->own);
+	bounds_from_image(&state->upstream, &body->upstream);
+}
+
+/* 1.2 kept no deep units: its back-fill low-waters hold every unit */
 static bool
 read_v3(const uint8 *file, size_t size, FlakeidPersisted *state)
 {
@@ -163,10 +183,21 @@ read_v3(const uint8 *file, size_t size, FlakeidPersisted *state)
 
 	if (!read_body(file, size, &body, sizeof(body)))
 		return false;
-	state->system_identifier = body.system_identifier;
-	state->snowflake_epoch_ms = body.snowflake_epoch_ms;
-	bounds_from_image(&state->own, &body.own);
-	bounds_from_image(&state->upstream, &body.upstream);
+	from_body_v3(state, &body);
+	return true;
+}
+
+static bool
+read_v4(const uint8 *file, size_t size, FlakeidPersisted *state)
+{
+	StateBodyV4 body;
+
+	if (!read_body(file, size, &body, sizeof(body))
+		|| !deep_units_valid(&body.own_deep, GEN_SLOT_COUNT) || !deep_units_valid(&body.upstream_deep, GEN_SLOT_COUNT))
+		return false;
+	from_body_v3(state, &body.v3);
+	state->own.backfill_deep = body.own_deep;
+	state->upstream.backfill_deep = body.upstream_deep;
 	return true;
 }
 
@@ -175,6 +206,7 @@ static bool (*const readers[STATE_VERSION + 1]) (const uint8 *file, size_t size,
 	[1] = read_v1,
 	[2] = read_v2,
 	[3] = read_v3,
+	[4] = read_v4,
 };
 
 void
@@ -183,6 +215,7 @@ bounds_set_empty(IssuedBounds *bounds)
 	memset(bounds, 0, sizeof(*bounds));
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		bounds->backfill_low[s] = BACKFILL_LOW_NONE;
+	deep_units_clear(&bounds->backfill_deep);
 }
 
 void
@@ -268,17 +301,20 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 bool
 state_save(const FlakeidPersisted *state, int elevel)
 {
-	uint8		image[sizeof(StateHeader) + sizeof(StateBodyV3) + sizeof(uint32)];
-	StateHeader header = {STATE_MAGIC, STATE_VERSION, sizeof(StateBodyV3), 0};
-	StateBodyV3 body;
+	uint8		image[sizeof(StateHeader) + sizeof(StateBodyV4) + sizeof(uint32)];
+	StateHeader header = {STATE_MAGIC, STATE_VERSION, sizeof(StateBodyV4), 0};
+	StateBodyV4 body;
 	uint32		crc;
 	int			fd;
 
+	StaticAssertStmt(sizeof(image) < STATE_MAX_SIZE, "state_load reads the whole file");
 	memset(&body, 0, sizeof(body));
-	body.system_identifier = GetSystemIdentifier();
-	body.snowflake_epoch_ms = state->snowflake_epoch_ms;
-	bounds_to_image(&body.own, &state->own);
-	bounds_to_image(&body.upstream, &state->upstream);
+	body.v3.system_identifier = GetSystemIdentifier();
+	body.v3.snowflake_epoch_ms = state->snowflake_epoch_ms;
+	bounds_to_image(&body.v3.own, &state->own);
+	bounds_to_image(&body.v3.upstream, &state->upstream);
+	body.own_deep = state->own.backfill_deep;
+	body.upstream_deep = state->upstream.backfill_deep;
 	memcpy(image, &header, sizeof(header));
 	memcpy(image + sizeof(header), &body, sizeof(body));
 	crc = crc_of(image, sizeof(header) + sizeof(body));

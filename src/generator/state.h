@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 
+#include "format/deep_units.h"
 #include "generator/defs.h"
 
 /* a back-fill low-water that no back-filled sequence has set yet */
@@ -15,18 +16,23 @@
 /*
  * What bounds the IDs one server issued, saved and WAL-logged: the marks,
  * and for back-fill (backfill.c) a low-water per counter slot at or below
- * every sequence back-fill gave there, in any unit.
+ * every sequence back-fill gave there, in any unit, and the units it went
+ * deeper into, each with its own (format/deep_units.h).
  */
 typedef struct IssuedBounds
 {
 	int64		marks[MARK_COUNT];	/* Unix µs; 0: none */
 	uint32		sno_ticktock;	/* the tick-tock sno's counter carried */
 	uint32		backfill_low[GEN_SLOT_COUNT];	/* BACKFILL_LOW_NONE: none yet */
+	DeepUnits	backfill_deep;	/* empty: none (and in files and records before 1.3) */
 } IssuedBounds;
 
+StaticAssertDecl(GEN_SLOT_COUNT <= DEEP_UNITS_MAX, "one deep range more than the record holds shares a slot");
+
 /*
- * IssuedBounds as the state file (version 3) and the WAL record store them:
- * a fixed number of slots, whatever GEN_SLOT_COUNT becomes.
+ * IssuedBounds as the state file (versions 3 and 4) and the WAL record
+ * store them, the deep units apart: a fixed number of slots, whatever
+ * GEN_SLOT_COUNT becomes.
  */
 #define BOUNDS_IMAGE_SLOTS	18
 
@@ -51,7 +57,7 @@ typedef struct FlakeidPersisted
 	IssuedBounds upstream;		/* what its primary issued, replayed from the WAL */
 } FlakeidPersisted;
 
-#define STATE_VERSION	3
+#define STATE_VERSION	4
 
 typedef enum StateLoad
 {

@@ -38,8 +38,9 @@ static bool mark_synchronous = false;
  * records it has never seen (upgrade standbys first, as for PostgreSQL's
  * own minor releases).
  */
-#define MARK_RECORD_VERSION	1
+#define MARK_RECORD_VERSION	2
 
+/* version 1 (flakeid 1.2), and the start of every later version */
 typedef struct MarkRecord
 {
 	uint32		version;
@@ -47,6 +48,13 @@ typedef struct MarkRecord
 	int64		snowflake_epoch_ms;
 	IssuedBoundsImage bounds;	/* this server's own */
 } MarkRecord;
+
+/* version 2 (flakeid 1.3) appends back-fill's deep units */
+typedef struct MarkRecordV2
+{
+	MarkRecord	v1;
+	DeepUnits	backfill_deep;
+} MarkRecordV2;
 
 bool
 wal_record_read(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_epoch_ms)
@@ -72,6 +80,17 @@ wal_record_read(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_
 			return false;
 		bounds_from_image(bounds, &current.bounds);
 		*snowflake_epoch_ms = current.snowflake_epoch_ms;
+		if (current.version >= 2)
+		{
+			MarkRecordV2 v2;
+
+			if (length < sizeof(v2))
+				return false;
+			memcpy(&v2, XLogRecGetData(record), sizeof(v2));
+			if (!deep_units_valid(&v2.backfill_deep, GEN_SLOT_COUNT))
+				return false;
+			bounds->backfill_deep = v2.backfill_deep;
+		}
 		return true;
 	}
 	return false;
@@ -176,7 +195,7 @@ wait_for_synchronous_standbys(XLogRecPtr lsn)
 void
 wal_record_log(const FlakeidPersisted *state)
 {
-	MarkRecord	record;
+	MarkRecordV2 record;
 	XLogRecPtr	lsn;
 
 #ifdef FLAKEID_NO_MARK_WAL
@@ -185,10 +204,11 @@ wal_record_log(const FlakeidPersisted *state)
 	if (RecoveryInProgress())
 		return;
 	memset(&record, 0, sizeof(record));
-	record.version = MARK_RECORD_VERSION;
-	record.length = sizeof(record);
-	record.snowflake_epoch_ms = state->snowflake_epoch_ms;
-	bounds_to_image(&record.bounds, &state->own);
+	record.v1.version = MARK_RECORD_VERSION;
+	record.v1.length = sizeof(record);
+	record.v1.snowflake_epoch_ms = state->snowflake_epoch_ms;
+	bounds_to_image(&record.v1.bounds, &state->own);
+	record.backfill_deep = state->own.backfill_deep;
 	XLogBeginInsert();
 	XLogRegisterData((char *) &record, sizeof(record));
 	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_BOUNDS);

@@ -282,7 +282,7 @@ sub log_count
 }
 
 # state_file_mark(DATADIR): the saved mark of the monotonic generators (Unix
-# us) in a version 3 flakeid.state (body offset 16); state_file_sno_mark:
+# us) in a version 3 or 4 flakeid.state (body offset 16); state_file_sno_mark:
 # sno's, of its tick-tock in use (body offsets 24 and 32 for tick-tock 0 and
 # 1; the tick-tock at body offset 40)
 sub state_file_bytes

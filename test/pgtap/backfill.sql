@@ -30,7 +30,7 @@ SELECT throws_ok($$SELECT sno_new_at('2024-03-01 10:00:00+00') FROM generate_ser
 SELECT is(pg_temp.refusal($$sno_new_at('2024-03-01 10:00:00.003+00')$$),
           E'54000\ntoo many back-filled sno IDs in the time unit of 2024-03-01 10:00:00.003+00\n'
           'Back-filled sno IDs of one time unit share a pool of 65536 sequences on this server, and every one of them was given.\n'
-          'Spread the times over more units. Sequences back-filled before a restart are never given again, so each server lifetime that back-fills makes every unit''s pool smaller.',
+          'Spread the times over more units. Sequences back-filled before a restart are never given again, so a unit back-filled then has fewer left after it.',
           'sno: an instant in the same 4 ms unit is refused too, with the detail and hint');
 SELECT is((SELECT count(*) FROM sno_ids), 65536::bigint, 'sno: no ID came from the refused calls');
 SELECT lives_ok($$SELECT sno_new_at('2024-03-01 10:00:00.004+00')$$, 'sno: the next 4 ms unit takes IDs');

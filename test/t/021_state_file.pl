@@ -60,10 +60,10 @@ sub unchanged { my ($node, $file) = @_; return File::Compare::compare($node->dat
 # 1.0's file: read, upgraded in place, and every generator resumes above its mark
 my $node = server("$work/v1.state");
 is(sql($node, "SELECT now() < '2040-01-01 00:00:01.889+00'"), 't', "the server's clock is behind every ID the 1.0 file covers");
-is(log_count($node, qr/upgraded the generator state file from version 1 to version 3/), 1,
-	'the server logs that it upgraded the file from version 1 to 3');
+is(log_count($node, qr/upgraded the generator state file from version 1 to version 4/), 1,
+	'the server logs that it upgraded the file from version 1 to 4');
 is(log_count($node, qr/generators resume after the saved mark 2040-01-01 00:00:03.866103/), 1, 'the server logs the mark it resumes after');
-is(file_version($node->data_dir . '/flakeid.state'), 3, 'the file on disk is now version 3');
+is(file_version($node->data_dir . '/flakeid.state'), 4, 'the file on disk is now version 4');
 File::Copy::copy($node->data_dir . '/flakeid.state', "$work/foreign.state") or die "foreign.state: $!";
 is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
 	FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (siq_time(siq_new('user'))),
@@ -98,7 +98,7 @@ $node = server("$work/v99.state");
 is($refused_by_all->($node), join(' ', ('55000') x @calls), 'a version 99 file: every generator, live and back-fill, is ERROR 55000');
 my $message = message_of($node, 'SELECT kuid_new()');
 like($message, qr/ERROR:  flakeid.s generator state file was written by a newer version of flakeid/, 'the message says a newer flakeid wrote the file');
-like($message, qr/DETAIL:  The file "flakeid.state" has state version 99; this version of flakeid reads versions 1 to 3\./, 'the detail names both versions');
+like($message, qr/DETAIL:  The file "flakeid.state" has state version 99; this version of flakeid reads versions 1 to 4\./, 'the detail names both versions');
 is(sql($node, "SELECT sno_time('brpk4q72xwf2m63l'), length(flax_new()::text)"), '2031-05-08 23:03:34.976+00|16', 'the types, and flax_new(), still work');
 is(log_count($node, qr/LOG:  the generator state file "flakeid.state" was written by a newer version of flakeid/) . ' ' . unchanged($node, "$work/v99.state"),
 	'1 unchanged', 'the server logs it at start, and no generator call changes a byte of the file');
@@ -134,7 +134,7 @@ stop_checked($node);
 # another cluster's file (the upgraded one above, which records its system identifier): refused
 # until an operator names that cluster in flakeid.accept_state_from
 my $foreign_system = unpack('Q<', substr(slurp_file("$work/foreign.state"), 16, 8));
-cmp_ok($foreign_system, '>', 0, "a version 3 file records its cluster's system identifier ($foreign_system)");
+cmp_ok($foreign_system, '>', 0, "a version 4 file records its cluster's system identifier ($foreign_system)");
 $node = server("$work/foreign.state");
 is($refused_by_all->($node), join(' ', ('XX001') x @calls), "another cluster's file: every generator, live and back-fill, is ERROR XX001");
 $message = message_of($node, 'SELECT sno_new()');

@@ -230,6 +230,32 @@ test_new_units_after_forgetting(void)
 	ledger_free(&l);
 }
 
+/* units of their own sizes, and the note of what is covered: per unit, growing, gone when forgotten */
+static void
+test_sizes_and_cover(void)
+{
+	BackfillLedger l;
+	uint32_t	offset = 0;
+	LedgerUsage usage = {0};
+	int			taken_small = 0;
+
+	ledger_init(&l, 8, 8, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
+	tap_ok(ledger_covered(&l, 0, 7) == 0, "an empty ledger covers nothing");
+	while (ledger_take(&l, 0, 7, 3, &offset, &usage))
+		taken_small++;
+	tap_ok(taken_small == 3 && ledger_take(&l, 0, 8, 4096, &offset, &usage) && offset == 0,
+		   "a unit of size 3 is FULL after 3, its neighbour of size 4096 starts at 0");
+	ledger_cover(&l, 0, 8, 5);
+	ledger_cover(&l, 0, 8, 2);
+	tap_ok(ledger_covered(&l, 0, 8) == 5 && ledger_covered(&l, 0, 7) == 0 && ledger_covered(&l, 1, 8) == 0,
+		   "a unit's note grows only, and is its own");
+	ledger_cover(&l, 0, 9, 5);
+	tap_ok(ledger_covered(&l, 0, 9) == 0, "a unit not taken from is not noted");
+	(void) take_units(&l, 0, 1000, 1, 64, 2, 4096);
+	tap_ok(ledger_covered(&l, 0, 8) == 0, "once forgotten, a unit's note is gone");
+	ledger_free(&l);
+}
+
 int
 main(void)
 {
@@ -240,5 +266,6 @@ main(void)
 	test_heavy_unit_kept();
 	test_forgotten_unit();
 	test_new_units_after_forgetting();
+	test_sizes_and_cover();
 	return tap_done();
 }
