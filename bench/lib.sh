@@ -14,8 +14,13 @@ ns_each() { awk -v t="$1" -v e="$2" -v n="$3" 'BEGIN {printf "%.1f", (t - e) * 1
 # median SAMPLES / least SAMPLES: of a space-separated list, to one decimal
 median() { printf "%s\n" $1 | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
 least() { printf "%s\n" $1 | sort -g | awk 'NR == 1 {printf "%.1f", $1}'; }
+greatest() { printf "%s\n" $1 | sort -g | awk 'END {printf "%.1f", $1}'; }
 # samples_line LABEL SAMPLES: one variant's median, fastest round and rounds
 samples_line() { echo "$1: median $(median "$2"), fastest $(least "$2")    (rounds: $2)"; }
 # ratio_line WHAT SAMPLES SAMPLES-OF-THE-BASELINE: the ratio of the medians
 # and of the fastest rounds, the way every side-by-side bench reports it
 ratio_line() { echo "ratio $1: median $(ratio "$(median "$2")" "$(median "$3")"), fastest $(ratio "$(least "$2")" "$(least "$3")")"; }
+# rate_line / rate_ratio_line: the same for throughputs (tps), whose
+# fastest round is the greatest
+rate_line() { echo "$1: median $(median "$2"), fastest $(greatest "$2")    (rounds: $2)"; }
+rate_ratio_line() { echo "ratio $1: median $(ratio "$(median "$2")" "$(median "$3")"), fastest $(ratio "$(greatest "$2")" "$(greatest "$3")")"; }
