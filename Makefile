@@ -159,14 +159,18 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 test/fuzz/fuzz_%: test/fuzz/harness.c $(UNIT_SRCS) $(wildcard src/format/*.h)
 	clang $(FUZZ_CFLAGS) -DFUZZ_FORMAT='"$*"' -o $@ $< $(UNIT_SRCS) -lcrypto -lz
 
+# the codec of what flakeid persists (format/persisted.h): a harness of its own
+test/fuzz/fuzz_persisted: test/fuzz/persisted.c $(UNIT_SRCS) $(wildcard src/format/*.h)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz
+
 # TAP: one line per harness with its execution count; FUZZ_SECONDS each
-fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS))
-	@bash test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_FORMATS)
+fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted
+	@bash test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_FORMATS) persisted
 
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=600
 
-EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/corpus test/fuzz/crashes
+EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/corpus test/fuzz/crashes
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
 

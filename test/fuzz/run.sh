@@ -14,7 +14,9 @@ for format in "$@"; do
 	corpus=test/fuzz/corpus/$format
 	mkdir -p "$corpus" test/fuzz/crashes
 	log=$(mktemp)
-	test/fuzz/fuzz_"$format" -max_total_time="$seconds" -max_len=128 -print_final_stats=1 \
+	max_len=128
+	[ "$format" != persisted ] || max_len=4096	# files and records, not IDs
+	test/fuzz/fuzz_"$format" -max_total_time="$seconds" -max_len=$max_len -print_final_stats=1 \
 		-artifact_prefix=test/fuzz/crashes/"$format"- \
 		"$corpus" test/fuzz/seeds/"$format" >"$log" 2>&1
 	status=$?

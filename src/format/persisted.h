@@ -1,0 +1,171 @@
+/*
+ * persisted.h — everything flakeid writes to disk and to the WAL, as bytes:
+ * one pure, versioned codec (no PostgreSQL headers, no I/O)
+ *
+ * Three things persist (docs/FORMATS.md, "What flakeid persists"):
+ *
+ *   flakeid.state   what bounds the IDs a server issued: versions 1 (1.0),
+ *                   2 (1.1), 3 (1.2) are read; version 4 (1.3) is written
+ *   the WAL         MARK (1.1) and BOUNDS (1.2) are read; ISSUED (1.3:
+ *                   a save's bounds) and PREPARED (1.3: a prepared
+ *                   transaction's holding) are written
+ *   flakeid.prepared  the holdings of prepared transactions: version 1
+ *                   (1.2) is read, version 2 (1.3) written
+ *
+ * From 1.3 on, the three share one layout of entries: a tag, flags and a
+ * length, then the payload.  Per-generator data names its counter slot
+ * ("sno", "siq user", "kuid", "snowflake"), so a new generator is a new
+ * name, not a new format.  An entry whose tag this code does not know is
+ * skipped, unless its writer marked it required (PERSISTED_REQUIRED):
+ * then the whole file or record is refused as too new, since dropping it
+ * could repeat an ID.  A name this code does not know is the caller's to
+ * judge (the generators refuse it).
+ *
+ * Files end in a CRC-32C of everything before it (versions 1 to 3 of the
+ * state file used zlib's CRC-32, which is still read).  Integers are in
+ * the host's byte order, as PostgreSQL's own control files are: a data
+ * directory never moves between byte orders.
+ */
+#ifndef FLAKEID_FORMAT_PERSISTED_H
+#define FLAKEID_FORMAT_PERSISTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "deep_units.h"
+
+#define PERSISTED_NAME_MAX		32	/* a slot's name, its NUL included */
+#define PERSISTED_SLOTS_MAX		64	/* the slots one bounds or holding may name */
+#define PERSISTED_MARKS			3	/* the monotonic mark, sno's two (defs.h, MarkId) */
+#define PERSISTED_STATE_VERSION	4
+#define PERSISTED_PREPARED_VERSION 2
+#define PERSISTED_FILE_MAX		65536	/* no state file is larger (a prepared file grows with max_prepared_xacts) */
+
+/* the WAL records' info codes (XLogRecGetInfo without XLR_INFO_MASK) */
+#define PERSISTED_RECORD_MARK		0x00	/* 1.1 */
+#define PERSISTED_RECORD_BOUNDS		0x10	/* 1.2 */
+#define PERSISTED_RECORD_ISSUED		0x20	/* 1.3 on: a save's bounds */
+#define PERSISTED_RECORD_PREPARED	0x30	/* 1.3 on: a prepared transaction's holding */
+
+typedef enum PersistedVerdict
+{
+	PERSISTED_OK,
+	PERSISTED_DAMAGED,			/* not what any version writes, or a bad checksum */
+	PERSISTED_TOO_NEW,			/* a later version, or a required entry this code does not know */
+	PERSISTED_FOREIGN			/* a state file of another cluster (its system identifier) */
+} PersistedVerdict;
+
+/* a back-fill low-water of one slot */
+typedef struct PersistedLow
+{
+	char		slot[PERSISTED_NAME_MAX];
+	uint32_t	low;
+} PersistedLow;
+
+/* a deep range of back-fill (deep_units.h), of one slot */
+typedef struct PersistedDeep
+{
+	char		slot[PERSISTED_NAME_MAX];
+	uint64_t	first;
+	uint64_t	last;
+	uint32_t	low;
+} PersistedDeep;
+
+/* what bounds the IDs of one server (state.h, IssuedBounds), by slot name */
+typedef struct PersistedBounds
+{
+	int64_t		marks[PERSISTED_MARKS]; /* Unix µs; 0: none */
+	uint32_t	sno_ticktock;
+	uint32_t	nlows;
+	PersistedLow lows[PERSISTED_SLOTS_MAX];
+	uint32_t	ndeep;
+	PersistedDeep deep[DEEP_UNITS_MAX];
+} PersistedBounds;
+
+/* flakeid.state */
+typedef struct PersistedState
+{
+	uint64_t	system_identifier;	/* of the cluster that wrote it; 0: not recorded (versions 1, 2) */
+	int64_t		snowflake_epoch_ms; /* -1: none, or not known (version 1) */
+	PersistedBounds own;
+	PersistedBounds upstream;	/* the primary's, as replayed */
+} PersistedState;
+
+/* the lowest unit per slot that a prepared transaction's IDs lie at or after */
+typedef struct PersistedUnit
+{
+	char		slot[PERSISTED_NAME_MAX];
+	uint64_t	unit;
+} PersistedUnit;
+
+typedef struct PersistedHolding
+{
+	uint64_t	full_xid;		/* FullTransactionId; 1.2's file kept 32 bits (epoch 0) */
+	uint32_t	nunits;
+	PersistedUnit units[PERSISTED_SLOTS_MAX];
+} PersistedHolding;
+
+/* a WAL record of ours, decoded */
+typedef struct PersistedRecord
+{
+	uint8_t		info;			/* PERSISTED_RECORD_* */
+	int64_t		snowflake_epoch_ms; /* MARK, BOUNDS, ISSUED */
+	PersistedBounds bounds;		/* MARK, BOUNDS, ISSUED: the writer's own */
+	PersistedHolding holding;	/* PREPARED */
+} PersistedRecord;
+
+extern void persisted_bounds_empty(PersistedBounds *bounds);
+extern void persisted_state_empty(PersistedState *state);
+
+/*
+ * Appends a slot's low-water, deep range or unit; false when the
+ * structure is full or the name is not one (1 to 31 printable ASCII
+ * characters).
+ */
+extern bool persisted_add_low(PersistedBounds *bounds, const char *slot, uint32_t low);
+extern bool persisted_add_deep(PersistedBounds *bounds, const char *slot, uint64_t first, uint64_t last, uint32_t low);
+extern bool persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit);
+
+/* --- flakeid.state ------------------------------------------------------------ */
+
+/*
+ * Reads a state file of any version into *state and sets *version to the
+ * version it names (0 when it names none).  A file that records a system
+ * identifier other than `system_identifier` is FOREIGN, with *state read
+ * (the caller may take it up: flakeid.accept_state_from); any other
+ * verdict but OK leaves *state empty.
+ */
+extern PersistedVerdict persisted_state_decode(const uint8_t *file, size_t size, uint64_t system_identifier,
+											   PersistedState *state, uint32_t *version);
+
+/* the file in the current version into `out`; its size, or 0 when `room` is too small */
+extern size_t persisted_state_encode(const PersistedState *state, uint8_t *out, size_t room);
+
+/* --- the WAL --------------------------------------------------------------------- */
+
+extern PersistedVerdict persisted_record_decode(uint8_t info, const uint8_t *data, size_t size,
+												PersistedRecord *record);
+extern size_t persisted_issued_encode(const PersistedBounds *bounds, int64_t snowflake_epoch_ms, uint8_t *out,
+									  size_t room);
+extern size_t persisted_prepared_record_encode(const PersistedHolding *holding, uint8_t *out, size_t room);
+
+/* --- flakeid.prepared -------------------------------------------------------- */
+
+/*
+ * Reads the holdings of a prepared file of any version, calling `each` for
+ * each in order (it returns false to stop: the verdict is then DAMAGED);
+ * *version as for the state file.
+ */
+extern PersistedVerdict persisted_prepared_decode(const uint8_t *file, size_t size,
+												  bool (*each) (void *arg, const PersistedHolding *holding),
+												  void *arg, uint32_t *version);
+
+/* the holdings in the current version; its size, or 0 when `room` is too small */
+extern size_t persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, uint8_t *out,
+										size_t room);
+
+/* CRC-32C (Castagnoli), as PostgreSQL's pg_crc32c computes it */
+extern uint32_t persisted_crc32c(const void *data, size_t size);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * persisted_entries.c — the entries that flakeid's files and WAL records of
+ * 1.3 on are made of, the structures they fill, and the checksums
+ * (persisted.h, persisted_wire.h)
+ */
+#include "persisted_wire.h"
+
+#include <zlib.h>
+
+const char *const persisted_legacy_slots[LEGACY_SLOTS] = {
+	"sno",
+	"siq ternary", "siq multi", "siq manytomany", "siq content", "siq thread", "siq message", "siq user",
+	"siq tag", "siq group", "siq event", "siq channel", "siq invite", "siq application", "siq collection",
+	"siq premium",
+	"kuid", "snowflake",
+};
+
+/* --- the structures ----------------------------------------------------------- */
+
+void
+persisted_bounds_empty(PersistedBounds *bounds)
+{
+	memset(bounds, 0, sizeof(*bounds));
+}
+
+void
+persisted_state_empty(PersistedState *state)
+{
+	memset(state, 0, sizeof(*state));
+	state->snowflake_epoch_ms = -1;
+}
+
+/* a slot's name: 1 to 31 printable ASCII characters */
+static bool
+name_ok(const char *name, size_t length)
+{
+	if (length == 0 || length >= PERSISTED_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < length; i++)
+		if (name[i] < 0x20 || name[i] > 0x7E)
+			return false;
+	return true;
+}
+
+static bool
+copy_name(char *to, const char *name)
+{
+	size_t		length = 0;
+
+	while (length < PERSISTED_NAME_MAX && name[length] != '\0')
+		length++;
+	if (!name_ok(name, length))
+		return false;
+	memcpy(to, name, length);
+	to[length] = '\0';
+	return true;
+}
+
+bool
+persisted_add_low(PersistedBounds *bounds, const char *slot, uint32_t low)
+{
+	for (uint32_t i = 0; i < bounds->nlows; i++)
+		if (strcmp(bounds->lows[i].slot, slot) == 0)
+			return false;		/* one per slot */
+	if (bounds->nlows >= PERSISTED_SLOTS_MAX || !copy_name(bounds->lows[bounds->nlows].slot, slot))
+		return false;
+	bounds->lows[bounds->nlows++].low = low;
+	return true;
+}
+
+bool
+persisted_add_deep(PersistedBounds *bounds, const char *slot, uint64_t first, uint64_t last, uint32_t low)
+{
+	PersistedDeep *deep = &bounds->deep[bounds->ndeep];
+
+	if (bounds->ndeep >= DEEP_UNITS_MAX || first > last || !copy_name(deep->slot, slot))
+		return false;
+	deep->first = first;
+	deep->last = last;
+	deep->low = low;
+	bounds->ndeep++;
+	return true;
+}
+
+bool
+persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit)
+{
+	for (uint32_t i = 0; i < holding->nunits; i++)
+		if (strcmp(holding->units[i].slot, slot) == 0)
+			return false;
+	if (holding->nunits >= PERSISTED_SLOTS_MAX || !copy_name(holding->units[holding->nunits].slot, slot))
+		return false;
+	holding->units[holding->nunits++].unit = unit;
+	return true;
+}
+
+/* --- writing ------------------------------------------------------------------- */
+
+size_t
+entry_begin(Writer *w, EntryTag tag)
+{
+	size_t		at;
+
+	PUT_AS(w, uint16_t, (uint16_t) tag);
+	PUT_AS(w, uint16_t, PERSISTED_REQUIRED);
+	at = w->size;
+	PUT_AS(w, uint32_t, 0);
+	return at;
+}
+
+void
+entry_end(Writer *w, size_t at)
+{
+	uint32_t	length = (uint32_t) (w->size - at - sizeof(uint32_t));
+
+	if (!w->full)
+		memcpy(w->out + at, &length, sizeof(length));
+}
+
+static void
+put_name(Writer *w, const char *name)
+{
+	uint8_t		length = (uint8_t) strlen(name);
+
+	put(w, &length, 1);
+	put(w, name, length);
+}
+
+/* starts an entry of one side's slot: the side and the slot's name, its fields to follow */
+static size_t
+slot_entry_begin(Writer *w, EntryTag tag, uint8_t side, const char *slot)
+{
+	size_t		at = entry_begin(w, tag);
+
+	put(w, &side, 1);
+	put_name(w, slot);
+	return at;
+}
+
+void
+entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds)
+{
+	size_t		at = entry_begin(w, ENTRY_MARKS);
+
+	put(w, &side, 1);
+	PUT_AS(w, uint32_t, bounds->sno_ticktock);
+	PUT_AS(w, uint32_t, PERSISTED_MARKS);
+	put(w, bounds->marks, sizeof(bounds->marks));
+	entry_end(w, at);
+	for (uint32_t i = 0; i < bounds->nlows; i++)
+	{
+		at = slot_entry_begin(w, ENTRY_LOW, side, bounds->lows[i].slot);
+		PUT_AS(w, uint32_t, bounds->lows[i].low);
+		entry_end(w, at);
+	}
+	for (uint32_t i = 0; i < bounds->ndeep; i++)
+	{
+		const PersistedDeep *deep = &bounds->deep[i];
+
+		at = slot_entry_begin(w, ENTRY_DEEP, side, deep->slot);
+		PUT_AS(w, uint64_t, deep->first);
+		PUT_AS(w, uint64_t, deep->last);
+		PUT_AS(w, uint32_t, deep->low);
+		entry_end(w, at);
+	}
+}
+
+void
+entries_put_holding(Writer *w, const PersistedHolding *holding)
+{
+	size_t		at = entry_begin(w, ENTRY_HOLDING);
+
+	PUT_AS(w, uint64_t, holding->full_xid);
+	PUT_AS(w, uint32_t, holding->nunits);
+	for (uint32_t i = 0; i < holding->nunits; i++)
+	{
+		put_name(w, holding->units[i].slot);
+		PUT_AS(w, uint64_t, holding->units[i].unit);
+	}
+	entry_end(w, at);
+}
+
+/* --- reading ------------------------------------------------------------------- */
+
+static bool
+get_name(Reader *r, char *name)
+{
+	uint8_t		length = 0;
+
+	if (!get(r, &length, 1) || length >= PERSISTED_NAME_MAX || !get(r, name, length))
+		return false;
+	name[length] = '\0';
+	return name_ok(name, length);
+}
+
+static PersistedBounds *
+get_side(Reader *r, const EntrySink *sink)
+{
+	uint8_t		side = 0;
+
+	if (!get(r, &side, 1) || side > SIDE_UPSTREAM)
+		return NULL;
+	return sink->sides[side];
+}
+
+static bool
+read_marks(Reader *r, const EntrySink *sink)
+{
+	PersistedBounds *bounds = get_side(r, sink);
+	uint32_t	ticktock = 0,
+				count = 0;
+
+	if (bounds == NULL || !get(r, &ticktock, 4) || !get(r, &count, 4) || count != PERSISTED_MARKS)
+		return false;
+	bounds->sno_ticktock = ticktock & 1;
+	return get(r, bounds->marks, sizeof(bounds->marks));
+}
+
+static bool
+read_low_or_deep(Reader *r, const EntrySink *sink, bool deep)
+{
+	PersistedBounds *bounds = get_side(r, sink);
+	char		name[PERSISTED_NAME_MAX];
+	uint64_t	first = 0,
+				last = 0;
+	uint32_t	low = 0;
+
+	if (bounds == NULL || !get_name(r, name))
+		return false;
+	if (!deep)
+		return get(r, &low, 4) && persisted_add_low(bounds, name, low);
+	return get(r, &first, 8) && get(r, &last, 8) && get(r, &low, 4) &&
+		persisted_add_deep(bounds, name, first, last, low);
+}
+
+static bool
+read_holding(Reader *r, const EntrySink *sink)
+{
+	PersistedHolding holding;
+	uint32_t	count = 0;
+
+	memset(&holding, 0, sizeof(holding));
+	if (sink->holding == NULL || !get(r, &holding.full_xid, 8) || !get(r, &count, 4) ||
+		count > PERSISTED_SLOTS_MAX)
+		return false;
+	for (uint32_t i = 0; i < count; i++)
+	{
+		char		name[PERSISTED_NAME_MAX];
+		uint64_t	unit = 0;
+
+		if (!get_name(r, name) || !get(r, &unit, 8) || !persisted_add_unit(&holding, name, unit))
+			return false;
+	}
+	return sink->holding(sink->arg, &holding);
+}
+
+/* one entry's payload; false when it is damaged */
+static bool
+read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
+{
+	switch ((EntryTag) tag)
+	{
+		case ENTRY_EPOCH:
+			return sink->snowflake_epoch_ms != NULL && get(r, sink->snowflake_epoch_ms, 8);
+		case ENTRY_SYSTEM:
+			return sink->system_identifier != NULL && get(r, sink->system_identifier, 8);
+		case ENTRY_MARKS:
+			return read_marks(r, sink);
+		case ENTRY_LOW:
+			return read_low_or_deep(r, sink, false);
+		case ENTRY_DEEP:
+			return read_low_or_deep(r, sink, true);
+		case ENTRY_HOLDING:
+			return read_holding(r, sink);
+	}
+	return false;
+}
+
+static bool
+tag_known(uint16_t tag)
+{
+	return tag >= ENTRY_EPOCH && tag <= ENTRY_HOLDING;
+}
+
+PersistedVerdict
+entries_read(const uint8_t *bytes, size_t size, const EntrySink *sink)
+{
+	Reader		r = {bytes, size, false};
+
+	while (r.left > 0)
+	{
+		uint16_t	tag = 0,
+					flags = 0;
+		uint32_t	length = 0;
+		Reader		payload;
+
+		if (!get(&r, &tag, 2) || !get(&r, &flags, 2) || !get(&r, &length, 4) || length > r.left)
+			return PERSISTED_DAMAGED;
+		payload = (Reader) {r.p, length, false};
+		r.p += length;
+		r.left -= length;
+		if (!tag_known(tag))
+		{
+			if (flags & PERSISTED_REQUIRED)
+				return PERSISTED_TOO_NEW;
+			continue;			/* a later minor's hint: skipped */
+		}
+		/* a known entry is read whole: a payload longer than ours is damage, not news */
+		if (!read_payload(tag, &payload, sink) || payload.left != 0)
+			return PERSISTED_DAMAGED;
+	}
+	return PERSISTED_OK;
+}
+
+/* --- checksums ----------------------------------------------------------------- */
+
+uint32_t
+persisted_crc32c(const void *data, size_t size)
+{
+	static uint32_t table[256];
+	static bool ready = false;
+	const uint8_t *p = data;
+	uint32_t	crc = 0xFFFFFFFF;
+
+	if (!ready)
+	{
+		/* written before `ready`, and the same by every caller: a race is harmless */
+		for (uint32_t i = 0; i < 256; i++)
+		{
+			uint32_t	c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = (c & 1) ? (c >> 1) ^ 0x82F63B78 : c >> 1;
+			table[i] = c;
+		}
+		ready = true;
+	}
+	for (size_t i = 0; i < size; i++)
+		crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+	return crc ^ 0xFFFFFFFF;
+}
+
+uint32_t
+persisted_crc32(const void *data, size_t size)
+{
+	return (uint32_t) crc32(0L, (const Bytef *) data, (uInt) size);
+}

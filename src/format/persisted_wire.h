@@ -1,0 +1,110 @@
+/*
+ * persisted_wire.h — the codec's own helpers (persisted.h): bytes in and
+ * out, and the entries every format of 1.3 on is made of
+ * (persisted_entries.c).  Not for the rest of the tree.
+ *
+ * An entry: tag (uint16), flags (uint16), payload length (uint32), payload.
+ */
+#ifndef FLAKEID_FORMAT_PERSISTED_WIRE_H
+#define FLAKEID_FORMAT_PERSISTED_WIRE_H
+
+#include <string.h>
+
+#include "persisted.h"
+
+#define PERSISTED_REQUIRED	0x0001	/* an entry flag: refuse the whole if its tag is unknown */
+
+typedef enum EntryTag
+{
+	ENTRY_EPOCH = 1,			/* int64 snowflake epoch (ms) */
+	ENTRY_SYSTEM = 2,			/* uint64 system identifier */
+	ENTRY_MARKS = 3,			/* side, sno tick-tock, count, int64 marks */
+	ENTRY_LOW = 4,				/* side, slot name, uint32 low */
+	ENTRY_DEEP = 5,				/* side, slot name, uint64 first, last, uint32 low */
+	ENTRY_HOLDING = 6			/* uint64 full xid, count, (slot name, uint64 unit)... */
+} EntryTag;
+
+#define SIDE_OWN		0
+#define SIDE_UPSTREAM	1
+
+/* the 18 counter slots of 1.2's fixed layouts (state file 3, BOUNDS, prepared file 1), in order */
+#define LEGACY_SLOTS	18
+extern const char *const persisted_legacy_slots[LEGACY_SLOTS];
+
+typedef struct Writer
+{
+	uint8_t    *out;
+	size_t		room;
+	size_t		size;
+	bool		full;			/* something did not fit: the result is 0 */
+} Writer;
+
+static inline void
+put(Writer *w, const void *data, size_t n)
+{
+	if (w->full || n > w->room - w->size)
+	{
+		w->full = true;
+		return;
+	}
+	memcpy(w->out + w->size, data, n);
+	w->size += n;
+}
+
+#define PUT_AS(w, type, value)	do { type v_ = (value); put((w), &v_, sizeof(v_)); } while (0)
+
+typedef struct Reader
+{
+	const uint8_t *p;
+	size_t		left;
+	bool		short_read;		/* a read past the end */
+} Reader;
+
+static inline bool
+get(Reader *r, void *data, size_t n)
+{
+	if (r->short_read || n > r->left)
+	{
+		r->short_read = true;
+		memset(data, 0, n);
+		return false;
+	}
+	memcpy(data, r->p, n);
+	r->p += n;
+	r->left -= n;
+	return true;
+}
+
+/* starts an entry; entry_end fills in its length */
+extern size_t entry_begin(Writer *w, EntryTag tag);
+extern void entry_end(Writer *w, size_t at);
+
+extern void entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds);
+extern void entries_put_holding(Writer *w, const PersistedHolding *holding);
+
+/* where the entries read go: any pointer may be NULL (that entry is then damage) */
+typedef struct EntrySink
+{
+	uint64_t   *system_identifier;
+	int64_t    *snowflake_epoch_ms;
+	PersistedBounds *sides[2];	/* SIDE_OWN, SIDE_UPSTREAM */
+	bool		(*holding) (void *arg, const PersistedHolding *holding);
+	void	   *arg;
+} EntrySink;
+
+/* reads every entry of bytes[0..size) into `sink` */
+extern PersistedVerdict entries_read(const uint8_t *bytes, size_t size, const EntrySink *sink);
+
+/* 1.1's state (40 bytes): the body of state file version 2, and the MARK record */
+#define STATE11_SIZE	40
+extern PersistedVerdict persisted_read_state11(const uint8_t *body, PersistedBounds *bounds,
+											   int64_t *snowflake_epoch_ms);
+
+/* 1.2's fixed bounds (104 bytes, in state file 3 and BOUNDS): low-waters by position */
+#define BOUNDS12_SIZE	104
+extern PersistedVerdict persisted_read_bounds12(const uint8_t *image, PersistedBounds *bounds);
+
+/* zlib's CRC-32, of state file versions 1 to 3 */
+extern uint32_t persisted_crc32(const void *data, size_t size);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * test_persisted.c — the codec of everything flakeid persists: a fixture
+ * of every version that releases wrote (test/fixtures/README), each read,
+ * and each damaged (truncated, a bad checksum or length, a bad version, a
+ * foreign system identifier); the current versions written and read back;
+ * unknown entries skipped or refused by their flag; and random damage that
+ * never reads as anything but a verdict.
+ *
+ * Usage: test_persisted [VECTORS-DIR] (the fixtures are in VECTORS-DIR/../fixtures).  Prints TAP.
+ */
+#include "tap.h"
+#include "../../src/format/persisted.h"
+#include "../../src/format/persisted_wire.h"
+
+typedef enum Kind
+{
+	STATE,
+	RECORD,
+	PREPARED
+} Kind;
+
+static char fixtures[4096];
+static uint8_t file[PERSISTED_FILE_MAX];
+
+static size_t
+read_fixture(const char *name)
+{
+	char		path[4200];
+	FILE	   *f;
+	size_t		size;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, name);
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return 0;
+	size = fread(file, 1, sizeof(file), f);
+	fclose(f);
+	return size;
+}
+
+static PersistedState state;
+static PersistedRecord record;
+static int	holdings_seen;
+static PersistedHolding first_holding;
+
+static bool
+count_holding(void *arg, const PersistedHolding *holding)
+{
+	(void) arg;
+	if (holdings_seen++ == 0)
+		first_holding = *holding;
+	return true;
+}
+
+#define OTHER_SYSTEM	UINT64_C(12345)
+#define NO_CHECK		SIZE_MAX	/* 1.1's MARK record has no checksum and no length of its own */
+
+/* the verdict on `bytes` as `kind` (a record of `info`), *version set for files */
+static PersistedVerdict
+judge(Kind kind, uint8_t info, const uint8_t *bytes, size_t size, uint64_t system, uint32_t *version)
+{
+	*version = 0;
+	holdings_seen = 0;
+	switch (kind)
+	{
+		case STATE:
+			return persisted_state_decode(bytes, size, system, &state, version);
+		case RECORD:
+			return persisted_record_decode(info, bytes, size, &record);
+		case PREPARED:
+			return persisted_prepared_decode(bytes, size, count_holding, NULL, version);
+	}
+	return PERSISTED_DAMAGED;
+}
+
+static const char *
+verdict_name(PersistedVerdict verdict)
+{
+	static const char *const names[] = {"OK", "DAMAGED", "TOO_NEW", "FOREIGN"};
+
+	return names[verdict];
+}
+
+/*
+ * One fixture: read as `version` with `system` (0: a file that records
+ * none), then damaged each way.  `version_at` is the offset of the field
+ * a later release would change (-1: none); `check_at` an offset whose
+ * change a checksum or length must catch (NO_CHECK: none can).
+ */
+static void
+test_fixture(const char *name, Kind kind, uint8_t info, uint32_t version, uint64_t system, int version_at,
+			 size_t check_at, bool (*check) (void), const char *what)
+{
+	size_t		size = read_fixture(name);
+	uint8_t		copy[PERSISTED_FILE_MAX];
+	uint32_t	read_version = 0;
+	PersistedVerdict verdict;
+
+	if (!tap_ok(size > 0, "fixture %s is there", name))
+		return;
+	verdict = judge(kind, info, file, size, system ? system : OTHER_SYSTEM, &read_version);
+	tap_ok(verdict == PERSISTED_OK && (kind == RECORD || read_version == version) && check(),
+		   "fixture %s (version %u): read, %s (%s)", name, version, what, verdict_name(verdict));
+	verdict = judge(kind, info, file, size - 1, OTHER_SYSTEM, &read_version);
+	tap_ok(verdict == PERSISTED_DAMAGED, "fixture %s truncated by a byte: DAMAGED (%s)", name, verdict_name(verdict));
+	if (check_at != NO_CHECK)
+	{
+		memcpy(copy, file, size);
+		copy[check_at] ^= 0x40;
+		verdict = judge(kind, info, copy, size, OTHER_SYSTEM, &read_version);
+		tap_ok(verdict == PERSISTED_DAMAGED, "fixture %s with byte %zu changed: DAMAGED (%s)", name, check_at,
+			   verdict_name(verdict));
+	}
+	if (version_at >= 0)
+	{
+		uint32_t	later = kind == RECORD ? 0 : 99;
+
+		memcpy(copy, file, size);
+		memcpy(copy + version_at, &later, 4);
+		verdict = judge(kind, info, copy, size, OTHER_SYSTEM, &read_version);
+		tap_ok(verdict == (kind == RECORD || (kind == PREPARED && version == 1) ? PERSISTED_DAMAGED : PERSISTED_TOO_NEW),
+			   "fixture %s with version %u: %s (%s)", name, later,
+			   kind == STATE || (kind == PREPARED && version > 1) ? "TOO_NEW" : "DAMAGED", verdict_name(verdict));
+	}
+	if (system != 0)
+	{
+		verdict = judge(kind, info, file, size, system + 1, &read_version);
+		tap_ok(verdict == PERSISTED_FOREIGN && state.system_identifier == system,
+			   "fixture %s read by another cluster: FOREIGN, naming its system identifier (%s)", name,
+			   verdict_name(verdict));
+	}
+}
+
+/* --- what each fixture holds (test/fixtures/README) ------------------------- */
+
+static bool
+v1_holds(void)
+{
+	return state.own.marks[0] == INT64_C(2208988803866103) && state.own.marks[1] == INT64_C(2208988803866103)
+		&& state.own.sno_ticktock == 0 && state.snowflake_epoch_ms == -1 && state.system_identifier == 0;
+}
+
+/* the values make_fixtures.sh's runs left (test/fixtures/README), clocks at 2040-01-01 */
+#define FIXTURE_12_SYSTEM	UINT64_C(9487534662079940036)
+#define DEFAULT_EPOCH		INT64_C(1420070400000)
+
+static bool
+v2_holds(void)
+{
+	return state.own.marks[0] == INT64_C(2208988810222874) && state.own.marks[1] == INT64_C(2208988810218046)
+		&& state.own.marks[2] == 0 && state.snowflake_epoch_ms == DEFAULT_EPOCH && state.system_identifier == 0
+		&& state.own.nlows == 0;
+}
+
+static bool
+v3_holds(void)
+{
+	return state.own.marks[0] == INT64_C(2208988807019001) && state.own.marks[1] == INT64_C(2208988807012001)
+		&& state.snowflake_epoch_ms == DEFAULT_EPOCH && state.own.nlows == 1
+		&& strcmp(state.own.lows[0].slot, "snowflake") == 0 && state.own.lows[0].low == 4094
+		&& state.upstream.nlows == 0 && state.upstream.marks[0] == 0;
+}
+
+/* the first record of each: sno's first save, before any snowflake recorded an epoch */
+static bool
+mark_holds(void)
+{
+	return record.bounds.marks[0] == 0 && record.bounds.marks[1] == INT64_C(2208988810218046)
+		&& record.snowflake_epoch_ms == -1;
+}
+
+static bool
+bounds_holds(void)
+{
+	return record.bounds.marks[0] == 0 && record.bounds.marks[1] == INT64_C(2208988806464216)
+		&& record.snowflake_epoch_ms == -1 && record.bounds.nlows == 0;
+}
+
+static bool
+prepared_holds(void)
+{
+	return holdings_seen == 1 && first_holding.full_xid == 726 && first_holding.nunits == 2
+		&& strcmp(first_holding.units[0].slot, "sno") == 0 && first_holding.units[0].unit == UINT64_C(236671201134)
+		&& strcmp(first_holding.units[1].slot, "snowflake") == 0
+		&& first_holding.units[1].unit == UINT64_C(2208988804542);
+}
+
+/* --- the current versions ------------------------------------------------------ */
+
+static void
+fill_bounds(PersistedBounds *bounds, int64_t base)
+{
+	persisted_bounds_empty(bounds);
+	for (int m = 0; m < PERSISTED_MARKS; m++)
+		bounds->marks[m] = base + m;
+	bounds->sno_ticktock = 1;
+	persisted_add_low(bounds, "sno", 60000);
+	persisted_add_low(bounds, "siq user", 2000);
+	persisted_add_low(bounds, "a generator of 1.9", 7);
+	persisted_add_deep(bounds, "snowflake", 100, 200, 0);
+}
+
+static void
+test_current(void)
+{
+	PersistedState written,
+				read_back;
+	PersistedHolding holding = {0},
+				second = {0};
+	const PersistedHolding *holdings[2] = {&holding, &second};
+	uint8_t		out[PERSISTED_FILE_MAX];
+	size_t		size;
+	uint32_t	version = 0;
+	PersistedVerdict verdict;
+
+	persisted_state_empty(&written);
+	written.system_identifier = 7712022856918133675u;
+	written.snowflake_epoch_ms = 1288834974657;
+	fill_bounds(&written.own, 1000);
+	fill_bounds(&written.upstream, 2000);
+	size = persisted_state_encode(&written, out, sizeof(out));
+	verdict = persisted_state_decode(out, size, written.system_identifier, &read_back, &version);
+	tap_ok(size > 0 && verdict == PERSISTED_OK && version == PERSISTED_STATE_VERSION &&
+		   memcmp(&written, &read_back, sizeof(written)) == 0,
+		   "a state file of version %u (%zu bytes) reads back as written, names and deep ranges included",
+		   PERSISTED_STATE_VERSION, size);
+	tap_ok(persisted_state_encode(&written, out, size - 1) == 0, "a buffer a byte short is refused, not overrun");
+
+	size = persisted_issued_encode(&written.own, 42, out, sizeof(out));
+	verdict = persisted_record_decode(PERSISTED_RECORD_ISSUED, out, size, &record);
+	tap_ok(verdict == PERSISTED_OK && record.snowflake_epoch_ms == 42 &&
+		   memcmp(&record.bounds, &written.own, sizeof(written.own)) == 0,
+		   "an ISSUED record reads back as written");
+	tap_ok(persisted_record_decode(0x40, out, size, &record) == PERSISTED_TOO_NEW,
+		   "a record of an info code this code does not know: TOO_NEW");
+
+	holding.full_xid = (UINT64_C(3) << 32) | 1234;
+	persisted_add_unit(&holding, "sno", 99);
+	persisted_add_unit(&holding, "kuid", 98);
+	second.full_xid = 77;
+	size = persisted_prepared_record_encode(&holding, out, sizeof(out));
+	verdict = persisted_record_decode(PERSISTED_RECORD_PREPARED, out, size, &record);
+	tap_ok(verdict == PERSISTED_OK && memcmp(&record.holding, &holding, sizeof(holding)) == 0,
+		   "a PREPARED record reads back as written, with a 64-bit transaction id");
+	size = persisted_prepared_encode(holdings, 2, out, sizeof(out));
+	verdict = persisted_prepared_decode(out, size, count_holding, NULL, &version);
+	tap_ok(verdict == PERSISTED_OK && version == PERSISTED_PREPARED_VERSION && holdings_seen == 2 &&
+		   memcmp(&first_holding, &holding, sizeof(holding)) == 0,
+		   "a prepared file of version %u with two holdings reads back as written", PERSISTED_PREPARED_VERSION);
+}
+
+/* an entry of tag 99 appended to an ISSUED record, with or without the required flag */
+static void
+test_unknown_entries(void)
+{
+	PersistedBounds bounds;
+	uint8_t		out[PERSISTED_FILE_MAX];
+	size_t		size;
+
+	fill_bounds(&bounds, 5000);
+	for (int required = 0; required <= 1; required++)
+	{
+		uint16_t	tag = 99,
+					flags = required ? PERSISTED_REQUIRED : 0;
+		uint32_t	length = 3,
+					total;
+
+		size = persisted_issued_encode(&bounds, 1, out, sizeof(out));
+		memcpy(out + size, &tag, 2);
+		memcpy(out + size + 2, &flags, 2);
+		memcpy(out + size + 4, &length, 4);
+		memcpy(out + size + 8, "abc", 3);
+		total = (uint32_t) size + 11;
+		memcpy(out + 4, &total, 4);
+		tap_ok(persisted_record_decode(PERSISTED_RECORD_ISSUED, out, total, &record) ==
+			   (required ? PERSISTED_TOO_NEW : PERSISTED_OK),
+			   "an unknown entry %s: %s", required ? "marked required" : "not marked required",
+			   required ? "TOO_NEW (dropping it could repeat an ID)" : "skipped");
+	}
+}
+
+/* random damage to each current format: every decode ends in a verdict, and damage never reads as OK silently */
+static void
+test_random_damage(uint64_t seed)
+{
+	PersistedState written;
+	uint8_t		good[PERSISTED_FILE_MAX],
+				bad[PERSISTED_FILE_MAX];
+	size_t		size;
+	int			ok_after_damage = 0,
+				trials = 20000;
+
+	tap_random_state = seed;
+	persisted_state_empty(&written);
+	written.system_identifier = 1;
+	fill_bounds(&written.own, 10);
+	size = persisted_state_encode(&written, good, sizeof(good));
+	for (int t = 0; t < trials; t++)
+	{
+		size_t		bad_size = size;
+		uint32_t	version;
+
+		memcpy(bad, good, size);
+		for (int k = 1 + (int) (tap_random() % 4); k > 0; k--)
+			bad[tap_random() % size] ^= (uint8_t) (1 + tap_random() % 255);
+		if (tap_random() % 4 == 0)
+			bad_size = tap_random() % size;
+		ok_after_damage += persisted_state_decode(bad, bad_size, 1, &state, &version) == PERSISTED_OK;
+	}
+	/* CRC-32C catches every damage of up to 4 bytes in a file this short */
+	tap_ok(ok_after_damage == 0, "%d random damages of a state file (seed %llu): none read as OK (%d)", trials,
+		   (unsigned long long) seed, ok_after_damage);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *vectors = argc > 1 ? argv[1] : "test/vectors";
+	const char *seed_text = getenv("FLAKEID_SEED");
+
+	snprintf(fixtures, sizeof(fixtures), "%s/../fixtures", vectors);
+	test_fixture("flakeid-1.0.state", STATE, 0, 1, 0, 4, 32, v1_holds, "the mark of 2040-01-01 00:00:03.866103");
+	test_fixture("flakeid-1.1.state", STATE, 0, 2, 0, 4, 20, v2_holds, "its marks and the snowflake epoch");
+	test_fixture("flakeid-1.2.state", STATE, 0, 3, FIXTURE_12_SYSTEM, 4, 40, v3_holds,
+				 "its marks, the system identifier, and snowflake's back-fill low-water by name");
+	test_fixture("flakeid-1.1.mark-record", RECORD, PERSISTED_RECORD_MARK, 0, 0, -1, NO_CHECK, mark_holds,
+				 "sno's mark, no epoch yet");
+	test_fixture("flakeid-1.2.bounds-record", RECORD, PERSISTED_RECORD_BOUNDS, 1, 0, 0, 4, bounds_holds,
+				 "sno's mark, no epoch yet");
+	test_fixture("flakeid-1.2.prepared", PREPARED, 0, 1, 0, 4, 16, prepared_holds,
+				 "one holding (xid 726) of sno and snowflake, by name");
+	test_current();
+	test_unknown_entries();
+	test_random_damage(seed_text ? strtoull(seed_text, NULL, 10) : 20261125);
+	return tap_done();
+}
