@@ -70,6 +70,9 @@ static const char *const debug_pause_names[DEBUG_PAUSE_COUNT] = {
 	[DEBUG_PAUSE_NONE] = "",
 	[DEBUG_PAUSE_RECOVERY_DECIDED] = "recovery_decided",
 	[DEBUG_PAUSE_BACKFILL_DRAWN] = "backfill_drawn",
+	[DEBUG_PAUSE_SAVE_WRITTEN] = "save_written",
+	[DEBUG_PAUSE_SAVE_SYNCED] = "save_synced",
+	[DEBUG_PAUSE_SAVE_RENAMED] = "save_renamed",
 };
 
 static char *debug_pause_at = NULL;

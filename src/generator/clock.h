@@ -45,6 +45,9 @@ typedef enum DebugPausePoint
 	DEBUG_PAUSE_NONE,
 	DEBUG_PAUSE_RECOVERY_DECIDED,	/* a first call has looked at recovery (generator.c) */
 	DEBUG_PAUSE_BACKFILL_DRAWN, /* a back-fill sequence is drawn, not yet returned (backfill.c) */
+	DEBUG_PAUSE_SAVE_WRITTEN,	/* a file's temporary copy is written, not fsynced (durable_file.c) */
+	DEBUG_PAUSE_SAVE_SYNCED,	/* fsynced, not renamed over the file */
+	DEBUG_PAUSE_SAVE_RENAMED,	/* renamed, its directory not fsynced */
 	DEBUG_PAUSE_COUNT
 } DebugPausePoint;
 

@@ -30,6 +30,7 @@
 #include "generator/horizon_file.h"
 #include "generator/issue.h"
 #include "generator/shmem.h"
+#include "generator/wal_record.h"
 
 typedef struct HorizonShared
 {
@@ -74,7 +75,7 @@ save_prepared(bool must_save)
 	entries = palloc(sizeof(PreparedHolding) * Max(max_prepared_xacts, 1));
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
-		if (TransactionIdIsValid(horizon_shared->prepared[i].xid))
+		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
 			entries[count++] = horizon_shared->prepared[i];
 	LWLockRelease(TABLE_LOCK);
 	prepared_file_write(entries, count);
@@ -89,16 +90,39 @@ forget_ended(void)
 	bool		forgot = false;
 
 	for (int i = 0; i < horizon_shared->nprepared; i++)
-		if (TransactionIdIsValid(horizon_shared->prepared[i].xid) &&
-			!TransactionIdIsInProgress(horizon_shared->prepared[i].xid))
+		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid) &&
+			!TransactionIdIsInProgress(XidFromFullTransactionId(horizon_shared->prepared[i].fxid)))
 		{
-			horizon_shared->prepared[i].xid = InvalidTransactionId;
+			horizon_shared->prepared[i].fxid = InvalidFullTransactionId;
 			forgot = true;
 		}
 	while (horizon_shared->nprepared > 0 &&
-		   !TransactionIdIsValid(horizon_shared->prepared[horizon_shared->nprepared - 1].xid))
+		   !FullTransactionIdIsValid(horizon_shared->prepared[horizon_shared->nprepared - 1].fxid))
 		horizon_shared->nprepared--;
 	return forgot;
+}
+
+/*
+ * With the table's lock held exclusively: stores `holding` in the entry of
+ * its transaction, else in a free one; its index, or -1 when all
+ * max_prepared_xacts are in use.
+ */
+static int
+store_holding(const PreparedHolding *holding)
+{
+	int			entry = -1;
+
+	for (int i = 0; i < horizon_shared->nprepared && entry < 0; i++)
+		if (FullTransactionIdEquals(horizon_shared->prepared[i].fxid, holding->fxid))
+			entry = i;
+	for (int i = 0; i < horizon_shared->nprepared && entry < 0; i++)
+		if (!FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
+			entry = i;
+	if (entry < 0 && horizon_shared->nprepared < max_prepared_xacts)
+		entry = horizon_shared->nprepared++;
+	if (entry >= 0)
+		horizon_shared->prepared[entry] = *holding;
+	return entry;
 }
 
 /*
@@ -110,10 +134,10 @@ forget_ended(void)
 static void
 hold_for_prepared(void)
 {
-	PreparedHolding holding = {.xid = GetTopTransactionIdIfAny()};
-	int			free_entry = -1;
+	PreparedHolding holding = {.fxid = GetTopFullTransactionIdIfAny()};
+	int			entry;
 
-	if (!horizon_cells_take(holding.unit) || !TransactionIdIsValid(holding.xid))
+	if (!horizon_cells_take(holding.unit) || !FullTransactionIdIsValid(holding.fxid))
 		return;
 	if (horizon_shared->prepared_damaged)
 		ereport(ERROR,
@@ -123,18 +147,76 @@ hold_for_prepared(void)
 				 errhint("Commit this transaction instead, or, once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
 	LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
 	(void) forget_ended();
-	for (int i = 0; i < horizon_shared->nprepared && free_entry < 0; i++)
-		if (!TransactionIdIsValid(horizon_shared->prepared[i].xid))
-			free_entry = i;
-	if (free_entry < 0 && horizon_shared->nprepared < max_prepared_xacts)
-		free_entry = horizon_shared->nprepared++;
-	if (free_entry >= 0)
-		horizon_shared->prepared[free_entry] = holding;
+	entry = store_holding(&holding);
 	LWLockRelease(TABLE_LOCK);
-	if (free_entry < 0)
+	if (entry < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("flakeid cannot hold the horizon for more prepared transactions than max_prepared_xacts")));
+	save_prepared(true);
+	/* and to the standbys: the transaction's PREPARE record, which follows, flushes it */
+	{
+		PersistedHolding persisted;
+
+		holding_to_persisted(&holding, &persisted);
+		wal_record_log_prepared(&persisted);
+	}
+}
+
+/* the oldest transaction whose status the commit log still keeps */
+static TransactionId
+oldest_clog_xid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return TransamVariables->oldestClogXid;
+#else
+	return ShmemVariableCache->oldestClogXid;
+#endif
+}
+
+/*
+ * With the table's lock held exclusively, in recovery: forgets the holdings
+ * of transactions the replayed commit log says ended.  Not
+ * TransactionIdIsInProgress: during recovery a prepared transaction joins
+ * the procarray only when recovery ends.  A transaction older than the
+ * commit log ended long ago (a prepared one holds its truncation back).
+ */
+static void
+forget_ended_in_recovery(void)
+{
+	TransactionId oldest = oldest_clog_xid();
+
+	for (int i = 0; i < horizon_shared->nprepared; i++)
+	{
+		TransactionId xid = XidFromFullTransactionId(horizon_shared->prepared[i].fxid);
+
+		if (TransactionIdIsValid(xid) &&
+			(TransactionIdPrecedes(xid, oldest) || TransactionIdDidCommit(xid) || TransactionIdDidAbort(xid)))
+			horizon_shared->prepared[i].fxid = InvalidFullTransactionId;
+	}
+}
+
+void
+horizon_redo_prepared(const PersistedHolding *persisted)
+{
+	PreparedHolding holding;
+	int			entry;
+
+	if (!holding_from_persisted(persisted, &holding))
+		ereport(PANIC,
+				(errmsg("flakeid_redo: a prepared transaction's holding names a counter this version of flakeid does not have"),
+				 errhint("Upgrade flakeid on standbys before their primary.")));
+	if (horizon_shared->prepared_damaged)
+		return;					/* the horizon refuses until an operator acts; the file stays as it is */
+	LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
+	forget_ended_in_recovery();
+	entry = store_holding(&holding);
+	LWLockRelease(TABLE_LOCK);
+	if (entry < 0)
+		ereport(FATAL,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("flakeid cannot hold the horizon for more prepared transactions than max_prepared_xacts"),
+				 errhint("Set max_prepared_transactions on this standby at least as high as on its primary.")));
 	save_prepared(true);
 }
 
@@ -181,9 +263,9 @@ lowest_held(const GeneratorDef *def)
 	{
 		const PreparedHolding *holding = &horizon_shared->prepared[i];
 
-		if (!TransactionIdIsValid(holding->xid))
+		if (!FullTransactionIdIsValid(holding->fxid))
 			continue;
-		if (!TransactionIdIsInProgress(holding->xid))
+		if (!TransactionIdIsInProgress(XidFromFullTransactionId(holding->fxid)))
 		{
 			ended = true;
 			continue;
@@ -244,8 +326,8 @@ horizon_prepared_holdings(PreparedHolding **holdings)
 	*holdings = palloc(sizeof(PreparedHolding) * Max(max_prepared_xacts, 1));
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
-		if (TransactionIdIsValid(horizon_shared->prepared[i].xid) &&
-			TransactionIdIsInProgress(horizon_shared->prepared[i].xid))
+		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid) &&
+			TransactionIdIsInProgress(XidFromFullTransactionId(horizon_shared->prepared[i].fxid)))
 			(*holdings)[count++] = horizon_shared->prepared[i];
 	LWLockRelease(TABLE_LOCK);
 	return count;

@@ -37,4 +37,13 @@ extern uint64 horizon_unit(const GeneratorDef *def);
  */
 extern int	horizon_prepared_holdings(PreparedHolding **holdings);
 
+/*
+ * Replay of a PREPARED record (startup process): the holding joins the
+ * table, replacing one of the same transaction, and is saved, so that a
+ * promoted standby's horizon (and a primary's after a crash) stays below
+ * the prepared transaction's IDs until it ends.  A failure to save stops
+ * recovery (ERROR in the startup process), as the marks' replay does.
+ */
+extern void horizon_redo_prepared(const PersistedHolding *holding);
+
 #endif

@@ -1,84 +1,103 @@
 /*
- * horizon_file.c — "flakeid.prepared": a header (magic, slots, count, a
- * CRC-32C of the entries) and the holdings of prepared transactions
+ * horizon_file.c — "flakeid.prepared", the holdings of prepared
+ * transactions by counter slot name (horizon_file.h)
  */
 #include "postgres.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include "port/pg_crc32c.h"
-#include "storage/fd.h"
-
+#include "generator/durable_file.h"
 #include "generator/horizon_file.h"
+#include "generator/table.h"
 
-#define PREPARED_TEMP_FILE	"flakeid.prepared.tmp"
-#define PREPARED_MAGIC		0x464C4B50	/* "FLKP" */
-
-typedef struct PreparedFileHeader
+void
+holding_to_persisted(const PreparedHolding *holding, PersistedHolding *persisted)
 {
-	uint32		magic;
-	uint32		slots;			/* GEN_SLOT_COUNT of the writer */
-	uint32		count;
-	uint32		crc;			/* of the entries */
-} PreparedFileHeader;
+	memset(persisted, 0, sizeof(*persisted));
+	persisted->full_xid = U64FromFullTransactionId(holding->fxid);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (holding->unit[s] != PG_UINT64_MAX)
+			(void) persisted_add_unit(persisted, generator_slot_name(s), holding->unit[s]);
+}
 
-static uint32
-entries_crc(const PreparedHolding *entries, int count)
+bool
+holding_from_persisted(const PersistedHolding *persisted, PreparedHolding *holding)
 {
-	pg_crc32c	crc;
+	holding->fxid = FullTransactionIdFromU64(persisted->full_xid);
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		holding->unit[s] = PG_UINT64_MAX;
+	for (uint32 i = 0; i < persisted->nunits; i++)
+	{
+		int			slot = generator_slot_by_name(persisted->units[i].slot);
 
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, entries, sizeof(PreparedHolding) * count);
-	FIN_CRC32C(crc);
-	return crc;
+		if (slot < 0)
+			return false;
+		holding->unit[slot] = persisted->units[i].unit;
+	}
+	return FullTransactionIdIsValid(holding->fxid);
 }
 
 void
 prepared_file_write(const PreparedHolding *entries, int count)
 {
-	PreparedFileHeader header = {PREPARED_MAGIC, GEN_SLOT_COUNT, (uint32) count, 0};
-	int			fd;
+	const PersistedHolding **holdings = palloc(sizeof(PersistedHolding *) * Max(count, 1));
+	size_t		room = sizeof(uint32) * 8 + (size_t) count * (16 + GEN_SLOT_COUNT * (1 + PERSISTED_NAME_MAX + 8));
+	uint8	   *file = palloc(room);
+	size_t		size;
 
-	header.crc = entries_crc(entries, header.count);
-	fd = OpenTransientFile(PREPARED_TEMP_FILE, O_CREAT | O_TRUNC | O_WRONLY | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not create file \"%s\": %m", PREPARED_TEMP_FILE)));
-	errno = 0;
-	if (write(fd, &header, sizeof(header)) != sizeof(header) ||
-		write(fd, entries, sizeof(PreparedHolding) * header.count) != (ssize_t) (sizeof(PreparedHolding) * header.count))
+	for (int i = 0; i < count; i++)
 	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not write file \"%s\": %m", PREPARED_TEMP_FILE)));
+		PersistedHolding *holding = palloc(sizeof(PersistedHolding));
+
+		holding_to_persisted(&entries[i], holding);
+		holdings[i] = holding;
 	}
-	if (pg_fsync(fd) != 0)
-		ereport(ERROR, (errcode_for_file_access(), errmsg("could not fsync file \"%s\": %m", PREPARED_TEMP_FILE)));
-	CloseTransientFile(fd);
-	(void) durable_rename(PREPARED_TEMP_FILE, PREPARED_FILE, ERROR);
+	size = persisted_prepared_encode(holdings, (uint32) count, file, room);
+	if (size == 0)
+		elog(ERROR, "flakeid's prepared holdings do not fit in %zu bytes", room);
+	(void) durable_file_write(PREPARED_FILE, file, size, ERROR);
+}
+
+typedef struct ReadState
+{
+	PreparedHolding *entries;
+	int			max;
+	int			count;
+} ReadState;
+
+static bool
+take_holding(void *arg, const PersistedHolding *persisted)
+{
+	ReadState  *read = arg;
+
+	return read->count < read->max && holding_from_persisted(persisted, &read->entries[read->count++]);
 }
 
 bool
 prepared_file_read(PreparedHolding *entries, int max, int *count)
 {
-	PreparedFileHeader header;
-	int			fd = OpenTransientFile(PREPARED_FILE, O_RDONLY | PG_BINARY);
-	bool		good;
+	ReadState	read = {entries, max, 0};
+	/* room for `max` holdings naming every slot a record may name (more than any version writes) */
+	size_t		room = 64 + (size_t) Max(max, 1) * (32 + PERSISTED_SLOTS_MAX * (1 + PERSISTED_NAME_MAX + 8));
+	uint8	   *file = palloc(room);
+	size_t		size;
+	uint32		version;
 
 	*count = 0;
-	if (fd < 0)
-		return errno == ENOENT;
-	good = read(fd, &header, sizeof(header)) == sizeof(header) && header.magic == PREPARED_MAGIC &&
-		header.slots == GEN_SLOT_COUNT && header.count <= (uint32) max &&
-		read(fd, entries, sizeof(PreparedHolding) * header.count) == (ssize_t) (sizeof(PreparedHolding) * header.count) &&
-		entries_crc(entries, header.count) == header.crc;
-	CloseTransientFile(fd);
-	if (!good)
+	switch (durable_file_read(PREPARED_FILE, file, room, &size))
 	{
-		ereport(LOG, (errmsg("flakeid's file \"%s\" is damaged or holds more prepared transactions than max_prepared_xacts; the horizon functions refuse until it is removed",
-							 PREPARED_FILE)));
-		return false;
+		case DURABLE_READ_NONE:
+			return true;
+		case DURABLE_READ_FAILED:
+			break;
+		case DURABLE_READ_OK:
+			if (persisted_prepared_decode(file, size, take_holding, &read, &version) == PERSISTED_OK)
+			{
+				*count = read.count;
+				return true;
+			}
+			break;
 	}
-	*count = (int) header.count;
-	return true;
+	ereport(LOG,
+			(errmsg("flakeid's file \"%s\" is damaged, of a newer flakeid, or holds more prepared transactions than max_prepared_xacts; the horizon functions refuse until it is removed",
+					PREPARED_FILE)));
+	return false;
 }

@@ -12,38 +12,68 @@
 #include "access/xlog_internal.h"
 #include "access/xlogreader.h"
 
+#include "generator/horizon.h"
 #include "generator/mark_redo.h"
 #include "generator/marks.h"
 #include "generator/wal_record.h"
+
+/*
+ * The bounds of a record by slot, or recovery stops: a slot this flakeid
+ * does not have is a newer primary's (upgrade standbys first).
+ */
+static void
+bounds_of(const PersistedRecord *decoded, IssuedBounds *bounds)
+{
+	const char *unknown = bounds_from_persisted(&decoded->bounds, bounds);
+
+	if (unknown != NULL)
+		ereport(PANIC,
+				(errmsg("flakeid_redo: the record names the counter \"%s\", which this version of flakeid does not have",
+						unknown),
+				 errhint("Upgrade flakeid on standbys before their primary.")));
+}
 
 /* in the startup process; a record this code cannot read stops recovery */
 static void
 mark_redo(XLogReaderState *record)
 {
+	static PersistedRecord decoded;
 	IssuedBounds bounds;
-	int64		snowflake_epoch_ms;
+	PersistedVerdict verdict = wal_record_read(record, &decoded);
 
-	if (!wal_record_read(record, &bounds, &snowflake_epoch_ms))
-		elog(PANIC, "flakeid_redo: unknown record (info 0x%02X, %u bytes)",
-			 XLogRecGetInfo(record) & ~XLR_INFO_MASK, XLogRecGetDataLen(record));
-	mark_replay(&bounds, snowflake_epoch_ms);
+	if (verdict != PERSISTED_OK)
+		ereport(PANIC,
+				(errmsg("flakeid_redo: %s record (info 0x%02X, %u bytes)",
+						verdict == PERSISTED_TOO_NEW ? "a newer flakeid's" : "a damaged",
+						XLogRecGetInfo(record) & ~XLR_INFO_MASK, XLogRecGetDataLen(record)),
+				 verdict == PERSISTED_TOO_NEW ? errhint("Upgrade flakeid on standbys before their primary.") : 0));
+	if (decoded.info == XLOG_FLAKEID_PREPARED)
+	{
+		horizon_redo_prepared(&decoded.holding);
+		return;
+	}
+	bounds_of(&decoded, &bounds);
+	mark_replay(&bounds, decoded.snowflake_epoch_ms);
 }
 
 /* for pg_waldump and wal inspection functions, in core's "key: value, ..." style */
 static void
 mark_desc(StringInfo buf, XLogReaderState *record)
 {
-	IssuedBounds bounds;
-	int64		snowflake_epoch_ms;
-	int			lows = 0;
+	static PersistedRecord decoded;
 
-	if (!wal_record_read(record, &bounds, &snowflake_epoch_ms))
+	if (wal_record_read(record, &decoded) != PERSISTED_OK)
 		return;
-	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		lows += bounds.backfill_low[s] != BACKFILL_LOW_NONE;
-	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %d, deep units: %u",
-					 bounds.marks[MARK_MONOTONIC], bounds.marks[MARK_SNO_FLAG0], bounds.marks[MARK_SNO_FLAG1],
-					 bounds.sno_ticktock, snowflake_epoch_ms, lows, bounds.backfill_deep.count);
+	if (decoded.info == XLOG_FLAKEID_PREPARED)
+	{
+		appendStringInfo(buf, "xid: " UINT64_FORMAT ", counters held: %u", decoded.holding.full_xid,
+						 decoded.holding.nunits);
+		return;
+	}
+	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %u, deep units: %u",
+					 decoded.bounds.marks[MARK_MONOTONIC], decoded.bounds.marks[MARK_SNO_FLAG0],
+					 decoded.bounds.marks[MARK_SNO_FLAG1], decoded.bounds.sno_ticktock, decoded.snowflake_epoch_ms,
+					 decoded.bounds.nlows, decoded.bounds.ndeep);
 }
 
 static const char *
@@ -55,6 +85,10 @@ mark_identify(uint8 info)
 			return "MARK";
 		case XLOG_FLAKEID_BOUNDS:
 			return "BOUNDS";
+		case XLOG_FLAKEID_ISSUED:
+			return "ISSUED";
+		case XLOG_FLAKEID_PREPARED:
+			return "PREPARED";
 	}
 	return NULL;
 }

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "format/deep_units.h"
+#include "format/persisted.h"
 #include "generator/defs.h"
 
 /* a back-fill low-water that no back-filled sequence has set yet */
@@ -29,24 +30,6 @@ typedef struct IssuedBounds
 
 StaticAssertDecl(GEN_SLOT_COUNT <= DEEP_UNITS_MAX, "one deep range more than the record holds shares a slot");
 
-/*
- * IssuedBounds as the state file (versions 3 and 4) and the WAL record
- * store them, the deep units apart: a fixed number of slots, whatever
- * GEN_SLOT_COUNT becomes.
- */
-#define BOUNDS_IMAGE_SLOTS	18
-
-typedef struct IssuedBoundsImage
-{
-	int64		marks[MARK_COUNT];
-	uint32		sno_ticktock;
-	uint32		backfill_low[BOUNDS_IMAGE_SLOTS];
-	uint32		padding;
-} IssuedBoundsImage;
-
-StaticAssertDecl(GEN_SLOT_COUNT == BOUNDS_IMAGE_SLOTS, "the stored bounds hold one low-water per counter slot");
-StaticAssertDecl(MARK_COUNT == 3, "the stored bounds hold three marks");
-
 /* what the file holds, in the current version's terms */
 typedef struct FlakeidPersisted
 {
@@ -57,7 +40,7 @@ typedef struct FlakeidPersisted
 	IssuedBounds upstream;		/* what its primary issued, replayed from the WAL */
 } FlakeidPersisted;
 
-#define STATE_VERSION	4
+#define STATE_VERSION	PERSISTED_STATE_VERSION
 
 typedef enum StateLoad
 {
@@ -65,7 +48,7 @@ typedef enum StateLoad
 	STATE_LOAD_CURRENT,
 	STATE_LOAD_MIGRATED,		/* an older version's file, read and rewritten as current */
 	STATE_LOAD_DAMAGED,
-	STATE_LOAD_TOO_NEW,
+	STATE_LOAD_TOO_NEW,			/* a later version, or naming a counter slot this flakeid lacks */
 	STATE_LOAD_FOREIGN,			/* another cluster's: its system identifier is not this one's */
 	STATE_LOAD_MISSING			/* no file, but the cluster's witness says it issued IDs (state_witness.h) */
 } StateLoad;
@@ -76,21 +59,14 @@ typedef enum StateLoad
  */
 extern void state_set_empty(FlakeidPersisted *state);
 extern void bounds_set_empty(IssuedBounds *bounds);
-extern void bounds_to_image(IssuedBoundsImage *image, const IssuedBounds *bounds);
-extern void bounds_from_image(IssuedBounds *bounds, const IssuedBoundsImage *image);
 
-/* flakeid 1.1's state: the body of state file version 2, and its WAL record */
-typedef struct FlakeidState11
-{
-	int64		mark_unix_us;	/* of the monotonic generators */
-	int64		sno_mark_unix_us;	/* of sno's tick-tock in use */
-	int64		sno_other_bound_unix_us;	/* of the other tick-tock */
-	int64		snowflake_epoch_ms;
-	uint32		sno_ticktock;
-	uint32		padding;
-} FlakeidState11;
-
-extern void bounds_from_state11(IssuedBounds *bounds, int64 *snowflake_epoch_ms, const FlakeidState11 *state);
+/*
+ * The bounds by slot name, as the codec (format/persisted.h) stores them,
+ * and back: a name this flakeid has no slot for is returned (the caller
+ * refuses the whole), else NULL.
+ */
+extern void bounds_to_persisted(const IssuedBounds *bounds, PersistedBounds *persisted);
+extern const char *bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds);
 
 /* reads the file; *file_version is 0 when there is none.  Never raises. */
 extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);

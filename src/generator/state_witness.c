@@ -14,9 +14,9 @@
 #include "access/xlog.h"
 #include "storage/fd.h"
 
+#include "generator/durable_file.h"
 #include "generator/state_witness.h"
 
-#define WITNESS_TEMP_FILE	"global/flakeid.issued.tmp"
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
 
 static bool witness_seen = false;
@@ -65,34 +65,13 @@ state_witness_ensure(int elevel)
 {
 	struct stat st;
 	char	   *line;
-	int			fd;
 
 	if (witness_seen)
 		return true;
 	if (stat(STATE_WITNESS_FILE, &st) == 0)
 		return witness_seen = true;
 	line = witness_line(GetSystemIdentifier());
-	fd = OpenTransientFile(WITNESS_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	if (fd < 0)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not create file \"%s\": %m", WITNESS_TEMP_FILE)));
-		return false;
-	}
-	errno = 0;
-	if (write(fd, line, strlen(line)) != (ssize_t) strlen(line) || pg_fsync(fd) != 0)
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", WITNESS_TEMP_FILE)));
-		CloseTransientFile(fd);
-		return false;
-	}
-	if (CloseTransientFile(fd) != 0 || rename(WITNESS_TEMP_FILE, STATE_WITNESS_FILE) != 0)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", STATE_WITNESS_FILE)));
-		return false;
-	}
-	if (fsync_fname_ext("global", true, false, elevel) != 0)
+	if (!durable_file_write(STATE_WITNESS_FILE, line, strlen(line), elevel))
 		return false;
 	return witness_seen = true;
 }

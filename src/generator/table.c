@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "format/kuid.h"
+#include "format/persisted.h"
 #include "format/sno.h"
 #include "format/snowflake.h"
 #include "generator/epoch.h"
@@ -76,4 +77,34 @@ char *
 generator_variant_label(const GeneratorDef *def, int variant)
 {
 	return def->variant_name ? psprintf("%s %s", def->name, def->variant_name(variant)) : pstrdup(def->name);
+}
+
+static char slot_names[GEN_SLOT_COUNT][PERSISTED_NAME_MAX];
+
+const char *
+generator_slot_name(int slot)
+{
+	Assert(slot >= 0 && slot < GEN_SLOT_COUNT);
+	if (slot_names[0][0] == '\0')
+		for (int g = 0; g < GEN_COUNT; g++)
+		{
+			const GeneratorDef *def = &generator_defs[g];
+
+			for (int v = 0; v < def->variants; v++)
+				if (def->variant_name)
+					snprintf(slot_names[def->first_slot + v], PERSISTED_NAME_MAX, "%s %s", def->name,
+							 def->variant_name(v));
+				else
+					strlcpy(slot_names[def->first_slot + v], def->name, PERSISTED_NAME_MAX);
+		}
+	return slot_names[slot];
+}
+
+int
+generator_slot_by_name(const char *name)
+{
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (strcmp(generator_slot_name(s), name) == 0)
+			return s;
+	return -1;
 }

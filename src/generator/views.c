@@ -206,6 +206,6 @@ flakeid_horizon_holders(PG_FUNCTION_ARGS)
 			put_holder_rows(rsinfo, units, pid, xid, false);
 	}
 	for (int i = 0; i < nholdings; i++)
-		put_holder_rows(rsinfo, holdings[i].unit, 0, holdings[i].xid, true);
+		put_holder_rows(rsinfo, holdings[i].unit, 0, XidFromFullTransactionId(holdings[i].fxid), true);
 	return (Datum) 0;
 }

@@ -31,69 +31,23 @@ static bool mark_synchronous = false;
  * bounds; a generating standby's counters follow its own clock.  A base
  * backup copies flakeid.state; saves after the backup's start are replayed.
  *
- * Records: XLOG_FLAKEID_MARK is flakeid 1.1's (FlakeidState11, unversioned);
- * XLOG_FLAKEID_BOUNDS, from 1.2 on, starts with a version and its length,
- * and a later version only appends fields, which an older reader skips.
- * A standby must run a flakeid at least as new as its primary's to read
- * records it has never seen (upgrade standbys first, as for PostgreSQL's
- * own minor releases).
+ * Records (their layouts are the codec's, format/persisted.h): MARK is
+ * flakeid 1.1's and BOUNDS 1.2's, both still read; 1.3 writes ISSUED, a
+ * layout of its own made of named entries, and PREPARED.  A standby must
+ * run a flakeid at least as new as its primary's to read records it has
+ * never seen (upgrade standbys first, as for PostgreSQL's own minor
+ * releases): an older one stops recovery at an info code it does not know,
+ * and a newer one's required entry is refused, never guessed at.
  */
-#define MARK_RECORD_VERSION	2
 
-/* version 1 (flakeid 1.2), and the start of every later version */
-typedef struct MarkRecord
+/* room for any record of ours: the bounds of every slot, deep ranges, names */
+#define RECORD_ROOM		8192
+
+PersistedVerdict
+wal_record_read(XLogReaderState *record, PersistedRecord *decoded)
 {
-	uint32		version;
-	uint32		length;			/* of the record, this header included */
-	int64		snowflake_epoch_ms;
-	IssuedBoundsImage bounds;	/* this server's own */
-} MarkRecord;
-
-/* version 2 (flakeid 1.3) appends back-fill's deep units */
-typedef struct MarkRecordV2
-{
-	MarkRecord	v1;
-	DeepUnits	backfill_deep;
-} MarkRecordV2;
-
-bool
-wal_record_read(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_epoch_ms)
-{
-	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
-	uint32		length = XLogRecGetDataLen(record);
-
-	bounds_set_empty(bounds);
-	if (info == XLOG_FLAKEID_MARK && length == sizeof(FlakeidState11))
-	{
-		FlakeidState11 old;
-
-		memcpy(&old, XLogRecGetData(record), sizeof(old));
-		bounds_from_state11(bounds, snowflake_epoch_ms, &old);
-		return true;
-	}
-	if (info == XLOG_FLAKEID_BOUNDS && length >= sizeof(MarkRecord))
-	{
-		MarkRecord current;
-
-		memcpy(&current, XLogRecGetData(record), sizeof(current));
-		if (current.version < 1 || current.length != length)
-			return false;
-		bounds_from_image(bounds, &current.bounds);
-		*snowflake_epoch_ms = current.snowflake_epoch_ms;
-		if (current.version >= 2)
-		{
-			MarkRecordV2 v2;
-
-			if (length < sizeof(v2))
-				return false;
-			memcpy(&v2, XLogRecGetData(record), sizeof(v2));
-			if (!deep_units_valid(&v2.backfill_deep, GEN_SLOT_COUNT))
-				return false;
-			bounds->backfill_deep = v2.backfill_deep;
-		}
-		return true;
-	}
-	return false;
+	return persisted_record_decode(XLogRecGetInfo(record) & ~XLR_INFO_MASK, (const uint8 *) XLogRecGetData(record),
+								   XLogRecGetDataLen(record), decoded);
 }
 
 void
@@ -195,7 +149,9 @@ wait_for_synchronous_standbys(XLogRecPtr lsn)
 void
 wal_record_log(const FlakeidPersisted *state)
 {
-	MarkRecordV2 record;
+	static uint8 record[RECORD_ROOM];
+	static PersistedBounds own;
+	size_t		size;
 	XLogRecPtr	lsn;
 
 #ifdef FLAKEID_NO_MARK_WAL
@@ -203,17 +159,27 @@ wal_record_log(const FlakeidPersisted *state)
 #endif
 	if (RecoveryInProgress())
 		return;
-	memset(&record, 0, sizeof(record));
-	record.v1.version = MARK_RECORD_VERSION;
-	record.v1.length = sizeof(record);
-	record.v1.snowflake_epoch_ms = state->snowflake_epoch_ms;
-	bounds_to_image(&record.v1.bounds, &state->own);
-	record.backfill_deep = state->own.backfill_deep;
+	bounds_to_persisted(&state->own, &own);
+	size = persisted_issued_encode(&own, state->snowflake_epoch_ms, record, sizeof(record));
+	if (size == 0)
+		elog(ERROR, "flakeid's WAL record does not fit in %d bytes", RECORD_ROOM);
 	XLogBeginInsert();
-	XLogRegisterData((char *) &record, sizeof(record));
-	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_BOUNDS);
+	XLogRegisterData((char *) record, (uint32) size);
+	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_ISSUED);
 	XLogFlush(lsn);
 	if (mark_synchronous)
 		wait_for_synchronous_standbys(lsn);
 }
 
+void
+wal_record_log_prepared(const PersistedHolding *holding)
+{
+	static uint8 record[RECORD_ROOM];
+	size_t		size = persisted_prepared_record_encode(holding, record, sizeof(record));
+
+	if (size == 0)
+		elog(ERROR, "flakeid's WAL record does not fit in %d bytes", RECORD_ROOM);
+	XLogBeginInsert();
+	XLogRegisterData((char *) record, (uint32) size);
+	(void) XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_PREPARED);
+}

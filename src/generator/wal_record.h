@@ -9,6 +9,7 @@
 
 #include "access/xlogreader.h"
 
+#include "format/persisted.h"
 #include "generator/state.h"
 
 /*
@@ -18,20 +19,29 @@
  */
 #define FLAKEID_RMGR_ID		149
 
-#define XLOG_FLAKEID_MARK	0x00	/* flakeid 1.1's: FlakeidState11, unversioned */
-#define XLOG_FLAKEID_BOUNDS	0x10	/* from 1.2 on: versioned (wal_record.c) */
+#define XLOG_FLAKEID_MARK		PERSISTED_RECORD_MARK	/* 1.1's, read */
+#define XLOG_FLAKEID_BOUNDS		PERSISTED_RECORD_BOUNDS	/* 1.2's, read */
+#define XLOG_FLAKEID_ISSUED		PERSISTED_RECORD_ISSUED	/* a save's bounds, from 1.3 on */
+#define XLOG_FLAKEID_PREPARED	PERSISTED_RECORD_PREPARED	/* a prepared transaction's holding, from 1.3 on */
 
 /* defines flakeid.mark_synchronous (from _PG_init, while preloading) */
 extern void wal_record_init(void);
 
 /*
- * Logs and flushes a save's record before it is used (a standby logs
- * nothing); with flakeid.mark_synchronous, waits for the synchronous
- * standbys, and a cancel of that wait raises 57014.
+ * Logs and flushes a save's record (ISSUED: this server's own bounds and
+ * the epoch) before it is used (a standby logs nothing); with
+ * flakeid.mark_synchronous, waits for the synchronous standbys, and a
+ * cancel of that wait raises 57014.
  */
 extern void wal_record_log(const FlakeidPersisted *state);
 
-/* the bounds and epoch of a record; false for a record this code cannot read */
-extern bool wal_record_read(XLogReaderState *record, IssuedBounds *bounds, int64 *snowflake_epoch_ms);
+/*
+ * Logs a prepared transaction's holding (PREPARED), before the transaction
+ * is prepared: its PREPARE record, which follows, flushes it.
+ */
+extern void wal_record_log_prepared(const PersistedHolding *holding);
+
+/* one of flakeid's records, decoded (format/persisted.h) */
+extern PersistedVerdict wal_record_read(XLogReaderState *record, PersistedRecord *decoded);
 
 #endif

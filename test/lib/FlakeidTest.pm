@@ -32,7 +32,7 @@ use Test::More;
 
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
-  state_file_mark state_file_sno_mark require_libfaketime fake_clock_setup fake_clock_teardown
+  state_file_mark state_file_sno_mark state_file_fields require_libfaketime fake_clock_setup fake_clock_teardown
   $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
@@ -281,10 +281,7 @@ sub log_count
 	return scalar grep { /$regex/ } split /\n/, slurp_file($node->logfile);
 }
 
-# state_file_mark(DATADIR): the saved mark of the monotonic generators (Unix
-# us) in a version 3 or 4 flakeid.state (body offset 16); state_file_sno_mark:
-# sno's, of its tick-tock in use (body offsets 24 and 32 for tick-tock 0 and
-# 1; the tick-tock at body offset 40)
+# state_file_bytes(DATADIR): the bytes of DATADIR's flakeid.state
 sub state_file_bytes
 {
 	my ($datadir) = @_;
@@ -295,16 +292,42 @@ sub state_file_bytes
 	return $bytes;
 }
 
+# state_file_fields(DATADIR): the system identifier, and of this server's
+# own bounds sno's tick-tock and the three marks (Unix us: the monotonic
+# generators', sno's for tick-tock 0 and 1), read from a version 4
+# flakeid.state (docs/FORMATS.md: entries SYSTEM, and MARKS of side 0) or a
+# version 3 one (fixed offsets)
+sub state_file_fields
+{
+	my $bytes = state_file_bytes($_[0]);
+	my ($version, $length) = unpack('x4 L< L<', $bytes);
+	return (unpack('Q<', substr($bytes, 16, 8)), unpack('L<', substr($bytes, 56, 4)), unpack('q< q< q<', substr($bytes, 32, 24)))
+	  if $version == 3;
+	die "flakeid.state of version $version" unless $version == 4;
+	my ($system, @own);
+	for (my $at = 16; $at < 16 + $length;)
+	{
+		my ($tag, $flags, $size) = unpack('S< S< L<', substr($bytes, $at, 8));
+		$system = unpack('Q<', substr($bytes, $at + 8, 8)) if $tag == 2;
+		@own = unpack('L< x4 q< q< q<', substr($bytes, $at + 9, 32)) if $tag == 3 && ord(substr($bytes, $at + 8, 1)) == 0;
+		$at += 8 + $size;
+	}
+	die 'flakeid.state without its own marks' unless @own;
+	return ($system, @own);
+}
+
+# state_file_mark(DATADIR): the saved mark of the monotonic generators;
+# state_file_sno_mark: sno's, of its tick-tock in use
 sub state_file_mark
 {
-	return unpack('q<', substr(state_file_bytes($_[0]), 32, 8));
+	my (undef, undef, @marks) = state_file_fields($_[0]);
+	return $marks[0];
 }
 
 sub state_file_sno_mark
 {
-	my $bytes = state_file_bytes($_[0]);
-	my $ticktock = unpack('L<', substr($bytes, 56, 4));
-	return unpack('q<', substr($bytes, 40 + 8 * $ticktock, 8));
+	my (undef, $ticktock, @marks) = state_file_fields($_[0]);
+	return $marks[ 1 + $ticktock ];
 }
 
 # --- a clock faked per process (libfaketime) -------------------------------

@@ -80,7 +80,7 @@ sql('SELECT count(kuid_new()) FROM generate_series(1, 1000); SELECT pg_sleep(2.2
 sql('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
 my $record = sql("SELECT record_type || ' ' || description FROM pg_get_wal_records_info('$start', pg_current_wal_lsn())
                   WHERE resource_manager = 'flakeid' LIMIT 1");
-like($record, qr/^BOUNDS mark: [0-9]+, sno mark 0: [0-9]+, sno mark 1: [0-9]+, sno tick-tock: [01], snowflake epoch: -?[0-9]+, back-fill low-waters: [0-9]+, deep units: [0-9]+$/,
+like($record, qr/^ISSUED mark: [0-9]+, sno mark 0: [0-9]+, sno mark 1: [0-9]+, sno tick-tock: [01], snowflake epoch: -?[0-9]+, back-fill low-waters: [0-9]+, deep units: [0-9]+$/,
 	"pg_walinspect shows the renewals' records: $record");
 stop_checked($node);
 done_testing();

@@ -133,7 +133,7 @@ stop_checked($node);
 
 # another cluster's file (the upgraded one above, which records its system identifier): refused
 # until an operator names that cluster in flakeid.accept_state_from
-my $foreign_system = unpack('Q<', substr(slurp_file("$work/foreign.state"), 16, 8));
+my $foreign_system = unpack('Q<', substr(slurp_file("$work/foreign.state"), 24, 8));   # version 4: the SYSTEM entry first
 cmp_ok($foreign_system, '>', 0, "a version 4 file records its cluster's system identifier ($foreign_system)");
 $node = server("$work/foreign.state");
 is($refused_by_all->($node), join(' ', ('XX001') x @calls), "another cluster's file: every generator, live and back-fill, is ERROR XX001");
@@ -154,7 +154,7 @@ $node = server("$work/foreign.state", 'flakeid.accept_state_from' => $foreign_sy
 is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
 	FROM generate_series(1, 1000), LATERAL (VALUES (sno_time(sno_new())), (kuid_time(kuid_new())),
 	     (snowflake_time(snowflake_new()))) ids(t)"), '0|3000', 'accepted with flakeid.accept_state_from: every ID lies after the file\'s mark');
-is(unpack('Q<', substr(slurp_file($node->data_dir . '/flakeid.state'), 16, 8)), sql($node, 'SELECT system_identifier FROM pg_control_system()'),
+is((state_file_fields($node->data_dir))[0], sql($node, 'SELECT system_identifier FROM pg_control_system()'),
 	"and the file is rewritten with this cluster's system identifier");
 stop_checked($node);
 fake_clock_teardown();

@@ -1,0 +1,108 @@
+/*
+ * durable_file.c — flakeid's files written whole and durably, and read
+ * whole (durable_file.h)
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "storage/fd.h"
+
+#include "generator/clock.h"
+#include "generator/durable_file.h"
+
+/* the directory of `path`, for its fsync after the rename */
+static char *
+directory_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash == NULL ? pstrdup(".") : pnstrdup(path, slash - path);
+}
+
+bool
+durable_file_write(const char *path, const void *bytes, size_t size, int elevel)
+{
+	char	   *temp = psprintf("%s.tmp", path);
+	int			fd;
+
+	/*
+	 * Failures are I/O errors naming the file, whatever errno says (a
+	 * read-only file is EACCES, which errcode_for_file_access would call a
+	 * privilege error).
+	 */
+	fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not create file \"%s\": %m", temp)));
+		return false;
+	}
+	errno = 0;
+	if (write(fd, bytes, size) != (ssize_t) size)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", temp)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	debug_pause(DEBUG_PAUSE_SAVE_WRITTEN);
+	if (pg_fsync(fd) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync file \"%s\": %m", temp)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	if (CloseTransientFile(fd) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not close file \"%s\": %m", temp)));
+		return false;
+	}
+	debug_pause(DEBUG_PAUSE_SAVE_SYNCED);
+	if (rename(temp, path) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not rename file \"%s\" to \"%s\": %m", temp, path)));
+		return false;
+	}
+	debug_pause(DEBUG_PAUSE_SAVE_RENAMED);
+	/* the rename itself, as durable_rename makes it durable (at `elevel`, never escalated) */
+	return fsync_fname_ext(directory_of(path), true, false, elevel) == 0;
+}
+
+DurableRead
+durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
+{
+	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	ssize_t		got;
+
+	*size = 0;
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+			return DURABLE_READ_NONE;
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", path)));
+		return DURABLE_READ_FAILED;
+	}
+	/* one byte more than the room: a file that fills it is too large */
+	got = read(fd, buffer, room);
+	if (got >= 0 && (size_t) got == room)
+	{
+		char		extra;
+
+		if (read(fd, &extra, 1) != 0)
+		{
+			close(fd);
+			ereport(LOG, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("file \"%s\" is larger than flakeid writes it", path)));
+			return DURABLE_READ_FAILED;
+		}
+	}
+	close(fd);
+	if (got < 0)
+	{
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not read file \"%s\": %m", path)));
+		return DURABLE_READ_FAILED;
+	}
+	*size = (size_t) got;
+	return DURABLE_READ_OK;
+}

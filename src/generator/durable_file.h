@@ -1,0 +1,32 @@
+/*
+ * durable_file.h — the one way flakeid writes its files in the data
+ * directory (flakeid.state, flakeid.prepared, global/flakeid.issued), and
+ * reads them whole
+ */
+#ifndef FLAKEID_DURABLE_FILE_H
+#define FLAKEID_DURABLE_FILE_H
+
+#include "postgres.h"
+
+typedef enum DurableRead
+{
+	DURABLE_READ_OK,
+	DURABLE_READ_NONE,			/* no such file (ENOENT) */
+	DURABLE_READ_FAILED			/* logged: it could not be opened or read, or is larger than the room */
+} DurableRead;
+
+/*
+ * Replaces `path` (relative to the data directory) with `bytes`: written
+ * to "<path>.tmp", fsynced, renamed over it, and the directory fsynced, so
+ * that after a crash at any step the file is either the old one or the new
+ * one, whole.  A failure is reported at `elevel` as 58030 naming the file,
+ * and returns false below ERROR.  A failed fsync is never escalated to
+ * PANIC as data_sync_elevel would: the rename has not happened, so the
+ * file in place is the previous, durable one, and the next write is whole.
+ */
+extern bool durable_file_write(const char *path, const void *bytes, size_t size, int elevel);
+
+/* reads `path` whole into `buffer` (at most `room` bytes); never raises */
+extern DurableRead durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size);
+
+#endif
