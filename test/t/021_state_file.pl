@@ -157,6 +157,47 @@ is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)
 is((state_file_fields($node->data_dir))[0], sql($node, 'SELECT system_identifier FROM pg_control_system()'),
 	"and the file is rewritten with this cluster's system identifier");
 stop_checked($node);
+
+# version 4's entries (docs/FORMATS.md): one appended to that file, taken up
+# by the next cluster through flakeid.accept_state_from.  A counter slot this
+# flakeid lacks, or an unknown entry marked required, is a later release's:
+# refused (55000), since dropping it could repeat IDs; an unknown entry not
+# marked required is skipped.
+my $own_system = (state_file_fields($node->data_dir))[0];
+File::Copy::copy($node->data_dir . '/flakeid.state', "$work/v4.state") or die "v4.state: $!";
+my @crc32c_table = map { my $c = $_; $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8; $c } 0 .. 255;
+sub crc32c
+{
+	my $crc = 0xFFFFFFFF;
+	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
+	return $crc ^ 0xFFFFFFFF;
+}
+sub with_entry    # with_entry(NAME, TAG, FLAGS, PAYLOAD): v4.state with that entry appended, as NAME
+{
+	my ($name, $tag, $flags, $payload) = @_;
+	my $bytes = slurp_file("$work/v4.state");
+	my $body = substr($bytes, 16, length($bytes) - 20) . pack('S< S< L<', $tag, $flags, length($payload)) . $payload;
+	my $head = pack('L< L< L< L<', 0x464C4B31, 4, length($body), 0);
+	open(my $fh, '>:raw', "$work/$name") or die "$name: $!";
+	print $fh $head . $body . pack('L<', crc32c($head . $body));
+	close($fh);
+	return "$work/$name";
+}
+my $later_slot = 'gen of 1.9';
+for my $case (
+	[ with_entry('slot.state', 4, 1, pack('C C', 0, length $later_slot) . $later_slot . pack('L<', 5)), '55000',
+		qr/DETAIL:  The file names the counter "gen of 1.9", which this version of flakeid does not have/,
+		'a back-fill low-water of a counter slot this flakeid lacks' ],
+	[ with_entry('required.state', 99, 1, 'abc'), '55000', qr/written by a newer version of flakeid/,
+		'an entry of an unknown tag marked required' ],
+	[ with_entry('optional.state', 99, 0, 'abc'), 'ok', undef, 'an entry of an unknown tag not marked required' ])
+{
+	my ($file, $expected, $log, $what) = @$case;
+	$node = server($file, 'flakeid.accept_state_from' => $own_system);
+	is($refused_by_all->($node), join(' ', ($expected) x @calls), "$what: every generator, live and back-fill, gives $expected");
+	ok(log_count($node, $log) >= 1, "$what: the server log says why") if $log;
+	stop_checked($node);
+}
 fake_clock_teardown();
 done_testing();
 

@@ -6,8 +6,10 @@
 # that carry its bounds.  This flakeid then starts on the same directory:
 # crash recovery replays 1.2's records, the state file is read and
 # rewritten as version 4, and every new ID lies after 1.2's, with no
-# back-filled ID repeated.  Skipped, saying so, when the tree has no git
-# history or the release does not build here.
+# back-filled ID repeated.  The release's source comes from the git history
+# in FLAKEID_GIT_DIR (scripts/test_major sets it) or the tree's .git; the
+# test is skipped, saying so, without one, or when the release does not
+# build here.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -23,16 +25,19 @@ my $root = tree_root();
 sub release_install
 {
 	my ($commit) = @_;
-	return (undef, 'the tree has no git history') unless -e "$root/.git";
+	# the checkout's history (scripts/test_major runs a copy without it), or this tree's
+	my $git_dir = $ENV{FLAKEID_GIT_DIR} // "$root/.git";
+	return (undef, 'the tree has no git history') unless -e $git_dir;
 	return (undef, 'git is not installed') if system('git --version >/dev/null 2>&1') != 0;
-	return (undef, "the tree's history lacks $commit") if system("git -c safe.directory='*' -C '$root' cat-file -e $commit 2>/dev/null") != 0;
+	my $git = "git -c safe.directory='*' --git-dir='$git_dir'";
+	return (undef, "the tree's history lacks $commit") if system("$git cat-file -e $commit 2>/dev/null") != 0;
 	my %dir = map { my $d = `pg_config --$_`; chomp $d; ($_ => $d) } qw(bindir pkglibdir sharedir);
 	my $prefix = dirname($dir{bindir});
 	my $tmp = PostgreSQL::Test::Utils::tempdir();
 	my $log = "$tmp/build.log";
 	my $script = join(' && ',
 		"mkdir -p '$tmp/src' '$tmp$prefix' '$tmp$dir{sharedir}' '$tmp$dir{pkglibdir}'",
-		"git -c safe.directory='*' -C '$root' archive $commit | tar -x -C '$tmp/src'",
+		"$git archive $commit | tar -x -C '$tmp/src'",
 		"cp -a '$prefix/.' '$tmp$prefix/'",
 		"cp -a '$dir{sharedir}/.' '$tmp$dir{sharedir}/'",
 		"cp -a '$dir{pkglibdir}/.' '$tmp$dir{pkglibdir}/'",
