@@ -44,11 +44,29 @@ typedef struct HorizonShared
 static HorizonShared *horizon_shared = NULL;
 static LWLockPadded *horizon_locks = NULL;
 
+/*
+ * The holdings the table can keep: twice max_prepared_xacts.  A recovery
+ * that starts again from a restartpoint (a standby stopped, a crash) loads
+ * flakeid.prepared as saved at the last record it had replayed, then
+ * replays the records after the restartpoint again: the transactions
+ * prepared there come back before their ends are replayed, beside those of
+ * the file that are still to end.  Each set is bounded by
+ * max_prepared_xacts (a standby has at least its primary's), so their union
+ * by twice that; with max_prepared_xacts alone, a standby with many
+ * prepared transactions stopped at its next start (the fault campaign,
+ * test/chaos, found it).
+ */
+static int
+holding_capacity(void)
+{
+	return 2 * max_prepared_xacts;
+}
+
 static Size
 horizon_size(void)
 {
 	return add_size(offsetof(HorizonShared, prepared),
-					mul_size(sizeof(PreparedHolding), (Size) max_prepared_xacts));
+					mul_size(sizeof(PreparedHolding), (Size) holding_capacity()));
 }
 
 #define TABLE_LOCK	(&horizon_locks[0].lock)	/* prepared[]: memory only, never held across I/O */
@@ -72,7 +90,7 @@ save_prepared(bool must_save)
 		LWLockAcquire(FILE_LOCK, LW_EXCLUSIVE);
 	else if (!LWLockConditionalAcquire(FILE_LOCK, LW_EXCLUSIVE))
 		return;
-	entries = palloc(sizeof(PreparedHolding) * Max(max_prepared_xacts, 1));
+	entries = palloc(sizeof(PreparedHolding) * Max(holding_capacity(), 1));
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
@@ -105,7 +123,7 @@ forget_ended(void)
 /*
  * With the table's lock held exclusively: stores `holding` in the entry of
  * its transaction, else in a free one; its index, or -1 when all
- * max_prepared_xacts are in use.
+ * holding_capacity() are in use.
  */
 static int
 store_holding(const PreparedHolding *holding)
@@ -118,7 +136,7 @@ store_holding(const PreparedHolding *holding)
 	for (int i = 0; i < horizon_shared->nprepared && entry < 0; i++)
 		if (!FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
 			entry = i;
-	if (entry < 0 && horizon_shared->nprepared < max_prepared_xacts)
+	if (entry < 0 && horizon_shared->nprepared < holding_capacity())
 		entry = horizon_shared->nprepared++;
 	if (entry >= 0)
 		horizon_shared->prepared[entry] = *holding;
@@ -215,7 +233,7 @@ horizon_redo_prepared(const PersistedHolding *persisted)
 	if (entry < 0)
 		ereport(FATAL,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("flakeid cannot hold the horizon for more prepared transactions than max_prepared_xacts"),
+				 errmsg("flakeid cannot hold the horizon for more prepared transactions than twice max_prepared_xacts"),
 				 errhint("Set max_prepared_transactions on this standby at least as high as on its primary.")));
 	save_prepared(true);
 }
@@ -323,7 +341,7 @@ horizon_prepared_holdings(PreparedHolding **holdings)
 	int			count = 0;
 
 	refuse_if_damaged();
-	*holdings = palloc(sizeof(PreparedHolding) * Max(max_prepared_xacts, 1));
+	*holdings = palloc(sizeof(PreparedHolding) * Max(holding_capacity(), 1));
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid) &&
@@ -392,7 +410,7 @@ horizon_at_start(void)
 {
 	int			count = 0;
 
-	if (prepared_file_read(horizon_shared->prepared, max_prepared_xacts, &count))
+	if (prepared_file_read(horizon_shared->prepared, holding_capacity(), &count))
 		horizon_shared->nprepared = count;
 	else
 		horizon_shared->prepared_damaged = true;

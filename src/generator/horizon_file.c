@@ -97,7 +97,7 @@ prepared_file_read(PreparedHolding *entries, int max, int *count)
 			break;
 	}
 	ereport(LOG,
-			(errmsg("flakeid's file \"%s\" is damaged, of a newer flakeid, or holds more prepared transactions than max_prepared_xacts; the horizon functions refuse until it is removed",
+			(errmsg("flakeid's file \"%s\" is damaged, of a newer flakeid, or holds more prepared transactions than twice max_prepared_xacts; the horizon functions refuse until it is removed",
 					PREPARED_FILE)));
 	return false;
 }
