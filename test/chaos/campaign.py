@@ -1,0 +1,405 @@
+"""A randomized fault campaign against flakeid (issue 48; docs/TESTS.md,
+"The fault campaign").  Histories one after another, each from a seed: a
+fresh primary with a synchronous and an asynchronous standby and pgbouncer
+(system.py), clients of every kind (clients.py), faults at random times
+from the seed (Faults, below), then the checker (checker.py) over what was
+recorded.  A seed replays a history's choices (its settings, its faults and
+their times, every client's operations); the interleaving of threads and
+servers is the machine's, so a replay meets the same faults, not the same
+instants.
+
+Prints one line per history (as TAP with --tap), each failing history's
+seed, fault log and first violation, and at the end
+  chaos: H histories, F faults (K kinds), N IDs, R repeated, M missed, S stuck
+Exits 1 on any violation.  Run through test/chaos/run, which builds and
+installs flakeid and runs this as the servers' user."""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sys
+import time
+from collections import Counter
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker   # noqa: E402
+import clients   # noqa: E402
+from system import PROBLEM, System, SystemFault   # noqa: E402
+
+# the identities, as an operator sets them in the primary's postgresql.conf
+# (the standbys get them with their base backups: a failover shares them)
+IDENTITIES = {'flakeid.sno_partition': 4242, 'flakeid.siq_shard': 7, 'flakeid.siq_domain': "'chaos.example'",
+              'flakeid.snowflake_worker': 3, 'flakeid.snowflake_process': 5, 'flakeid.kuid_node': "'pg@chaos'"}
+
+# a malformed identity a restart must not mint under: the generator that reads it refuses
+REFUSED_SETTING = "flakeid.kuid_node = 'no node name'"
+REFUSED_CALL = 'SELECT kuid96_new()'
+
+
+class Faults:
+    """The faults a history may inject.  Each breaks something, holds it
+    for a while, and heals it the way an operator would; it returns what it
+    did for the fault log.  `down` marks faults during which the primary
+    cannot be reached, `moves_clock` those that may legitimately move a
+    generator's clock-regression counter, `steps_back` clock steps back."""
+
+    KINDS = {   # kind: weight
+        'kill -9 postmaster': 5, 'kill -9 backend': 6, 'fast stop': 4, 'immediate stop': 4,
+        'clock forward': 6, 'clock back': 7, 'clock step on every server': 4,
+        'promote synchronous standby': 4, 'promote asynchronous standby': 3,
+        'walreceiver cut': 5, 'synchronous standby lost': 4, 'fsync error': 5, 'fsync stall': 4,
+        'reload': 4, 'restart with a refused setting': 3, 'standby crash': 3,
+    }
+
+    def __init__(self, system, rng, workload, log):
+        self.s = system
+        self.rng = rng
+        self.workload = workload
+        self.say = log
+        self.killed_pids = set()
+        self.promotions = []
+        self.sync_cleared_at = 0
+        self.mark_synchronous = system.settings['flakeid.mark_synchronous'] == 'on'
+
+    def pick(self):
+        kinds = list(self.KINDS)
+        return self.rng.choices(kinds, weights=[self.KINDS[k] for k in kinds])[0]
+
+    def run(self, kind):
+        rec = {'kind': kind, 't0': time.time(), 'down': False, 'moves_clock': False, 'steps_back': False}
+        method = getattr(self, 'f_' + re.sub(r'[^a-z0-9]+', '_', kind).strip('_'))
+        rec.update(method() or {})
+        rec['t1'] = time.time()
+        return rec
+
+    def restart_primary(self, how):
+        p = self.s.primary
+        if how == 'kill':
+            p.kill_postmaster()
+        else:
+            p.stop(how)
+        p.start()
+        p.wait_ready()
+        return {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True}
+
+    def f_kill_9_postmaster(self):
+        return self.restart_primary('kill')
+
+    def f_fast_stop(self):
+        return self.restart_primary('fast')
+
+    def f_immediate_stop(self):
+        return self.restart_primary('immediate')
+
+    def f_kill_9_backend(self):
+        p = self.s.primary
+        pids = [r[0] for r in p.sql("SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                                    "AND pid <> pg_backend_pid() AND datname = 'postgres'")]
+        if not pids:
+            return {'node': p.name, 'detail': 'no backend to kill'}
+        pid = self.rng.choice(sorted(pids))
+        self.killed_pids.add(pid)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        time.sleep(0.5)
+        p.wait_ready()
+        return {'node': p.name, 'port': p.port, 'pid': pid, 'down': True, 'moves_clock': True}
+
+    def step(self, nodes, lo, hi):
+        delta = self.rng.choice([d for d in range(lo, hi + 1) if d != 0])
+        for n in nodes:
+            n.set_offset(max(-8, min(8, n.offset + delta)))
+        return delta
+
+    def f_clock_forward(self):
+        n = self.rng.choice(self.s.nodes)
+        return {'node': n.name, 'port': n.port, 'delta': self.step([n], 1, 3)}
+
+    def f_clock_back(self):
+        n = self.s.primary if self.rng.random() < 0.6 else self.rng.choice(self.s.nodes)
+        return {'node': n.name, 'port': n.port, 'delta': self.step([n], -3, -1), 'steps_back': True,
+                'moves_clock': True}
+
+    def f_clock_step_on_every_server(self):
+        delta = self.step(self.s.nodes, -2, 2)
+        return {'node': 'all', 'port': None, 'delta': delta, 'steps_back': delta < 0, 'moves_clock': delta < 0}
+
+    def promote(self, role):
+        node = self.s.by_role(role)
+        synchronous = (role == 'sync' and self.s.sync_names != '' and time.time() - self.sync_cleared_at > 10)
+        coverage = 'none' if not synchronous else ('all' if self.mark_synchronous else 'committed')
+        fence = time.time()
+        old = self.s.promote(node)
+        self.promotions.append({'fence': fence, 'coverage': coverage, 'promoted': node.name})
+        return {'node': node.name, 'port': node.port, 'old': old.name, 'coverage': coverage, 'down': True,
+                'moves_clock': True, 'steps_back': True}
+
+    def f_promote_synchronous_standby(self):
+        return self.promote('sync')
+
+    def f_promote_asynchronous_standby(self):
+        return self.promote('async')
+
+    def f_walreceiver_cut(self):
+        n = self.rng.choice([self.s.by_role('sync'), self.s.by_role('async')])
+        self.s.primary.sql('SELECT pg_terminate_backend(pid) FROM pg_stat_replication WHERE application_name = %s',
+                           (n.name,))
+        return {'node': n.name}
+
+    def f_synchronous_standby_lost(self):
+        """The synchronous standby goes away; commits and (with
+        mark_synchronous) mark renewals wait, and every wait must end on a
+        cancel; then the operator clears synchronous_standby_names, brings
+        the standby back and restores the setting."""
+        n = self.s.by_role('sync')
+        n.stop('immediate')
+        time.sleep(self.rng.uniform(2, 5))
+        self.s.set_sync_names('')
+        self.sync_cleared_at = time.time()
+        time.sleep(self.rng.uniform(0.5, 2))
+        n.start()
+        self.wait_streaming(n)
+        self.s.set_sync_names(n.name)
+        return {'node': n.name}
+
+    def wait_streaming(self, n, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if any(r[0] == n.name and r[1] == 'streaming' for r in self.s.replication()):
+                return
+            time.sleep(0.2)
+        raise SystemFault('%s is not streaming %d s after its start' % (n.name, timeout))
+
+    def f_fsync_error(self):
+        p = self.s.primary
+        p.set_fsync_fault('eio')
+        time.sleep(self.rng.uniform(0.3, 1.5))
+        p.set_fsync_fault(None)
+        return {'node': p.name}
+
+    def f_fsync_stall(self):
+        p = self.s.primary
+        p.set_fsync_fault('1')
+        time.sleep(self.rng.uniform(1, 3))
+        p.set_fsync_fault(None)
+        return {'node': p.name}
+
+    def f_reload(self):
+        p = self.s.primary
+        p.sql("ALTER SYSTEM SET work_mem = '%dMB'" % self.rng.randint(2, 16))
+        p.sql('SELECT pg_reload_conf()')
+        return {'node': p.name}
+
+    def f_restart_with_a_refused_setting(self):
+        """A restart with a malformed identity: PostgreSQL starts with the
+        default (docs/OPERATIONS.md, "A value the server cannot take is
+        never replaced"), and the generator that reads it must refuse
+        (22023) rather than mint under another identity; restored after."""
+        p = self.s.primary
+        conf = os.path.join(p.data, 'node.conf')
+        saved = open(conf).read()
+        p.stop('fast')
+        with open(conf, 'a') as f:
+            f.write(REFUSED_SETTING + '\n')
+        p.start()
+        p.wait_ready()
+        try:
+            p.sql(REFUSED_CALL)
+            state = 'ok'
+        except psycopg.Error as e:
+            state = getattr(e, 'sqlstate', None) or str(e)
+        p.stop('fast')
+        with open(conf, 'w') as f:
+            f.write(saved)
+        p.start()
+        p.wait_ready()
+        rec = {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True, 'refused': state}
+        if state != '22023':
+            rec['problem'] = 'with %s, %s gave %s, not ERROR 22023' % (REFUSED_SETTING, REFUSED_CALL, state)
+        return rec
+
+    def f_standby_crash(self):
+        n = self.rng.choice([self.s.by_role('sync'), self.s.by_role('async')])
+        n.kill_postmaster()
+        n.start()
+        return {'node': n.name}
+
+
+def log_problems(system, killed):
+    """The servers' logs: PANICs, processes ended by a signal or an
+    exception, other than the backends the history killed itself."""
+    found = []
+    for n in system.nodes:
+        try:
+            lines = open(n.log, errors='replace').read().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if not PROBLEM.search(line):
+                continue
+            m = re.search(r'\(PID (\d+)\) was terminated by signal 9', line)
+            if m and int(m.group(1)) in killed:
+                continue
+            found.append('%s: %s' % (n.name, line.strip()[:300]))
+    return found
+
+
+def run_history(seed, opt, formats, out):
+    rng = random.Random('history/%d' % seed)
+    mark_sync = 'on' if rng.random() < 0.5 else 'off'
+    settings = dict(IDENTITIES)
+    settings['flakeid.mark_synchronous'] = mark_sync
+    workdir = os.path.join(opt.workdir, 'h%d' % seed)
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    fault_log = []
+    problems = []
+
+    def say(text):
+        fault_log.append('%7.2f %s' % (time.time() - began, text))
+
+    began = time.time()
+    system = System(workdir, opt.bindir, opt.fsync_fault, settings, say)
+    rec = clients.Recorder()
+    options = {'cancel_after': 4.0, 'early_cancel': 0.03, 'full_units': 2}
+    workload = clients.Workload(system, formats, rec, seed, options)
+    faults = Faults(system, rng, workload, say)
+    fault_records = []
+    try:
+        system.build()
+        with psycopg.connect(system.primary.conninfo()) as c:
+            c.execute(clients.schema_sql(formats))
+            workload.setup_cursors(c)
+        say('built: mark_synchronous %s; primary %s, synchronous %s, asynchronous %s' % (
+            mark_sync, system.primary.name, system.by_role('sync').name, system.by_role('async').name))
+        workload.start(opt.writers)
+        end_faults = time.time() + opt.history_seconds
+        time.sleep(rng.uniform(1, 3))
+        while time.time() < end_faults:
+            kind = faults.pick()
+            try:
+                r = faults.run(kind)
+            except (SystemFault, psycopg.Error, OSError, TimeoutError) as e:
+                r = {'kind': kind, 't0': time.time(), 't1': time.time(), 'down': True, 'moves_clock': True,
+                     'problem': '%s failed: %s' % (kind, e)}
+            fault_records.append(r)
+            say('%s %s' % (kind, json.dumps({k: v for k, v in r.items() if k not in ('kind', 't0', 't1')})))
+            if 'problem' in r:
+                problems.append(r['problem'])
+                break     # a system a fault could not heal is no history to go on with
+            time.sleep(rng.uniform(opt.fault_gap[0], opt.fault_gap[1]))
+        # the end: writers stop, prepared transactions are resolved, the pollers catch up
+        workload.stop_writing.set()
+        for t in workload.threads[2 + 2 * len(workload.formats):]:
+            t.join(60)
+            if t.is_alive():
+                problems.append('a writer did not stop within 60 s of the end')
+        deadline = time.time() + 60
+        while workload.prepared and time.time() < deadline:
+            workload.resolve_due(everything=True)
+            time.sleep(0.2)
+        if workload.prepared:
+            problems.append('%d prepared transactions could not be resolved' % len(workload.prepared))
+        workload.stop_polling.set()
+        for t in workload.threads[2:2 + 2 * len(workload.formats)]:
+            t.join(30)
+        catch_up = time.time() + 120
+        for f in workload.formats:
+            for via in ('direct', 'bouncer'):
+                if not workload.poll_until(f['format'], via, catch_up):
+                    problems.append('the %s poller (%s) had not reached the end of the table 120 s after the '
+                                    'writers stopped' % (f['format'], via))
+        final = {}
+        with psycopg.connect(system.primary.conninfo()) as c:
+            for f in workload.formats:
+                final[f['format']] = [r[0] for r in c.execute('SELECT id::text FROM t_%s' % f['format'])]
+    except (SystemFault, psycopg.Error, OSError) as e:
+        problems.append('the history could not go on: %s' % e)
+        final = {}
+    finally:
+        workload.stop_writing.set()
+        workload.stop_polling.set()
+        workload.stop_all.set()
+        problems += log_problems(system, faults.killed_pids)
+        system.stop_all()
+    history = {'ids': rec.ids, 'outcome': rec.outcome, 'polls': rec.polls, 'backfills': rec.backfills,
+               'calls': rec.calls, 'samples': rec.samples, 'promotions': faults.promotions,
+               'faults': fault_records, 'final': final, 'problems': problems, 'end': time.time(),
+               'ordered': {f['format']: f['ordered'] == 't' for f in formats}}
+    violations, stats = checker.check(history)
+    if violations.total() == 0 and not opt.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return violations, stats, fault_records, fault_log, rec
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--minutes', type=float, default=3)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--histories', type=int, default=0, help='at most this many (0: as many as the minutes hold)')
+    ap.add_argument('--history-seconds', type=float, default=40)
+    ap.add_argument('--fault-gap', type=float, nargs=2, default=(1.0, 3.0))
+    ap.add_argument('--writers', type=int, default=6)
+    ap.add_argument('--bindir', required=True)
+    ap.add_argument('--workdir', required=True)
+    ap.add_argument('--formats', required=True)
+    ap.add_argument('--fsync-fault', required=True)
+    ap.add_argument('--tap', action='store_true')
+    ap.add_argument('--keep', action='store_true', help='keep every history\'s servers and logs')
+    opt = ap.parse_args()
+    formats = clients.read_formats(opt.formats)
+    began = time.time()
+    totals = Counter()
+    kinds = Counter()
+    failing = []
+    n = 0
+    seed = opt.seed
+    # a history takes its seconds of faults and about a minute more: start one only if it fits
+    while (n == 0 or time.time() - began + opt.history_seconds + 45 <= opt.minutes * 60) and \
+            (opt.histories == 0 or n < opt.histories):
+        n += 1
+        violations, stats, faults, fault_log, rec = run_history(seed, opt, formats, sys.stdout)
+        kinds.update(f['kind'] for f in faults)
+        totals['ids'] += stats['ids']
+        for kind in ('repeated', 'missed', 'stuck'):
+            totals[kind] += violations.count(kind)
+        totals['other'] += violations.total() - sum(violations.count(k) for k in ('repeated', 'missed', 'stuck'))
+        excused = ', '.join('%s %d' % (k, v) for k, v in sorted(stats.items()) if 'excused' in k or 'spec' in k or 'closed' in k or k.startswith('missed:'))
+        line = 'history %d (seed %d): %d faults, %d IDs, %d polls, %d rows checked, %d violations%s' % (
+            n, seed, len(faults), stats['ids'], stats['polls'], stats['rows checked'], violations.total(),
+            '; ' + excused if excused else '')
+        if opt.tap:
+            print('%s %d - %s' % ('ok' if violations.total() == 0 else 'not ok', n, line), flush=True)
+        else:
+            print(line, flush=True)
+        if violations.total():
+            failing.append(seed)
+            print('# the failing history: seed %d (replay: bash test/chaos/run --seed %d --histories 1)' % (seed, seed))
+            print('# its first violation: %s' % violations.first())
+            for kind, texts in violations.by_kind.items():
+                print('# %s: %d%s' % (kind, len(texts), (', e.g. ' + texts[-1]) if len(texts) > 1 else ''))
+            print('# its fault log:')
+            for entry in fault_log:
+                print('#   ' + entry)
+            print('# client errors by SQLSTATE: %s' % dict(sorted(rec.errors.items())))
+            sys.stdout.flush()
+        seed += 1
+    if opt.tap:
+        print('1..%d' % n)
+    print('chaos: %d histories, %d faults (%d kinds), %d IDs, %d repeated, %d missed, %d stuck%s' % (
+        n, sum(kinds.values()), len(kinds), totals['ids'], totals['repeated'], totals['missed'], totals['stuck'],
+        ', %d other violations (seeds %s)' % (totals['other'], ' '.join(map(str, failing))) if totals['other'] else ''))
+    print('chaos: faults by kind: ' + ', '.join('%s %d' % kv for kv in sorted(kinds.items())))
+    return 1 if failing else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

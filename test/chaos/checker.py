@@ -1,0 +1,231 @@
+"""The checker of a chaos history: pure Python over what the clients
+recorded (clients.Recorder), the fault log and the final tables.  It knows
+nothing of servers; test/chaos/checker_test.py feeds it made-up histories,
+one per violation, and random clean ones.
+
+A history's promises (docs/TESTS.md, "The fault campaign"):
+* repeated: no ID returned twice by any call of any server.  The one
+  documented exception (docs/OPERATIONS.md, failover): after a promotion
+  that was not synchronous (the asynchronous standby, or the synchronous
+  one while synchronous_standby_names had been cleared), IDs the old
+  primary handed out may come again; with flakeid.mark_synchronous off, so
+  may the ones of its transactions that did not commit.  Those are counted
+  apart as excused, and only across such a promotion.
+* missed: every row in the final tables delivered exactly once to every
+  poller; across a promotion that was not fully covered, rows minted after
+  it may be missed and rows before it delivered twice (excused, counted).
+* stuck: no call still running 2 s after its cancel (through pgbouncer,
+  calls queued while the primary was down are pgbouncer's, not ours:
+  excused, counted).
+* horizon past the clock: no horizon's time more than HORIZON_LEAD ahead of
+  the server's clock in the same call.
+* refused: back-fill of a unit this history gave few or no IDs never ends
+  with 54000 (the pool used up).  At the present it may, when a horizon
+  call closed the unit between the clock's reading and the draw: counted
+  apart (docs/TESTS.md).
+* false clock regression: a generator's clock_regressions counter does not
+  grow while no clock stepped back and no server restarted or was promoted.
+* order: one backend's live IDs of one ordered format strictly increase
+  (sno: except across a step back of that server's clock).
+"""
+
+from collections import defaultdict
+
+HORIZON_LEAD = 30          # seconds: clock steps back are at most a few seconds each
+STUCK_AFTER_CANCEL = 2     # seconds
+QUIET_AROUND = 5           # seconds around a fault that may move a clock-regression counter
+
+
+class Violations:
+    def __init__(self):
+        self.by_kind = defaultdict(list)
+
+    def add(self, kind, text):
+        self.by_kind[kind].append(text)
+
+    def count(self, kind):
+        return len(self.by_kind.get(kind, []))
+
+    def first(self):
+        for kind, texts in self.by_kind.items():
+            if texts:
+                return '%s: %s' % (kind, texts[0])
+        return None
+
+    def total(self):
+        return sum(len(v) for v in self.by_kind.values())
+
+
+def id_key(fmt, text):
+    """The sort key of an ID's text: flakeid's own types sort as their text
+    (COLLATE "C"), snowflakes are bigints."""
+    return int(text) if fmt == 'snowflake' else text
+
+
+def era_of(t, promotions):
+    """How many promotions had fenced their old primary by time T."""
+    return sum(1 for p in promotions if p['fence'] <= t)
+
+
+def check(history):
+    """HISTORY: dict with ids, outcome, polls, backfills, calls, samples (as
+    clients.Recorder keeps them), promotions [{fence, coverage: all |
+    committed | none}], faults [{t0, t1, kind, node, port, down, steps_back}],
+    final {format: [id text]}, ordered {format: bool}, problems [text] (the
+    servers' logs and the campaign's own: faults not asked for), end (time).
+    Returns (Violations, stats)."""
+    v = Violations()
+    stats = defaultdict(int)
+    promotions = sorted(history['promotions'], key=lambda p: p['fence'])
+    outcome = history['outcome']
+    faults = history['faults']
+
+    # --- repeated ---------------------------------------------------------
+    seen = {}
+    first_record = {}
+    for rec in history['ids']:
+        fmt, ident = rec[0], rec[1]
+        key = (fmt, ident)
+        stats['ids'] += 1
+        earlier = seen.get(key)
+        if earlier is None:
+            seen[key] = rec
+            first_record[key] = rec
+            continue
+        reason = excuse_repeat(earlier, rec, promotions, outcome)
+        if reason:
+            stats['repeated, excused (%s)' % reason] += 1
+        else:
+            v.add('repeated', '%s %s returned twice: by %s (txn %s, %s) and by %s (txn %s, %s)' % (
+                fmt, ident, describe(earlier[3]), earlier[6], outcome.get(earlier[6]),
+                describe(rec[3]), rec[6], outcome.get(rec[6])))
+        seen[key] = rec
+
+    # --- missed -----------------------------------------------------------
+    not_all = [p['fence'] for p in promotions if p['coverage'] != 'all']
+    delivered = defaultdict(lambda: defaultdict(int))     # poller -> id -> times
+    pollers_of = defaultdict(set)
+    for name, fmt, t, ids, h, clock, h_time, accepted in history['polls']:
+        if accepted is not None or ids:     # (a bare horizon reading is None, and delivers nothing)
+            pollers_of[fmt].add(name)
+        stats['polls'] += 1
+        if h_time is not None and clock is not None:
+            lead = (h_time - clock).total_seconds()
+            if lead > HORIZON_LEAD:
+                v.add('horizon past the clock', '%s gave horizon %s (%s), %.0f s past its clock %s' % (
+                    name, h, h_time, lead, clock))
+        if accepted:
+            for ident in ids:
+                delivered[name][ident] += 1
+    for fmt, rows in history['final'].items():
+        for name in sorted(pollers_of[fmt]):
+            got = delivered[name]
+            for ident in rows:
+                times = got.get(ident, 0)
+                stats['rows checked'] += 1
+                if times == 1:
+                    continue
+                rec = first_record.get((fmt, ident))
+                t = rec[5] if rec else None
+                if times == 0:
+                    if t is not None and any(f <= t for f in not_all):
+                        stats['missed, excused (after a failover not covered)'] += 1
+                    else:
+                        stats['missed: rows of transactions %s' % (outcome.get(rec[6]) if rec else '?')] += 1
+                        v.add('missed', '%s never delivered %s %s (returned at %s by %s, its transaction %s)' % (
+                            name, fmt, ident, t, describe(rec[3]) if rec else '?',
+                            outcome.get(rec[6]) if rec else '?'))
+                else:
+                    if t is not None and any(f >= t for f in not_all):
+                        stats['delivered twice, excused (before a failover not covered)'] += 1
+                    else:
+                        v.add('missed', '%s delivered %s %s %d times' % (name, fmt, ident, times))
+
+    # --- stuck ------------------------------------------------------------
+    down = [(f['t0'], f['t1']) for f in faults if f.get('down')]
+    for desc, start, cancel_at, end in history['calls']:
+        if cancel_at is None:
+            continue
+        stats['calls cancelled'] += 1
+        end = end if end is not None else history['end']
+        if end - cancel_at <= STUCK_AFTER_CANCEL:
+            continue
+        # (pgbouncer queues a call while it cannot reach the server, up to its
+        # query_wait_timeout of 20 s, and a cancel does not reach a queued call)
+        if desc.endswith('(bouncer)') and any(a - 1 <= end and cancel_at <= b + 21 for a, b in down):
+            stats['stuck in pgbouncer\'s queue while the primary was down, excused'] += 1
+            continue
+        v.add('stuck', '%s still running %.1f s after its cancel (started %.1f s before it)' % (
+            desc, end - cancel_at, cancel_at - start))
+
+    # --- refused back-fill --------------------------------------------------
+    for fmt, kind, unit, n, state, t in history['backfills']:
+        stats['back-fill calls'] += 1
+        if state == '54000' and kind == 'present':
+            # the horizon closes the unit before the clock's (horizon_unit): a back-fill at the
+            # present whose time was read in that unit finds it closed and is refused; no ID is
+            # repeated, the call can be retried.  Counted apart, and in docs/TESTS.md.
+            stats['back-fill at the present refused in a unit the horizon had closed'] += 1
+        elif state == '54000' and kind in ('fresh', 'again'):
+            v.add('refused', '%s back-fill of %d IDs at %s (%s unit) was refused: the pool used up' % (
+                fmt, n, unit or 'the present', kind))
+
+    # --- false clock regressions ------------------------------------------------
+    excusing = [(f['t0'] - QUIET_AROUND, f['t1'] + QUIET_AROUND) for f in faults if f.get('moves_clock')]
+    last = {}
+    for t, port, started, counters in history['samples']:
+        prev = last.get((port, started))
+        last[(port, started)] = (t, counters)
+        if prev is None:
+            continue
+        t0, before = prev
+        if any(a <= t and t0 <= b for a, b in excusing):
+            continue
+        for gen, n in counters.items():
+            if n is not None and before.get(gen) is not None and n > before[gen]:
+                v.add('false clock regression', '%s counted %d clock regressions between %.1f and %.1f '
+                      'with no clock step, restart or promotion near' % (gen, n - before[gen], t0, t))
+
+    # --- order within a backend ---------------------------------------------
+    steps_back = [(f['t0'] - 1, f['t1'] + 1, f.get('port')) for f in faults if f.get('steps_back')]
+    last_of = {}
+    for rec in history['ids']:
+        fmt, ident, how, origin = rec[0], rec[1], rec[2], rec[3]
+        if how != 'live' or not history['ordered'].get(fmt):
+            continue
+        key = (fmt, origin)
+        prev = last_of.get(key)
+        last_of[key] = rec
+        if prev is None:
+            continue
+        if id_key(fmt, ident) > id_key(fmt, prev[1]):
+            continue
+        if fmt == 'sno' and any(a <= rec[5] and prev[5] <= b and p in (None, origin[0]) for a, b, p in steps_back):
+            stats['sno order broken across a clock step back, as its spec says'] += 1
+            continue
+        v.add('order', '%s: %s then %s from one backend (%s)' % (fmt, prev[1], ident, describe(origin)))
+
+    # --- faults not asked for -------------------------------------------------
+    for text in history['problems']:
+        v.add('fault not asked for', text)
+    return v, stats
+
+
+def excuse_repeat(a, b, promotions, outcome):
+    """Why the second return of an ID is the documented exception, or None."""
+    ea, eb = era_of(a[5], promotions), era_of(b[5], promotions)
+    if ea == eb:
+        return None
+    for p in promotions[ea:eb]:
+        if p['coverage'] == 'none':
+            return 'asynchronous failover'
+        if p['coverage'] == 'committed' and outcome.get(a[6]) not in ('committed', 'prepared', 'committed prepared'):
+            return 'failover with mark_synchronous off, not committed'
+    return None
+
+
+def describe(origin):
+    if origin is None:
+        return '?'
+    port, started, pid = origin
+    return 'backend %s of the server on port %s started %s' % (pid, port, started)

@@ -1,0 +1,116 @@
+"""The checker's own test (TAP): seeded random clean histories give no
+violation, and each kind of violation planted into one is found, with the
+documented exceptions excused only where they apply."""
+
+import datetime
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker   # noqa: E402
+
+n = 0
+
+
+def ok(cond, text):
+    global n
+    n += 1
+    print('%s %d - checker: %s' % ('ok' if cond else 'not ok', n, text))
+
+
+def clean(seed):
+    """A history that keeps every promise: two backends minting increasing
+    IDs, every committed row delivered once, polls with horizons behind
+    the clock."""
+    rng = random.Random(seed)
+    ids, outcome, final = [], {}, {'kuid': []}
+    t, seq = 1000.0, 0
+    for txn in range(1, 200):
+        origin = (5432, 'start', 100 + txn % 2)
+        outcome[txn] = rng.choice(['committed', 'rolled back', 'none'])
+        for _ in range(rng.randint(1, 5)):
+            seq += 1
+            t += 0.01
+            ident = 'k%08d' % seq
+            ids.append(('kuid', ident, 'live', origin, seq, t, txn))
+            if outcome[txn] == 'committed':
+                final['kuid'].append(ident)
+    clock = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    polls = [('kuid_direct', 'kuid', t, list(final['kuid']), 'h', clock, clock - datetime.timedelta(seconds=0.004), True)]
+    return {'ids': ids, 'outcome': outcome, 'polls': polls, 'backfills': [('kuid', 'fresh', 'u', 5, 'ok', t)],
+            'calls': [['insert (direct)', t, t + 4, t + 4.5]], 'samples': [(t, 5432, 's', {'kuid': 3}), (t + 1, 5432, 's', {'kuid': 3})],
+            'promotions': [], 'faults': [], 'final': final, 'problems': [], 'end': t + 10, 'ordered': {'kuid': True}}
+
+
+def found(history, kind):
+    v, _ = checker.check(history)
+    return v.count(kind)
+
+
+for seed in range(20):
+    v, stats = checker.check(clean(seed))
+    ok(v.total() == 0 and stats['rows checked'] > 0, 'clean history %d: no violation (%d rows checked)' % (seed, stats['rows checked']))
+
+h = clean(1)
+h['ids'].append(h['ids'][10][:4] + (10**6, 2000.0, 1))
+ok(found(h, 'repeated') == 1, 'an ID returned twice is a repeat')
+h['promotions'] = [{'fence': 1500.0, 'coverage': 'none'}]
+ok(found(h, 'repeated') == 0, 'across a promotion that was not synchronous it is excused')
+h['promotions'] = [{'fence': 1500.0, 'coverage': 'all'}]
+ok(found(h, 'repeated') == 1, 'across a synchronous one with mark_synchronous on it is not')
+h['promotions'] = [{'fence': 1500.0, 'coverage': 'committed'}]
+first_txn = h['ids'][10][6]
+h['outcome'][first_txn] = 'committed'
+ok(found(h, 'repeated') == 1, 'with mark_synchronous off, a committed ID repeated is not excused')
+h['outcome'][first_txn] = 'none'
+ok(found(h, 'repeated') == 0, 'and an ID handed out without a commit is')
+
+h = clean(2)
+h['polls'][0][3].pop(7)
+ok(found(h, 'missed') == 1, 'a committed row a poller skipped is missed')
+h = clean(2)
+h['polls'][0][3].append(h['polls'][0][3][3])
+ok(found(h, 'missed') == 1, 'a row delivered twice is missed')
+h = clean(2)
+p = list(h['polls'][0])
+p[7] = False
+h['polls'][0] = tuple(p)
+ok(found(h, 'missed') == len(h['final']['kuid']), 'rows of a poll whose commit failed are not delivered')
+
+h = clean(3)
+h['calls'].append(['poll (direct)', 1000.0, 1004.0, 1006.5])
+ok(found(h, 'stuck') == 1, 'a call running 2.5 s after its cancel is stuck')
+h['calls'][-1] = ['poll (bouncer)', 1000.0, 1004.0, 1006.5]
+h['faults'] = [{'t0': 1003.0, 't1': 1005.0, 'down': True}]
+ok(found(h, 'stuck') == 0, 'through pgbouncer while the primary was down it is pgbouncer\'s queue')
+h['calls'].append(['commit (direct)', 1000.0, 1004.0, None])
+ok(found(h, 'stuck') == 1, 'a call that never ended is stuck')
+
+h = clean(4)
+p = list(h['polls'][0])
+p[6] = p[5] + datetime.timedelta(days=365 * 50)
+h['polls'][0] = tuple(p)
+ok(found(h, 'horizon past the clock') == 1, 'a horizon 50 years past the clock is found')
+
+h = clean(5)
+h['backfills'].append(('kuid', 'fresh', 'u2', 3, '54000', 1001.0))
+ok(found(h, 'refused') == 1, 'a fresh unit refused is found')
+h['backfills'][-1] = ('kuid', 'full', 'u2', 3, '54000', 1001.0)
+ok(found(h, 'refused') == 0, 'a full unit refused is not')
+
+h = clean(6)
+h['samples'].append((h['samples'][-1][0] + 1, 5432, 's', {'kuid': 5}))
+ok(found(h, 'false clock regression') == 1, 'regressions counted with no clock step near are false')
+h['faults'] = [{'t0': h['samples'][-1][0] - 1, 't1': h['samples'][-1][0] - 1, 'moves_clock': True}]
+ok(found(h, 'false clock regression') == 0, 'with a clock step near they are not')
+
+h = clean(7)
+a, b = h['ids'][20], h['ids'][22]
+h['ids'][20], h['ids'][22] = a[:1] + (b[1],) + a[2:], b[:1] + (a[1],) + b[2:]
+ok(found(h, 'order') >= 1, 'two IDs of one backend out of order are found')
+
+h = clean(8)
+h['problems'] = ['a: PANIC: something']
+ok(found(h, 'fault not asked for') == 1, 'a PANIC is a fault not asked for')
+print('1..%d' % n)

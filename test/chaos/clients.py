@@ -1,0 +1,519 @@
+"""The clients of a chaos history: writers, pollers, a resolver of prepared
+transactions, a monitor, and a watchdog that cancels calls.  Every one
+records what it saw into the Recorder, which is all the checker reads:
+
+* every ID any call returned (live or back-filled), with the backend that
+  returned it (port, postmaster start, pid), a global sequence number and
+  its transaction;
+* each transaction's outcome: committed, rolled back, prepared then
+  committed or rolled back, none (a plain SELECT), or unknown (the
+  connection went during COMMIT);
+* each poll: the rows it delivered, its horizon and the server's clock, and
+  whether its cursor moved (accepted);
+* each back-fill call: its unit's class and the SQLSTATE it ended with;
+* each call's start, the cancel sent to it and its end (stuck calls);
+* the generators' clock-regression counters, sampled on the primary.
+
+The formats come from test/lib/formats.tsv: a new stateful format is a row
+there, not code here."""
+
+import itertools
+import random
+import threading
+import time
+
+import psycopg
+
+# each stateful generator's back-fill pool per unit (test/t/017 measures these)
+POOL = {'sno': 65536, 'siq': 2048, 'kuid': 16384, 'kuid96': 16384, 'snowflake': 4096}
+
+
+def read_formats(path):
+    rows = []
+    header = None
+    for line in open(path):
+        if line.startswith('#') or not line.strip():
+            continue
+        fields = line.rstrip('\n').split('\t')
+        if header is None:
+            header = fields
+        else:
+            rows.append(dict(zip(header, fields)))
+    return rows
+
+
+def schema_sql(formats):
+    """One outbox table and one README poller (poll_outbox, with its cursor
+    in a table) per format with a horizon, and a table for parallel back-fill."""
+    parts = ['CREATE TABLE cursors (reader text PRIMARY KEY, last text NOT NULL);',
+             'CREATE TABLE par AS SELECT g FROM generate_series(1, 4000) g;',
+             'ALTER TABLE par SET (parallel_workers = 2);']
+    for f in formats:
+        parts.append('CREATE TABLE t_{format} (id {type} NOT NULL DEFAULT {new}, client int, txn bigint);'
+                     'CREATE INDEX ON t_{format} (id);'.format(**f))
+        if f['stateful'] != 't':
+            continue
+        parts.append('''
+CREATE FUNCTION poll_{format}(who text)
+    RETURNS TABLE (id text, horizon text, clock timestamptz, horizon_time timestamptz, cursor_at text)
+    LANGUAGE plpgsql AS $$
+DECLARE
+    h {type} := {format}_horizon();   -- first: the statements below see every ID under it
+    c {type};
+BEGIN
+    SELECT last::{type} INTO c FROM cursors WHERE reader = who FOR UPDATE;
+    RETURN QUERY SELECT t.id::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text
+        FROM t_{format} t WHERE t.id >= c AND t.id < h ORDER BY t.id;
+    UPDATE cursors SET last = greatest(c, h)::text WHERE reader = who;
+    RETURN QUERY SELECT NULL::text, h::text, clock_timestamp(), {time}(h), c::text;
+END $$;'''.format(**f))
+    return '\n'.join(parts)
+
+
+class Recorder:
+    def __init__(self):
+        self.seq = itertools.count()
+        self.lock = threading.Lock()
+        self.ids = []            # (format, id, how, origin, seq, t, txn)
+        self.outcome = {}        # txn -> committed | rolled back | none | unknown | prepared ...
+        self.polls = []          # (poller, format, t, rows, horizon, clock, horizon_time, accepted)
+        self.backfills = []      # (format, unit class, unit key, n, sqlstate, t)
+        self.calls = []          # [desc, start, cancel_at, end]
+        self.samples = []        # (t, port, postmaster start, {generator: clock_regressions})
+        self.errors = {}         # sqlstate or class -> count
+        self.notes = []          # (t, text): unexpected client-side troubles
+
+    def error(self, e):
+        key = getattr(e, 'sqlstate', None) or type(e).__name__
+        with self.lock:
+            self.errors[key] = self.errors.get(key, 0) + 1
+
+
+class Call:
+    """One statement in flight, for the watchdog: it cancels calls that run
+    past their limit (and some at random), and marks stuck the ones still
+    running 2 s after the cancel."""
+
+    def __init__(self, recorder, conn, desc, limit):
+        # (a call through pgbouncer says so: the checker excuses its queue while the primary is down)
+        self.rec = ['%s (%s)' % (desc, getattr(conn, 'chaos_via', 'direct')), time.time(), None, None]
+        self.conn = conn
+        self.limit = limit
+        recorder.calls.append(self.rec)
+
+    def done(self):
+        self.rec[3] = time.time()
+
+
+class Workload:
+    """The clients of one history.  `system` says which node is the primary
+    now; `rng` is the history's seeded generator (each client gets its own,
+    derived from it, so a replay makes the same choices)."""
+
+    def __init__(self, system, formats, rec, seed, options):
+        self.system = system
+        self.formats = [f for f in formats if f['stateful'] == 't']
+        self.all_formats = formats
+        self.rec = rec
+        self.seed = seed
+        self.opt = options
+        self.stop_writing = threading.Event()
+        self.stop_polling = threading.Event()
+        self.stop_all = threading.Event()
+        self.inflight = {}
+        self.inflight_lock = threading.Lock()
+        self.prepared = []       # [due time, gid, decision, txn]
+        self.prepared_lock = threading.Lock()
+        self.txn_numbers = itertools.count(1)
+        self.backfill_units = {f['format']: [] for f in self.formats}
+        self.full_units = {f['format']: 0 for f in self.formats}
+        self.threads = []
+        self.final_pending = {}
+        self.local = threading.local()   # each thread's seeded generator (writer, poller)
+
+    # --- connections and calls -------------------------------------------
+    def connect(self, via, autocommit=False):
+        """A connection to the primary as it is now, directly or through
+        pgbouncer; None while there is none to be had."""
+        try:
+            if via == 'bouncer':
+                c = psycopg.connect(self.system.bouncer_conninfo(connect_timeout=3), autocommit=autocommit,
+                                    prepare_threshold=None)
+            else:
+                c = psycopg.connect(self.system.primary.conninfo(connect_timeout=3), autocommit=autocommit)
+            c.chaos_via = via
+            return c
+        except psycopg.Error as e:
+            self.rec.error(e)
+            return None
+
+    def call(self, conn, desc, sql, params=None, limit=None):
+        """SQL on CONN, watched: returns its rows (or None)."""
+        rng = getattr(self.local, 'rng', None) or random.Random(0)
+        if limit is None:
+            # most calls are cancelled only when they hang; a few at random, early, to cancel waits
+            limit = rng.uniform(0.05, 0.4) if rng.random() < self.opt['early_cancel'] else self.opt['cancel_after']
+        def run():
+            cur = conn.execute(sql, params)
+            return cur.fetchall() if cur.description else None
+        return self.watched(conn, desc, limit, run)
+
+    def commit(self, conn, desc):
+        """COMMIT, watched as a call (a wait for the synchronous standby is cancelled like any)."""
+        return self.watched(conn, desc, self.opt['cancel_after'], conn.commit)
+
+    def watched(self, conn, desc, limit, action):
+        c = Call(self.rec, conn, desc, limit)
+        with self.inflight_lock:
+            self.inflight[id(c)] = c
+        try:
+            return action()
+        finally:
+            c.done()
+            with self.inflight_lock:
+                del self.inflight[id(c)]
+
+    def watchdog(self):
+        while not self.stop_all.is_set():
+            now = time.time()
+            with self.inflight_lock:
+                calls = list(self.inflight.values())
+            for c in calls:
+                start, cancel_at = c.rec[1], c.rec[2]
+                if cancel_at is None and now - start > c.limit:
+                    c.rec[2] = now
+                    try:
+                        c.conn.cancel()
+                    except Exception:
+                        pass
+                elif cancel_at is not None and now - cancel_at > 2 and int(now - cancel_at) % 2 == 0:
+                    try:
+                        c.conn.cancel()   # again: a cancel that lands between statements is lost
+                    except Exception:
+                        pass
+            time.sleep(0.02)
+
+    # --- writers ------------------------------------------------------------
+    def origin(self, conn):
+        pid, port, started = conn.execute(
+            'SELECT pg_backend_pid(), inet_server_port(), pg_postmaster_start_time()::text').fetchone()
+        return (port, started, pid)
+
+    def record_ids(self, fmt, rows, how, origin, txn):
+        t = time.time()
+        for r in rows:
+            self.rec.ids.append((fmt, r[0], how, origin, next(self.rec.seq), t, txn))
+
+    def writer(self, n):
+        rng = random.Random('%s/writer/%d' % (self.seed, n))
+        self.local.rng = rng
+        via = 'bouncer' if n % 3 == 2 else 'direct'
+        conn = None
+        k = 0
+        while not self.stop_writing.is_set():
+            if conn is None or conn.closed or rng.random() < 0.02:   # reconnects
+                if conn is not None:
+                    conn.close()
+                conn = self.connect(via)
+                if conn is None:
+                    time.sleep(0.2)
+                    continue
+            k += 1
+            op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons'],
+                             weights=[50, 6, 8, 20, 4, 3, 4])[0]
+            try:
+                getattr(self, 'op_' + op)(conn, rng, n)
+            except psycopg.Error as e:
+                self.rec.error(e)
+                try:
+                    conn.rollback()
+                except psycopg.Error:
+                    conn.close()
+                if isinstance(e, psycopg.OperationalError):
+                    conn.close()
+                    time.sleep(0.05)
+            self.resolve_due()
+        if conn is not None:
+            conn.close()
+
+    def op_insert(self, conn, rng, n, prepare=False):
+        txn = next(self.txn_numbers)
+        origin = self.origin(conn)
+        self.rec.outcome[txn] = 'open'
+        for f in rng.sample(self.all_formats, rng.randint(1, 3)):
+            rows = rng.randint(1, 50)
+            sql = 'INSERT INTO t_%s (client, txn) SELECT %d, %d FROM generate_series(1, %d) RETURNING id::text' % (
+                f['format'], n, txn, rows)
+            sub = rng.random() < 0.2
+            if sub:
+                conn.execute('SAVEPOINT s')
+            got = self.call(conn, 'insert', sql)
+            self.record_ids(f['format'], got, 'live', origin, txn)
+            if sub:
+                conn.execute('ROLLBACK TO SAVEPOINT s' if rng.random() < 0.5 else 'RELEASE SAVEPOINT s')
+        if prepare:
+            # registered before PREPARE, as a transaction manager logs it: a PREPARE whose
+            # answer is lost (a crash, a cancelled wait) may still have prepared it
+            gid = 'chaos_%s_%d' % (self.seed, txn)
+            self.rec.outcome[txn] = 'preparing'
+            with self.prepared_lock:
+                self.prepared.append([time.time() + rng.uniform(0.3, 6), gid,
+                                      'COMMIT' if rng.random() < 0.8 else 'ROLLBACK', txn])
+            try:
+                self.call(conn, 'prepare', "PREPARE TRANSACTION '%s'" % gid)
+                self.rec.outcome[txn] = 'prepared'
+            except psycopg.Error:
+                self.rec.outcome[txn] = 'unknown'
+                raise
+        elif rng.random() < 0.15:
+            conn.rollback()
+            self.rec.outcome[txn] = 'rolled back'
+        else:
+            self.rec.outcome[txn] = 'unknown'
+            self.commit(conn, 'commit')
+            # (a cancelled wait for the synchronous standby commits locally, with a warning)
+            self.rec.outcome[txn] = 'committed'
+
+    def op_prepare(self, conn, rng, n):
+        self.op_insert(conn, rng, n, prepare=True)
+
+    def op_select(self, conn, rng, n):
+        txn = next(self.txn_numbers)
+        f = rng.choice(self.formats)
+        origin = self.origin(conn)
+        got = self.call(conn, 'select', 'SELECT %s::text FROM generate_series(1, %d)' % (f['new'], rng.randint(1, 200)))
+        conn.rollback()
+        self.rec.outcome[txn] = 'none'
+        self.record_ids(f['format'], got, 'live', origin, txn)
+
+    def backfill_time(self, rng, fmt):
+        """A unit to back-fill and its class: a fresh one (never given here
+        before), one given before (kept to a quarter of its pool in all), a
+        full one (its whole pool, in a region of its own so that deep units
+        never span the others), or the present."""
+        pool = POOL[fmt]
+        kind = rng.choices(['fresh', 'again', 'full', 'present'], weights=[55, 20, 2, 23])[0]
+        if kind == 'again' and not self.backfill_units[fmt]:
+            kind = 'fresh'
+        if kind == 'full' and self.full_units[fmt] >= self.opt['full_units']:
+            kind = 'fresh'
+        if kind == 'present':
+            return kind, 'clock_timestamp()', None, rng.randint(1, 300)
+        if kind == 'again':
+            unit = rng.choice(self.backfill_units[fmt])
+            return kind, "'%s'" % unit, unit, rng.randint(1, pool // 64)
+        if kind == 'full':
+            self.full_units[fmt] += 1
+            t = 1580515200 + rng.randint(0, 120 * 86400)      # 2020-02-01 and 120 days on
+            unit = '%s.%03d+00' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(t)), rng.randint(0, 999))
+            return kind, "'%s'" % unit, unit, pool
+        t = 1609459200 + rng.randint(0, 3 * 365 * 86400)      # 2021 to 2023
+        unit = '%s.%03d+00' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(t)), rng.randint(0, 999))
+        self.backfill_units[fmt].append(unit)
+        return kind, "'%s'" % unit, unit, rng.randint(1, pool // 16)
+
+    def op_backfill(self, conn, rng, n, parallel=False):
+        f = rng.choice(self.formats)
+        kind, at, unit, count = self.backfill_time(rng, f['format'])
+        origin = self.origin(conn)
+        txn = next(self.txn_numbers)
+        if parallel:
+            conn.execute('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; '
+                         'SET LOCAL min_parallel_table_scan_size = 0')
+            sql = 'SELECT %s::text FROM par WHERE g <= %d' % (f['new_at'] % at, min(count, 4000))
+        else:
+            sql = 'SELECT %s::text FROM generate_series(1, %d)' % (f['new_at'] % at, count)
+        state = 'ok'
+        try:
+            got = self.call(conn, 'backfill', sql, limit=max(self.opt['cancel_after'], 20))
+            self.record_ids(f['format'], got, 'backfill', origin, txn)
+        except psycopg.Error as e:
+            state = getattr(e, 'sqlstate', None) or 'connection'
+            raise
+        finally:
+            self.rec.backfills.append((f['format'], kind, unit, count, state, time.time()))
+            self.rec.outcome[txn] = 'none'
+        conn.rollback()
+
+    def op_horizons(self, conn, rng, n):
+        """Horizons in a burst beside the writers, each with the clock read
+        after it (1.2's horizon, read twice, jumped to 2079 now and then)."""
+        f = rng.choice(self.formats)
+        got = self.call(conn, 'horizons', 'SELECT h::text, clock_timestamp(), %s(h) FROM (SELECT %s_horizon() h '
+                        'FROM generate_series(1, %d)) s' % (f['time'], f['format'], rng.randint(50, 500)))
+        conn.rollback()
+        t = time.time()
+        for h, clock, h_time in got:
+            # (a poll that delivers nothing: the checker reads its horizon against the clock)
+            self.rec.polls.append(('horizons', f['format'], t, [], h, clock, h_time, None))
+
+    def op_parallel(self, conn, rng, n):
+        self.op_backfill(conn, rng, n, parallel=True)
+
+    def op_alternate(self, conn, rng, n):
+        """Back-fill at the present beside sno's live generator, row by row
+        (1.2 counted false clock regressions and toggled the tick-tock)."""
+        txn = next(self.txn_numbers)
+        origin = self.origin(conn)
+        got = self.call(conn, 'alternate', 'SELECT sno_new_at(clock_timestamp())::text, sno_new()::text '
+                        'FROM generate_series(1, %d)' % rng.randint(10, 100))
+        conn.rollback()
+        self.rec.outcome[txn] = 'none'
+        self.record_ids('sno', [(r[0],) for r in got], 'backfill', origin, txn)
+        self.record_ids('sno', [(r[1],) for r in got], 'live', origin, txn)
+
+    # --- prepared transactions ------------------------------------------------
+    def resolve_due(self, everything=False):
+        """COMMIT or ROLLBACK PREPARED, on the primary as it is now, of the
+        prepared transactions whose time has come (all, at the end)."""
+        now = time.time()
+        with self.prepared_lock:
+            due = [p for p in self.prepared if everything or p[0] <= now]
+            for p in due:
+                self.prepared.remove(p)
+        if not due:
+            return
+        conn = self.connect('direct', autocommit=True)
+        for p in due:
+            _, gid, decision, txn = p
+            try:
+                if conn is None:
+                    raise psycopg.OperationalError('no primary')
+                self.call(conn, 'resolve', "%s PREPARED '%s'" % (decision, gid), limit=self.opt['cancel_after'])
+                self.rec.outcome[txn] = 'committed prepared' if decision == 'COMMIT' else 'rolled back'
+            except psycopg.Error as e:
+                self.rec.error(e)
+                if getattr(e, 'sqlstate', None) == '42704' and self.rec.outcome.get(txn) != 'preparing':
+                    # never prepared, resolved by an earlier try, or lost with an asynchronous failover
+                    self.rec.outcome[txn] = 'unknown'
+                    continue
+                p[0] = time.time() + 0.5
+                with self.prepared_lock:
+                    self.prepared.append(p)
+                if conn is not None and conn.closed:
+                    conn = None
+        if conn is not None:
+            conn.close()
+
+    # --- pollers ----------------------------------------------------------
+    def poll_once(self, conn, fmt, name):
+        """One poll_outbox call and its commit.  Rows count as delivered once
+        the commit is known: after a lost connection the cursor says whether
+        it moved (read on the next connection, before anything else)."""
+        rows = self.call(conn, 'poll', 'SELECT * FROM poll_%s(%%s)' % fmt, (name,), limit=self.opt['cancel_after'])
+        ids = [r[0] for r in rows[:-1]]
+        _, h, clock, h_time, cursor_at = rows[-1]
+        record = [name, fmt, time.time(), ids, h, clock, h_time, None]
+        self.rec.polls.append(record)
+        try:
+            self.commit(conn, 'poll commit')
+            record[7] = True
+        except psycopg.OperationalError:
+            self.local.pending = (record, cursor_at)
+            raise
+        except psycopg.Error:
+            record[7] = False
+            raise
+
+    def settle_pending(self, conn):
+        pending = getattr(self.local, 'pending', None)
+        if pending is None:
+            return
+        record, cursor_at = pending
+        fmt, h = record[1], record[4]
+        moved = conn.execute('SELECT last = greatest(%%s::%s, %%s::%s)::text FROM cursors WHERE reader = %%s'
+                             % (self.type_of(fmt), self.type_of(fmt)), (cursor_at, h, record[0])).fetchone()[0]
+        conn.commit()
+        record[7] = bool(moved)
+        self.local.pending = None
+
+    def poll_round(self, conn, fmt, name):
+        """What a poll left unknown is settled on the next connection, before it polls again."""
+        self.settle_pending(conn)
+        self.poll_once(conn, fmt, name)
+
+    def poller(self, f, via):
+        """The README's poller: poll_outbox by horizon, its cursor in a table."""
+        name = '%s_%s' % (f['format'], via)
+        rng = random.Random('%s/poller/%s' % (self.seed, name))
+        self.local.rng = rng
+        self.local.pending = None
+        conn = None
+        while not self.stop_polling.is_set():
+            if conn is None or conn.closed:
+                conn = self.connect(via)
+                if conn is None:
+                    time.sleep(0.2)
+                    continue
+            try:
+                self.poll_round(conn, f['format'], name)
+            except psycopg.Error as e:
+                self.rec.error(e)
+                conn.close()
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0.005, 0.05))
+        if conn is not None:
+            conn.close()
+        self.final_pending[name] = getattr(self.local, 'pending', None)
+
+    def poll_until(self, fmt, via, deadline):
+        """At the end, writers stopped: polls until no row is left at or
+        above the cursor."""
+        name = '%s_%s' % (fmt, via)
+        self.local.rng = random.Random(0)
+        self.local.pending = self.final_pending.get(name)
+        while time.time() < deadline:
+            conn = self.connect(via)
+            if conn is None:
+                time.sleep(0.2)
+                continue
+            try:
+                self.poll_round(conn, fmt, name)
+                left = conn.execute('SELECT count(*) FROM t_%s WHERE id >= (SELECT last FROM cursors '
+                                    'WHERE reader = %%s)::%s' % (fmt, self.type_of(fmt)), (name,)).fetchone()[0]
+                conn.commit()
+                if left == 0:
+                    return True
+            except psycopg.Error as e:
+                self.rec.error(e)
+            finally:
+                conn.close()
+            time.sleep(0.05)
+        return False
+
+    def type_of(self, fmt):
+        return next(f['type'] for f in self.formats if f['format'] == fmt)
+
+    # --- the monitor ----------------------------------------------------------
+    def monitor(self):
+        while not self.stop_all.is_set():
+            try:
+                p = self.system.primary
+                with psycopg.connect(p.conninfo(connect_timeout=2), autocommit=True) as c:
+                    rows = c.execute('SELECT pg_postmaster_start_time()::text, generator, clock_regressions '
+                                     'FROM flakeid_generators').fetchall()
+                self.rec.samples.append((time.time(), p.port, rows[0][0] if rows else None,
+                                         {r[1]: r[2] for r in rows}))
+            except psycopg.Error:
+                pass
+            time.sleep(0.5)
+
+    # --- running them ---------------------------------------------------------
+    def start(self, writers):
+        def run(target, *args):
+            t = threading.Thread(target=target, args=args, daemon=True)
+            t.start()
+            self.threads.append(t)
+        run(self.watchdog)
+        run(self.monitor)
+        for f in self.formats:
+            for via in ('direct', 'bouncer'):
+                run(self.poller, f, via)
+        for n in range(writers):
+            run(self.writer, n)
+
+    def setup_cursors(self, conn):
+        for f in self.formats:
+            for via in ('direct', 'bouncer'):
+                conn.execute("INSERT INTO cursors VALUES (%%s, %s_lower_bound(now() - interval '1 day')::text)"
+                             % f['format'], ('%s_%s' % (f['format'], via),))
