@@ -151,13 +151,28 @@ class Node:
         return ' '.join(parts)
 
     def start(self, check=True):
+        """Starts the server and waits until it takes connections (a standby:
+        once consistent).  Not pg_ctl -w: it takes the start time the
+        postmaster writes, by the faked clock, for a stale one's when the
+        clock runs behind, and waits out its limit."""
         self.new_fake_clock()
-        r = self.run([self.bin('pg_ctl'), '-D', self.data, '-l', self.log, '-p', self.wrapper, '-w', '-t', '60', 'start'],
+        r = self.run([self.bin('pg_ctl'), '-D', self.data, '-l', self.log, '-p', self.wrapper, '-W', 'start'],
                      check=False)
-        if check and r.returncode != 0:
-            raise SystemFault('%s did not start (%s; %s): %s' % (self.name, (r.stderr or r.stdout).strip()[-200:],
-                                                                 self.postmaster_state(), self.log_tail(4)))
-        return r.returncode == 0
+        deadline = time.time() + 90
+        while r.returncode == 0 and time.time() < deadline:
+            try:
+                with psycopg.connect(self.conninfo(connect_timeout=3), autocommit=True) as c:
+                    c.execute('SELECT 1')
+                return True
+            except psycopg.Error:
+                pass
+            time.sleep(0.2)
+            if time.time() > deadline - 85 and not self.running():
+                break
+        if check:
+            raise SystemFault('%s did not start within 90 s (%s; %s): %s' % (
+                self.name, (r.stderr or r.stdout).strip()[-200:], self.postmaster_state(), self.log_tail(4)))
+        return False
 
     def stop(self, mode='fast'):
         """Stops the server; one that has not stopped within 60 s is a fault not asked for."""
