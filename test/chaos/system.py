@@ -14,6 +14,7 @@ campaign treats an operation that fails where it must not as a violation
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -441,10 +442,19 @@ class System:
         return old
 
     def rewind(self, target, source):
+        """TARGET follows SOURCE: pg_rewind, or where pg_rewind cannot (a
+        target whose WAL ends where the timelines part, say), a new base
+        backup, as an operator would."""
         if target.running():
             target.stop('fast')
-        target.run([target.bin('pg_rewind'), '-D', target.data, '--source-server', source.conninfo(),
-                    '-R'], timeout=300)
+        try:
+            target.run([target.bin('pg_rewind'), '-D', target.data, '--source-server', source.conninfo(), '-R'],
+                       timeout=300)
+        except SystemFault as e:
+            self.say('%s: pg_rewind failed, a new base backup instead (%s)' % (target.name, str(e)[-160:]))
+            shutil.rmtree(target.data)
+            target.run([target.bin('pg_basebackup'), '-d', source.conninfo(application_name=target.name), '-D',
+                        target.data, '-R', '-X', 'stream', '-c', 'fast'], timeout=300)
         target.set_primary(source)
         self.write_node_conf(target)
         target.start()
