@@ -85,12 +85,13 @@ save_prepared(bool must_save)
 {
 	PreparedHolding *entries;
 	int			count = 0;
+	int			capacity = holding_capacity();	/* (read once: Max() reads twice) */
 
 	if (must_save)
 		LWLockAcquire(FILE_LOCK, LW_EXCLUSIVE);
 	else if (!LWLockConditionalAcquire(FILE_LOCK, LW_EXCLUSIVE))
 		return;
-	entries = palloc(sizeof(PreparedHolding) * Max(holding_capacity(), 1));
+	entries = palloc(sizeof(PreparedHolding) * Max(capacity, 1));
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
@@ -339,9 +340,10 @@ int
 horizon_prepared_holdings(PreparedHolding **holdings)
 {
 	int			count = 0;
+	int			capacity = holding_capacity();	/* (read once: Max() reads twice) */
 
 	refuse_if_damaged();
-	*holdings = palloc(sizeof(PreparedHolding) * Max(holding_capacity(), 1));
+	*holdings = palloc(sizeof(PreparedHolding) * Max(capacity, 1));
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < horizon_shared->nprepared; i++)
 		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid) &&
