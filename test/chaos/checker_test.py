@@ -110,6 +110,16 @@ a, b = h['ids'][20], h['ids'][22]
 h['ids'][20], h['ids'][22] = a[:1] + (b[1],) + a[2:], b[:1] + (a[1],) + b[2:]
 ok(found(h, 'order') >= 1, 'two IDs of one backend out of order are found')
 
+h = clean(7)
+origin = (5432, 's', 1)
+h['ids'] = [('sno', 'b', 'live', origin, 1, 1000.0, 1), ('sno', 'a', 'live', origin, 2, 1003.0, 1)]
+h['ordered']['sno'] = True
+ok(found(h, 'order') == 1, 'sno going back in one backend with no fault near is out of order')
+h['faults'] = [{'t0': 995.0, 't1': 996.0, 'down': True, 'port': 5432}]
+ok(found(h, 'order') == 0, 'sno going back within 10 s of a restart of its server is its spec\'s toggle')
+h['ids'] = [(('kuid',) + r[1:]) for r in h['ids']]
+ok(found(h, 'order') == 1, 'kuid going back there is still out of order')
+
 h = clean(8)
 h['problems'] = ['a: PANIC: something']
 ok(found(h, 'fault not asked for') == 1, 'a PANIC is a fault not asked for')
