@@ -57,10 +57,9 @@ class Faults:
         'reload': 4, 'restart with a refused setting': 3, 'standby crash': 3,
     }
 
-    def __init__(self, system, rng, workload, log):
+    def __init__(self, system, rng, log):
         self.s = system
         self.rng = rng
-        self.workload = workload
         self.say = log
         self.killed_pids = set()
         self.promotions = []
@@ -178,19 +177,19 @@ class Faults:
             time.sleep(0.2)
         raise SystemFault('%s is not streaming %d s after its start' % (n.name, timeout))
 
-    def f_fsync_error(self):
+    def fsync_fault(self, mode, lo, hi):
+        """The primary's fsyncs fail (mode 'eio') or stall (seconds) for a while."""
         p = self.s.primary
-        p.set_fsync_fault('eio')
-        time.sleep(self.rng.uniform(0.3, 1.5))
+        p.set_fsync_fault(mode)
+        time.sleep(self.rng.uniform(lo, hi))
         p.set_fsync_fault(None)
         return {'node': p.name}
 
+    def f_fsync_error(self):
+        return self.fsync_fault('eio', 0.3, 1.5)
+
     def f_fsync_stall(self):
-        p = self.s.primary
-        p.set_fsync_fault('1')
-        time.sleep(self.rng.uniform(1, 3))
-        p.set_fsync_fault(None)
-        return {'node': p.name}
+        return self.fsync_fault('1', 1, 3)
 
     def f_reload(self):
         p = self.s.primary
@@ -271,7 +270,7 @@ def run_history(seed, opt, formats, out):
     rec = clients.Recorder()
     options = {'cancel_after': 4.0, 'early_cancel': 0.03, 'full_units': 2}
     workload = clients.Workload(system, formats, rec, seed, options)
-    faults = Faults(system, rng, workload, say)
+    faults = Faults(system, rng, say)
     fault_records = []
     try:
         system.build()
