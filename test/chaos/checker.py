@@ -195,8 +195,10 @@ def check(history):
     # --- order within a backend ---------------------------------------------
     # sno's spec toggles its tick-tock when its clock is behind its last unit (spec 5.1), and its IDs
     # then sort lower: after a step back, and after a restart or a promotion that resumes above a
-    # clock left behind, until the clock catches up (a few seconds: the marks' reserve is 2 s)
-    steps_back = [(f['t0'] - 1, f['t1'] + (10 if f.get('down') else 1), f.get('port'))
+    # clock left behind, until the clock catches up (a few seconds: the marks' reserve is 2 s).  A step
+    # back of d seconds: until the clock has made up the d, as sno counts on above a horizon's floor
+    # until its clock reaches it, then toggles (seed 2038 met a toggle 1.6 s after a 2 s step)
+    steps_back = [(f['t0'] - 1, f['t1'] + (10 if f.get('down') else 1 + abs(f.get('delta') or 0)), f.get('port'))
                   for f in faults if f.get('steps_back') or f.get('down')]
     last_of = {}
     for rec in history['ids']:

@@ -119,6 +119,11 @@ h['faults'] = [{'t0': 995.0, 't1': 996.0, 'down': True, 'port': 5432}]
 ok(found(h, 'order') == 0, 'sno going back within 10 s of a restart of its server is its spec\'s toggle')
 h['ids'] = [(('kuid',) + r[1:]) for r in h['ids']]
 ok(found(h, 'order') == 1, 'kuid going back there is still out of order')
+h['ids'] = [('sno', 'b', 'live', origin, 1, 1002.0, 1), ('sno', 'a', 'live', origin, 2, 1003.0, 1)]
+h['faults'] = [{'t0': 1000.0, 't1': 1000.0, 'steps_back': True, 'moves_clock': True, 'port': 5432, 'delta': -3}]
+ok(found(h, 'order') == 0, 'sno going back 2 to 3 s after a step back of 3 s is its toggle (the clock has not made up the step)')
+h['faults'] = [{'t0': 997.0, 't1': 997.0, 'steps_back': True, 'moves_clock': True, 'port': 5432, 'delta': -1}]
+ok(found(h, 'order') == 1, 'sno going back 5 s after a step back of 1 s is out of order')
 
 h = clean(8)
 h['problems'] = ['a: PANIC: something']
