@@ -281,11 +281,15 @@ class Node:
         return self.sql('SELECT pg_is_in_recovery()')[0][0]
 
     def log_tail(self, n):
+        """The server log's FATAL and PANIC lines among its last 200 (what
+        ended a start), then its last n lines."""
         try:
             with open(self.log, errors='replace') as f:
-                return ' | '.join(line.strip() for line in f.readlines()[-n:])
+                lines = [line.strip() for line in f.readlines()[-200:]]
         except OSError:
             return '(no log)'
+        fatal = [l for l in lines[:-n] if re.search(r'\b(FATAL|PANIC):', l)][-5:]
+        return ' | '.join(fatal + lines[-n:])
 
     def set_primary(self, primary):
         """Follow PRIMARY: primary_conninfo (with this node's name as its
@@ -443,8 +447,11 @@ class System:
 
     def rewind(self, target, source):
         """TARGET follows SOURCE: pg_rewind, or where pg_rewind cannot (a
-        target whose WAL ends where the timelines part, say), a new base
-        backup, as an operator would."""
+        target whose WAL ends where the timelines part, say) or the rewound
+        server does not start (recovery finding WAL of one timeline after a
+        later one's: "according to history file, WAL location … belongs to
+        timeline 2, but previous recovered WAL file came from timeline 3",
+        seed 2019), a new base backup, as an operator would."""
         if target.running():
             target.stop('fast')
         try:
@@ -452,9 +459,23 @@ class System:
                        timeout=300)
         except SystemFault as e:
             self.say('%s: pg_rewind failed, a new base backup instead (%s)' % (target.name, str(e)[-160:]))
-            shutil.rmtree(target.data)
-            target.run([target.bin('pg_basebackup'), '-d', source.conninfo(application_name=target.name), '-D',
-                        target.data, '-R', '-X', 'stream', '-c', 'fast'], timeout=300)
+            self.copy_anew(target, source)
+            return
+        target.set_primary(source)
+        self.write_node_conf(target)
+        try:
+            target.start()
+        except SystemFault as e:
+            self.say('%s: did not start after pg_rewind, a new base backup instead (%s)' % (target.name, str(e)[-300:]))
+            self.copy_anew(target, source)
+
+    def copy_anew(self, target, source):
+        """TARGET made again from a base backup of SOURCE, then started."""
+        if target.running():
+            target.stop('immediate')
+        shutil.rmtree(target.data)
+        target.run([target.bin('pg_basebackup'), '-d', source.conninfo(application_name=target.name), '-D',
+                    target.data, '-R', '-X', 'stream', '-c', 'fast'], timeout=300)
         target.set_primary(source)
         self.write_node_conf(target)
         target.start()
