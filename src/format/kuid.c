@@ -197,6 +197,51 @@ kuid_fields_from_unit(uint64_t unit, KuidFields *f)
 }
 
 /*
+ * The unit of (mega, sec, tick), a second past the megasecond taken as the
+ * megasecond's last unit: every unit after that one has a greater Mega,
+ * as every ID that sorts after such a bit pattern must.
+ */
+static uint64_t
+unit_within_mega(uint32_t mega, uint32_t sec, unsigned tick)
+{
+	KuidFields	c = {.mega = mega, .sec = sec, .tick = tick};
+
+	if (sec >= SECS_PER_MEGA)
+	{
+		c.sec = SECS_PER_MEGA - 1;
+		c.tick = KUID_TICKS_PER_SEC - 1;
+	}
+	return kuid_unit_from_fields(&c);
+}
+
+/* a tick past the second (no clock gives one) bounds like the second's last tick */
+uint64_t
+kuid_unit_bound(const KuidFields *f)
+{
+	if (f->sec < SECS_PER_MEGA && f->tick >= KUID_TICKS_PER_SEC)
+		return unit_within_mega(f->mega, f->sec, KUID_TICKS_PER_SEC - 1);
+	return unit_within_mega(f->mega, f->sec, f->tick);
+}
+
+uint64_t
+kuid96_unit_bound(const KuidFields *f, uint32_t id_node, uint32_t own_node)
+{
+	uint32_t	window = f->sec >> KUID_INTERVAL << KUID_INTERVAL;	/* its first second */
+	uint32_t	window_end = window + (UINT32_C(1) << KUID_INTERVAL) - 1;
+	uint64_t	first;
+
+	if (id_node == own_node)
+		return kuid_unit_bound(f);
+	if (id_node > own_node)		/* after the window's last unit (or the megasecond's, which may end first) */
+		return unit_within_mega(f->mega, window_end, KUID_TICKS_PER_SEC - 1);
+	/* a lower node: from the window's first unit on, unless the window lies past the megasecond */
+	if (window >= SECS_PER_MEGA)
+		return unit_within_mega(f->mega, window, 0);
+	first = unit_within_mega(f->mega, window, 0);
+	return first > 0 ? first - 1 : 0;
+}
+
+/*
  * spec §5: the PJW/ELF hash of the atom's text, where a UTF-8 sequence for
  * U+0080..U+00FF counts as its single Latin-1 byte (atoms keep Latin-1
  * text in that form).

@@ -67,6 +67,17 @@ extern int64_t kuid_unix_us_from_fields(const KuidFields *fields);
 extern uint64_t kuid_unit_from_fields(const KuidFields *fields);
 extern void kuid_fields_from_unit(uint64_t unit, KuidFields *fields);
 
+/*
+ * The bound of *_advance_past (README, "Moving to flakeid and between
+ * servers"): the greatest generator unit t such that every ID the generator
+ * issues in a unit after t sorts after the ID of `fields` (any sequence),
+ * for any bit pattern.  kuid96 orders by its 256-second window before the
+ * node: an ID of a lower node is passed at the start of its window, one of
+ * a higher node only after its window's end.
+ */
+extern uint64_t kuid_unit_bound(const KuidFields *fields);
+extern uint64_t kuid96_unit_bound(const KuidFields *fields, uint32_t id_node, uint32_t own_node);
+
 /* spec §5: Erlang's phash2 of the atom named by a UTF-8 string (< 2^28). */
 extern uint32_t kuid_node_fingerprint(const char *name, size_t len);
 

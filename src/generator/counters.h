@@ -37,9 +37,10 @@ typedef struct CounterShared
 	CounterSlot slots[GEN_SLOT_COUNT];
 	PaddedWord	sno_wall_safe;	/* sno_timeline.wall_safe, for waiters without the lock */
 	/*
-	 * The highest sno horizon given or being given (horizon.c raises it
-	 * before closing the counter): a clock behind it counts on from the
-	 * last unit instead of toggling, so no ID lands below a horizon.
+	 * The highest sno horizon given or being given, or unit advanced to
+	 * (horizon.c, advance.c raise it before closing the counter): a clock
+	 * behind it counts on from the last unit instead of toggling, so no ID
+	 * lands below a horizon or an ID advanced past.
 	 */
 	PaddedWord	sno_floor;
 	SnoTimeline sno_timeline;	/* under flakeid_lock */
@@ -54,6 +55,18 @@ static inline pg_atomic_uint64 *
 slot_word(int slot)
 {
 	return &counter_shared->slots[slot].word.value;
+}
+
+/*
+ * Raises sno's floor to `unit` (never lowers it), with a full barrier: a
+ * caller about to close the counter below `unit` raises it first, so that
+ * a clock step back counts on instead of toggling below it (issue.c).
+ */
+static inline void
+counters_raise_sno_floor(uint64 unit)
+{
+	(void) atomic_raise_u64(&counter_shared->sno_floor.value, unit);
+	pg_memory_barrier();
 }
 
 /*

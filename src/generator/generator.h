@@ -41,4 +41,28 @@ extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
  */
 extern uint64 flakeid_horizon_unit(GeneratorId gen);
 
+/*
+ * How far ahead of this server's clock an ID given to *_advance_past may
+ * lie: the generator then issues up to that far ahead of its clock (the
+ * monotonic generators count on; sno counts on until its clock passes, and
+ * after a restart waits for it), so the lead is bounded.  A minute covers
+ * clocks that disagree by seconds; more is a clock to mend, not an ID to
+ * follow.
+ */
+#define ADVANCE_LEAD_US		(60 * USECS_PER_SEC)
+
+/*
+ * Makes a generator variant issue, from now on, only IDs of units after
+ * `through_unit` (the type layer's bound: the greatest unit an ID of this
+ * server could have and still sort at or before the given one, whose own
+ * time is `id_unix_us`).  Durable before it returns: the marks are raised
+ * past that unit and saved (fsync, WAL; with flakeid.mark_synchronous, the
+ * synchronous standbys' flush), so a restart or a promoted standby resumes
+ * after it.  Never lowers anything.  Refuses what generation refuses, 55000
+ * during recovery, and 22023 for an ID more than ADVANCE_LEAD_US ahead of
+ * the clock.  May take flakeid_lock, fsync and wait for standbys (a cancel
+ * ends the waits).
+ */
+extern void flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 through_unit);
+
 #endif

@@ -317,14 +317,6 @@ never_back(const GeneratorDef *def, uint64 unit)
 	return atomic_raise_u64(&horizon_shared->given[def->id], unit);
 }
 
-/* sno's floor (counters.h) raised to `unit`, before the counter is closed below it */
-static void
-raise_sno_floor(uint64 unit)
-{
-	(void) atomic_raise_u64(&counter_shared->sno_floor.value, unit);
-	pg_memory_barrier();
-}
-
 static void
 refuse_if_damaged(void)
 {
@@ -385,7 +377,7 @@ horizon_unit(const GeneratorDef *def)
 
 	refuse_if_damaged();
 	if (def->ticktock)
-		raise_sno_floor(clock);
+		counters_raise_sno_floor(clock);
 	if (clock > 0)
 		for (int v = 0; v < def->variants; v++)
 			(void) issue_close_through(def, def->first_slot + v, clock - 1);

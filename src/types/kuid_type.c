@@ -184,6 +184,33 @@ kuid96_new_at(PG_FUNCTION_ARGS)
 	return kuid96_datum(kuid_backfill_fields(PG_GETARG_TIMESTAMPTZ(0), &kuid96_format), node);
 }
 
+/*
+ * The setval of kuid_new and kuid96_new, which share one counter (README,
+ * "Moving to flakeid and between servers"): every later ID of either lies
+ * in a later tick than the bound of `id` (format/kuid.h).
+ */
+PG_FUNCTION_INFO_V1(kuid_advance_past);
+Datum
+kuid_advance_past(PG_FUNCTION_ARGS)
+{
+	KuidFields	id = kuid_arg(fcinfo);
+
+	flakeid_advance_past(GEN_KUID, 0, kuid_unix_us_from_fields(&id), kuid_unit_bound(&id));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+PG_FUNCTION_INFO_V1(kuid96_advance_past);
+Datum
+kuid96_advance_past(PG_FUNCTION_ARGS)
+{
+	uint32		node;
+	KuidFields	id = kuid96_arg(fcinfo, &node);
+
+	flakeid_advance_past(GEN_KUID, 0, kuid_unix_us_from_fields(&id),
+						 kuid96_unit_bound(&id, node, flakeid_identity(IDENTITY_KUID_NODE)));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
 PG_FUNCTION_INFO_V1(kuid_seq);
 Datum
 kuid_seq(PG_FUNCTION_ARGS)

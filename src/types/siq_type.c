@@ -103,6 +103,35 @@ siq_new_at(PG_FUNCTION_ARGS)
 	return siq_datum(t56, flakeid_identity(IDENTITY_SIQ_SHARD), flakeid_siq_domain_hash(), kind, id.sequence);
 }
 
+/*
+ * The setval of siq_new for `id`'s kind (README, "Moving to flakeid and
+ * between servers"): every later ID of that kind lies in a later tick.  An
+ * ID before the generator's first unit (2020) is passed already.
+ */
+PG_FUNCTION_INFO_V1(siq_advance_past);
+Datum
+siq_advance_past(PG_FUNCTION_ARGS)
+{
+	SiqFields	id;
+	unsigned	serial;
+	unsigned	value;
+	int			kind = -1;
+
+	siq_unpack((const uint8 *) PG_GETARG_POINTER(0), &id);
+	value = siq_low_kind_value(id.low, &serial);
+	for (int i = 0; i < SIQ_NAMED_KINDS; i++)
+		if (siq_kinds[i].value == value)
+			kind = i;
+	if (kind < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no siq generator issues the kind of this ID (qualifier value %u)", value),
+				 errhint("siq_new() issues the kinds ternary, multi, manytomany, content, thread, message, user, tag, group, event, channel, invite, application, collection and premium.")));
+	flakeid_advance_past(GEN_SIQ, kind, siq_unix_us_ceil_from_t56(id.t56),
+						 id.t56 >= SIQ_UNIT_BASE_T56 ? id.t56 - SIQ_UNIT_BASE_T56 : 0);
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
 PG_FUNCTION_INFO_V1(siq_from_parts);
 Datum
 siq_from_parts(PG_FUNCTION_ARGS)

@@ -103,6 +103,21 @@ sno_arg_fields(FunctionCallInfo fcinfo)
 	return fields;
 }
 
+/*
+ * The setval of sno_new (README, "Moving to flakeid and between servers"):
+ * every later sno_new lies in a later unit than `id`, whatever its
+ * partition; time comes first in the order.
+ */
+PG_FUNCTION_INFO_V1(sno_advance_past);
+Datum
+sno_advance_past(PG_FUNCTION_ARGS)
+{
+	SnoFields	id = sno_arg_fields(fcinfo);
+
+	flakeid_advance_past(GEN_SNO, 0, sno_format.unit_start(id.units), id.units);
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
 PG_FUNCTION_INFO_V1(sno_meta);
 Datum
 sno_meta(PG_FUNCTION_ARGS)

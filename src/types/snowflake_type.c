@@ -120,6 +120,25 @@ snowflake_new_at(PG_FUNCTION_ARGS)
 						   flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), id.sequence);
 }
 
+/*
+ * The setval of snowflake_new under the epoch in force (README, "Moving to
+ * flakeid and between servers"): every later snowflake lies in a later
+ * millisecond.  A negative bigint sorts below every snowflake: passed
+ * already.
+ */
+PG_FUNCTION_INFO_V1(snowflake_advance_past);
+Datum
+snowflake_advance_past(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+	uint64		unit = 0;		/* a Unix millisecond, as the generator counts */
+
+	if (id >= 0)
+		unit = snowflake_arg(fcinfo).ms + (uint64) flakeid_snowflake_epoch_ms();
+	flakeid_advance_past(GEN_SNOWFLAKE, 0, (int64) unit * 1000, unit);
+	PG_RETURN_INT64(id);
+}
+
 PG_FUNCTION_INFO_V1(snowflake_from_parts);
 Datum
 snowflake_from_parts(PG_FUNCTION_ARGS)

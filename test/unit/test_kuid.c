@@ -297,6 +297,68 @@ test_node_names(void)
 		   sizeof(cases) / sizeof(cases[0]), wrong);
 }
 
+/*
+ * advance_past's bound, over random IDs of every bit pattern (seconds and
+ * ticks no clock gives among them) and nodes below, equal to and above this
+ * server's: the first unit after the bound packs after the ID whatever its
+ * sequence, and the bound itself, when the ID is one a clock could give,
+ * packs at or before it with sequence 0 (the bound is not further than it
+ * must be).
+ */
+static void
+test_advance_bound(void)
+{
+	int			after_wrong = 0,
+				tight_wrong = 0,
+				checked = 0;
+
+	tap_random_state = 4949;
+	for (int i = 0; i < 200000; i++)
+	{
+		KuidFields	id = {.mega = (uint32_t) (tap_random() % 4) + 1700,
+			.sec = (uint32_t) (tap_random() % 8 == 0 ? tap_random() % (KUID_FIELD_MAX + 1) : tap_random() % 1000000),
+			.tick = (unsigned) (tap_random() % 8 == 0 ? tap_random() % (KUID_TICK_MAX + 1) : tap_random() % KUID_TICKS_PER_SEC),
+		.seq = (unsigned) (tap_random() % (KUID_SEQ_MAX + 1))};
+		uint32_t	own = 1000 + (uint32_t) (tap_random() % 3);
+		uint32_t	node = 1001;
+		bool		wide = i % 2 == 1;
+		uint64_t	bound = wide ? kuid96_unit_bound(&id, node, own) : kuid_unit_bound(&id);
+		KuidFields	next;
+		uint8_t		a[KUID96_SIZE],
+					b[KUID96_SIZE];
+		int			width = wide ? KUID96_SIZE : KUID_SIZE;
+
+		kuid_fields_from_unit(bound + 1, &next);
+		next.seq = 0;
+		if (wide)
+		{
+			kuid96_pack(&id, node, a);
+			kuid96_pack(&next, own, b);
+		}
+		else
+		{
+			kuid_pack(&id, a);
+			kuid_pack(&next, b);
+		}
+		after_wrong += memcmp(b, a, width) <= 0;
+		if (id.sec < 1000000 && id.tick < KUID_TICKS_PER_SEC)
+		{
+			KuidFields	at;
+
+			kuid_fields_from_unit(bound, &at);
+			at.seq = 0;
+			if (wide)
+				kuid96_pack(&at, own, b);
+			else
+				kuid_pack(&at, b);
+			tight_wrong += memcmp(b, a, width) > 0;
+			checked++;
+		}
+	}
+	tap_ok(after_wrong == 0, "advance_past's bound: for 200000 random kuid and kuid96 IDs the next unit's first ID sorts after the ID (%d wrong)", after_wrong);
+	tap_ok(tight_wrong == 0 && checked > 100000, "advance_past's bound: for the %d a clock could give, the bound's own first ID does not (%d wrong)", checked, tight_wrong);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -308,5 +370,6 @@ main(int argc, char **argv)
 	test_units();
 	test_generator();
 	test_node_names();
+	test_advance_bound();
 	return tap_done();
 }

@@ -1,0 +1,123 @@
+# A cutover by logical replication (docs/OPERATIONS.md, "Moving to another
+# server"): rows of every type replicate from a publisher whose clock runs
+# 8 s ahead of the subscriber's, then writes move to the subscriber.
+# Without the documented step the subscriber's IDs sort below rows it
+# already holds, so a reader by cursor or horizon would skip them (shown
+# first); with it (flakeid_advance_past_all(), or each *_advance_past from
+# the replicated maxima), none does, and a horizon poller that follows the
+# cutover with its cursor reads every row exactly once.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+
+require_libfaketime();
+fake_clock_setup();
+my $publisher = flakeid_node('cutover_publisher', wal_level => 'logical', 'flakeid.kuid_node' => 'publisher@loopback',
+	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME => '+20s', FAKETIME_DONT_RESET => 1 });
+sub psql_on { my ($n, $sql) = @_; return $n->safe_psql('postgres', $sql); }
+# kuid96 orders by a 256-second window before the node: a subscriber whose node sorts below the
+# publisher's would be advanced to the window's end (038 tests that); here its node sorts above
+my ($name) = grep { psql_on($publisher, "SELECT kuid_node_hash('$_') > kuid_node_hash('publisher\@loopback')") eq 't' }
+  map { "subscriber$_\@loopback" } 1 .. 50;
+my $subscriber = flakeid_node('cutover_subscriber', 'flakeid.kuid_node' => $name);
+
+# type => [column type, default, horizon]
+my %types = (
+	sno => [ 'sno', 'sno_new()', 'sno_horizon()' ],
+	siq => [ 'siq', "siq_new('user')", 'siq_horizon()' ],
+	kuid => [ 'kuid', 'kuid_new()', 'kuid_horizon()' ],
+	kuid96 => [ 'kuid96', 'kuid96_new()', 'kuid96_horizon()' ],
+	snowflake => [ 'bigint', 'snowflake_new()', 'snowflake_horizon()' ],
+);
+my @types = sort keys %types;
+my $schema = join('', map { "CREATE TABLE t_$_ (id $types{$_}[0] PRIMARY KEY DEFAULT $types{$_}[1], n int, at text);\n" } @types);
+psql_on($_, $schema) for $publisher, $subscriber;
+psql_on($publisher, 'CREATE PUBLICATION everything FOR ALL TABLES');
+(my $connstr = $publisher->connstr('postgres')) =~ s/'/''/g;
+psql_on($subscriber, "CREATE SUBSCRIPTION follow CONNECTION '$connstr' PUBLICATION everything");
+
+# the poller (README's poll_outbox): the horizon first, then [cursor, horizon) in a snapshot taken
+# after it, on one server; the cursor carried along
+my (%cursor, %seen);
+sub poll
+{
+	my ($n, $type) = @_;
+	my $t = $types{$type}[0];
+	my $h = psql_on($n, "SELECT $types{$type}[2]::text");
+	my $from = defined $cursor{$type} ? "'$cursor{$type}'::$t" : 'NULL';
+	my $ids = psql_on($n, "SELECT id::text FROM t_$type WHERE ($from IS NULL OR id >= $from) AND id < '$h'::$t");
+	$seen{$type}{$_}++ for grep { $_ ne '' } split /\n/, $ids;
+	# the cursor never moves back (a horizon of a server whose clock is behind reads nothing yet)
+	$cursor{$type} = $h
+	  if !defined $cursor{$type} || psql_on($n, "SELECT '$h'::$t > '$cursor{$type}'::$t") eq 't';
+}
+
+for my $round (1 .. 10)
+{
+	psql_on($publisher, join('', map { "INSERT INTO t_$_ (n, at) SELECT i, 'publisher' FROM generate_series(1, 100) i;\n" } @types));
+	poll($publisher, $_) for @types;
+}
+$publisher->wait_for_catchup('follow');
+is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM t_$_)" } @types)), join('/', (1000) x 5),
+	'1000 rows of each type replicated');
+
+# the failure without the step: the subscriber's IDs of now sort below the rows it holds (not
+# kuid96's when this server's node sorts after the publisher's: they pass in the same 256-second window)
+for my $type (grep { $_ ne 'kuid96' } @types)
+{
+	is(psql_on($subscriber, "SELECT count(*) FILTER (WHERE v <= (SELECT max(id) FROM t_$type)) FROM
+		(SELECT $types{$type}[1] AS v FROM generate_series(1, 500)) s"), '500',
+		"$type: without the step, 500 of 500 new IDs on the subscriber sort at or below the replicated maximum");
+}
+
+# the cutover: writes stop on the publisher, the subscription is dropped, the step, writes on the subscriber
+psql_on($subscriber, 'DROP SUBSCRIPTION follow');
+my $past = psql_on($publisher, 'SELECT clock_timestamp()');    # its writers and readers have stopped
+my $steps = psql_on($subscriber, "SELECT count(*) FROM flakeid_advance_past_all('$past')");
+is($steps, 3 + 15 + 5, "flakeid_advance_past_all(the publisher's clock): every generator past it, every column past its maximum");
+for my $round (1 .. 5)
+{
+	psql_on($subscriber, join('', map { "INSERT INTO t_$_ (n, at) SELECT i, 'subscriber' FROM generate_series(1, 100) i;\n" } @types));
+	poll($subscriber, $_) for @types;
+}
+for my $type (@types)
+{
+	is(psql_on($subscriber, "SELECT count(*) FROM t_$type WHERE at = 'subscriber'
+		AND id <= (SELECT max(id) FROM t_$type WHERE at = 'publisher')"), '0',
+		"$type: after the step, 0 of 500 rows written on the subscriber sort at or below a replicated row");
+}
+# the subscriber's clock catches up with the IDs it issued ahead of it: the poller then reads them all
+my $rows = 5 * 1500;
+for (my $until = time + 60; time < $until; sleep 1)
+{
+	poll($subscriber, $_) for @types;
+	last if $rows == grep { $_ == 1 } map { values %{ $seen{$_} } } @types;
+}
+for my $type (@types)
+{
+	my @rows = split /\n/, psql_on($subscriber, "SELECT id::text FROM t_$type");
+	my $missed = grep { !$seen{$type}{$_} } @rows;
+	my $twice = grep { $_ > 1 } values %{ $seen{$type} };
+	is("$missed/$twice/" . scalar(@rows), '0/0/1500', "$type: the poller that followed the cutover read all 1500 rows once")
+	  or diag(psql_on($subscriber, "SELECT at, count(*), min(id)::text, max(id)::text, '$cursor{$type}' FROM t_$type
+		WHERE id::text NOT IN (" . join(',', map { "'$_'" } keys %{ $seen{$type} }) . ") GROUP BY at"));
+}
+
+# the restore of a logical backup into a new cluster (pg_dump, pg_restore): the same step, then minting
+my $restored = flakeid_node('cutover_restored', -extension => 0);
+my $dump = $publisher->basedir . '/cutover.dump';
+$publisher->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $publisher->connstr('postgres') ], 'pg_dump of the publisher');
+$restored->command_ok([ 'pg_restore', '-d', $restored->connstr('postgres'), $dump ], 'pg_restore into a new cluster');
+psql_on($restored, 'SELECT count(*) FROM flakeid_advance_past_all()');
+for my $type (@types)
+{
+	psql_on($restored, "INSERT INTO t_$type (n, at) SELECT i, 'restored' FROM generate_series(1, 500) i");
+	is(psql_on($restored, "SELECT count(*) FROM t_$type WHERE at = 'restored'
+		AND id <= (SELECT max(id) FROM t_$type WHERE at = 'publisher')"), '0',
+		"$type: restored from pg_dump, after the step, 0 of 500 new rows sort at or below a restored one");
+}
+
+stop_checked($restored, $subscriber, $publisher);
+fake_clock_teardown();
+done_testing();
