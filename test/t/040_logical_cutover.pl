@@ -13,14 +13,16 @@ use Test::More;
 
 require_libfaketime();
 fake_clock_setup();
-my $publisher = flakeid_node('cutover_publisher', wal_level => 'logical', 'flakeid.kuid_node' => 'publisher@loopback',
-	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME => '+20s', FAKETIME_DONT_RESET => 1 });
-sub psql_on { my ($n, $sql) = @_; return $n->safe_psql('postgres', $sql); }
 # kuid96 orders by a 256-second window before the node: a subscriber whose node sorts below the
 # publisher's would be advanced to the window's end (038 tests that); here its node sorts above
-my ($name) = grep { psql_on($publisher, "SELECT kuid_node_hash('$_') > kuid_node_hash('publisher\@loopback')") eq 't' }
-  map { "subscriber$_\@loopback" } 1 .. 50;
-my $subscriber = flakeid_node('cutover_subscriber', 'flakeid.kuid_node' => $name);
+# (fingerprints 212647847 and 212647748, checked below)
+my $publisher = flakeid_node('cutover_publisher', wal_level => 'logical', 'flakeid.kuid_node' => 'cutover@old',
+	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME => '+20s', FAKETIME_DONT_RESET => 1 });
+sub psql_on { my ($n, $sql) = @_; return $n->safe_psql('postgres', $sql); }
+my $subscriber = flakeid_node('cutover_subscriber', 'flakeid.kuid_node' => 'cutover@new');
+is(psql_on($subscriber, "SELECT identity_value FROM flakeid_identities() WHERE generator = 'kuid96'") . '>'
+	  . psql_on($publisher, "SELECT identity_value FROM flakeid_identities() WHERE generator = 'kuid96'"),
+	'212647847>212647748', "the subscriber's kuid96 node sorts after the publisher's");
 
 # type => [column type, default, horizon]
 my %types = (
