@@ -234,11 +234,13 @@ kuid96_unit_bound(const KuidFields *f, uint32_t id_node, uint32_t own_node)
 		return kuid_unit_bound(f);
 	if (id_node > own_node)		/* after the window's last unit (or the megasecond's, which may end first) */
 		return unit_within_mega(f->mega, window_end, KUID_TICKS_PER_SEC - 1);
-	/* a lower node: from the window's first unit on, unless the window lies past the megasecond */
-	if (window >= SECS_PER_MEGA)
-		return unit_within_mega(f->mega, window, 0);
+	/*
+	 * a lower node: from the window's first unit on (the bound is the unit
+	 * before it), unless the window lies past the megasecond, whose units
+	 * all sort below it
+	 */
 	first = unit_within_mega(f->mega, window, 0);
-	return first > 0 ? first - 1 : 0;
+	return window < SECS_PER_MEGA && first > 0 ? first - 1 : first;
 }
 
 /*

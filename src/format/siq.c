@@ -143,13 +143,21 @@ siq_low_kind_value(unsigned low, unsigned *serial)
 	return (low & ((1u << w) - 1)) | (1u << w);
 }
 
-const char *
-siq_kind_name(unsigned value)
+int
+siq_kind_index(unsigned value)
 {
 	for (size_t i = 0; i < sizeof(siq_kinds) / sizeof(siq_kinds[0]); i++)
 		if (siq_kinds[i].value == value)
-			return siq_kinds[i].name;
-	return NULL;
+			return (int) i;
+	return -1;
+}
+
+const char *
+siq_kind_name(unsigned value)
+{
+	int			index = siq_kind_index(value);
+
+	return index < 0 ? NULL : siq_kinds[index].name;
 }
 
 bool

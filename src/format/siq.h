@@ -73,6 +73,8 @@ extern unsigned siq_kind_serial_max(unsigned value);
 extern unsigned siq_low_word(unsigned value, unsigned serial);
 /* Splits a low word: returns the kind's value (marker | qualifier), sets the serial. */
 extern unsigned siq_low_kind_value(unsigned low, unsigned *serial);
+/* Index into siq_kinds of a kind value (named ones first, then the unassigned), or -1. */
+extern int	siq_kind_index(unsigned value);
 /* Name of a kind value, or NULL when unassigned. */
 extern const char *siq_kind_name(unsigned value);
 

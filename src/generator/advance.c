@@ -53,8 +53,13 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 				 errhint("Advance it on the primary: the raise reaches the standbys through the WAL.")));
 	(void) generator_prepare(def, variant);	/* the preload, the state file, settings, identities */
 	ahead = id_unix_us - clock_read(def);
-	if (ahead > ADVANCE_LEAD_US || through_unit >= COUNTER_MAX_UNIT)
+	if (ahead > ADVANCE_LEAD_US)
 		refuse_ahead_of_clock(def, ahead);
+	/* (unreachable while the lead is 60 s: a counter counts units far past any clock) */
+	if (through_unit >= COUNTER_MAX_UNIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the %s generator cannot issue past the last time unit it can count", def->name)));
 
 	if (def->ticktock)
 		latest[MARK_SNO_FLAG0] = latest[MARK_SNO_FLAG1] = def->format->unit_start(through_unit + 1);

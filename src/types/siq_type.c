@@ -115,14 +115,13 @@ siq_advance_past(PG_FUNCTION_ARGS)
 	SiqFields	id;
 	unsigned	serial;
 	unsigned	value;
-	int			kind = -1;
+	int			kind;
 
 	siq_unpack((const uint8 *) PG_GETARG_POINTER(0), &id);
 	value = siq_low_kind_value(id.low, &serial);
-	for (int i = 0; i < SIQ_NAMED_KINDS; i++)
-		if (siq_kinds[i].value == value)
-			kind = i;
-	if (kind < 0)
+	kind = siq_kind_index(value);
+	/* the named kinds come first in siq_kinds; the rest have no generator */
+	if (kind < 0 || kind >= SIQ_NAMED_KINDS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("no siq generator issues the kind of this ID (qualifier value %u)", value),

@@ -102,6 +102,16 @@ snowflake_horizon(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The live generator's unit of a stored millisecond field: the Unix
+ * millisecond whose value under the epoch in force is the same.
+ */
+static uint64
+snowflake_live_unit(uint64 ms)
+{
+	return ms + (uint64) flakeid_snowflake_epoch_ms();
+}
+
+/*
  * Back-fill: the caller's time, a sequence this server never repeats within
  * the millisecond.  The live generator's unit is the Unix millisecond whose
  * value under the epoch in force is the same.
@@ -113,7 +123,7 @@ snowflake_new_at(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	uint64		ms = snowflake_ms_from_timestamptz(ts, epoch_unix_us(fcinfo, 1));
 	/* keyed by the field the ID stores, so that two epochs cannot share a sequence */
-	uint64		live_unit = ms + (uint64) flakeid_snowflake_epoch_ms();
+	uint64		live_unit = snowflake_live_unit(ms);
 	GeneratedId id = flakeid_generate_backfill(GEN_SNOWFLAKE, 0, ms, live_unit, ts);
 
 	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER),
@@ -134,7 +144,7 @@ snowflake_advance_past(PG_FUNCTION_ARGS)
 	uint64		unit = 0;		/* a Unix millisecond, as the generator counts */
 
 	if (id >= 0)
-		unit = snowflake_arg(fcinfo).ms + (uint64) flakeid_snowflake_epoch_ms();
+		unit = snowflake_live_unit(snowflake_arg(fcinfo).ms);
 	flakeid_advance_past(GEN_SNOWFLAKE, 0, (int64) unit * 1000, unit);
 	PG_RETURN_INT64(id);
 }
