@@ -24,3 +24,9 @@ ratio_line() { echo "ratio $1: median $(ratio "$(median "$2")" "$(median "$3")")
 # fastest round is the greatest
 rate_line() { echo "$1: median $(median "$2"), fastest $(greatest "$2")    (rounds: $2)"; }
 rate_ratio_line() { echo "ratio $1: median $(ratio "$(median "$2")" "$(median "$3")"), fastest $(ratio "$(greatest "$2")" "$(greatest "$3")")"; }
+# install_call_loop PG_CONFIG: bench/call_loop (the instrument that calls a
+# function from C) built and installed for that PostgreSQL, its objects removed
+install_call_loop() {
+	make -s -C "$(dirname "${BASH_SOURCE[0]}")/call_loop" install PG_CONFIG="$1" >/dev/null &&
+		make -s -C "$(dirname "${BASH_SOURCE[0]}")/call_loop" clean PG_CONFIG="$1" >/dev/null
+}
