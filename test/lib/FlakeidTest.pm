@@ -33,7 +33,7 @@ use Test::More;
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark state_file_fields require_libfaketime fake_clock_setup fake_clock_teardown
-  $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv);
+  $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv wait_clock_past);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -272,6 +272,23 @@ sub stop_checked
 		  or diag(join("\n", @crashes[ 0 .. ($#crashes < 9 ? $#crashes : 9) ]));
 		$node->stop;
 	}
+}
+
+# wait_clock_past(NODE, TIME-SQL): waits until NODE's clock has left the
+# unit that begins at TIME-SQL (an SQL expression of type timestamptz, such
+# as "sno_time('...')"), and returns true then.  The longest unit of any
+# generator is sno's 4 ms, so the wait ends once clock_timestamp() lies 5 ms
+# past it, read on the server: a check that follows asserts what the
+# contract promises from then on (for the horizon: that it passes every ID
+# of that unit once no transaction holds it), whatever the machine's speed.
+# An ID may lie ahead of the clock (after a restart or promotion, up to the
+# 2 s the mark is kept ahead: docs/OPERATIONS.md): the wait is then up to
+# that long.  False only if the clock has not got there within
+# poll_query_until's timeout (180 s by default).
+sub wait_clock_past
+{
+	my ($node, $time_sql) = @_;
+	return $node->poll_query_until('postgres', "SELECT clock_timestamp() > ($time_sql) + interval '5 ms'");
 }
 
 # log_count(NODE, REGEX): how many lines of NODE's server log match

@@ -41,9 +41,12 @@ for my $f (formats(stateful => 't'))
 	  or diag("$committed vs $h");
 	$holder->query('COMMIT');
 	$holder->close;
+	# the horizon is the clock's unit at most: it passes an ID once the clock has left the ID's unit
+	wait_clock_past($node, "$f->{time}('$committed'::$type)");
 	$h = one($horizon);
 	ok(below($type, $committed, $h) && below($type, $held, $h),
-		"$name: once every transaction has ended, the horizon lies above every issued ID") or diag($h);
+		"$name: once every transaction has ended and the clock has left the last ID's unit, the horizon lies above every issued ID")
+	  or diag($h);
 	my $after = one("SELECT ${call}::text");
 	ok(!below($type, $after, $h), "$name: an ID minted after the call is at or above it") or diag("$after vs $h");
 	is(one("SELECT pg_typeof(${name}_horizon())::text"), $type, "${name}_horizon() returns $type");
@@ -51,7 +54,7 @@ for my $f (formats(stateful => 't'))
 
 # siq's kinds have counters of their own: an idle kind does not hold the horizon back
 my $siq_a = one("SELECT siq_new('message')::text");
-Time::HiRes::sleep(0.05);
+wait_clock_past($node, "siq_time('$siq_a')");
 ok(below('siq', $siq_a, one('SELECT siq_horizon()::text')), "siq: the horizon passes an idle kind's last ID");
 
 # --- savepoints and parallel workers ---------------------------------------------------------
@@ -98,8 +101,10 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 	$preparer->query("PREPARE TRANSACTION 'horizon_2pc'");
 	$preparer->close;    # its backend exits
 	my $later = one('SELECT sno_new(0)::text');
+	# the same wait as below, with the transaction still prepared: the clock alone would let the horizon pass it
+	wait_clock_past($node, "sno_time('$later')");
 	ok(!below('sno', $prepared, one('SELECT sno_horizon()::text')),
-		"sno: a prepared transaction holds the horizon after its backend exits ($ending case)");
+		"sno: a prepared transaction holds the horizon after its backend exits, the clock past its unit ($ending case)");
 	if ($ending eq 'COMMIT PREPARED')
 	{
 		$observer->close;
@@ -108,9 +113,11 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 		ok(!below('sno', $prepared, one('SELECT sno_horizon()::text')), 'sno: ... and across a restart');
 	}
 	one("$ending 'horizon_2pc'");
+	wait_clock_past($node, "sno_time('$later')");
 	my $h = one('SELECT sno_horizon()::text');
 	ok(below('sno', $later, $h) && below('sno', $prepared, $h),
-		"sno: $ending releases it: the horizon lies above every issued ID");
+		"sno: $ending releases it: once the clock has left the last ID's unit, the horizon lies above every issued ID")
+	  or diag("prepared $prepared, later $later, horizon $h");
 }
 
 # --- who holds the horizon back: flakeid_horizon_holders ----------------------------------
@@ -282,7 +289,10 @@ sub model_check
 		$job->{run}->finish;
 		$failed_writers++ if $job->{run}->result(0);
 	}
-	$poll->();    # once more, after every writer has ended
+	# once more, after every writer has ended and the clock has left the last row's unit
+	# (the horizon passes a unit's rows once the clock has left it)
+	wait_clock_past($node, "(SELECT sno_time(max(id)) FROM horizon_feed)");
+	$poll->();
 	$_->{session}->close for \%exact, \%naive;
 	my @committed = split /\n/, one('SELECT id::text FROM horizon_feed');
 	ok(!$failed_writers && @committed == $writers * $rows_each,
