@@ -29,11 +29,12 @@ use POSIX ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes ();
 
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark state_file_fields require_libfaketime fake_clock_setup fake_clock_teardown
-  $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv wait_clock_past);
+  $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -276,19 +277,62 @@ sub stop_checked
 
 # wait_clock_past(NODE, TIME-SQL): waits until NODE's clock has left the
 # unit that begins at TIME-SQL (an SQL expression of type timestamptz, such
-# as "sno_time('...')"), and returns true then.  The longest unit of any
-# generator is sno's 4 ms, so the wait ends once clock_timestamp() lies 5 ms
-# past it, read on the server: a check that follows asserts what the
-# contract promises from then on (for the horizon: that it passes every ID
-# of that unit once no transaction holds it), whatever the machine's speed.
-# An ID may lie ahead of the clock (after a restart or promotion, up to the
-# 2 s the mark is kept ahead: docs/OPERATIONS.md): the wait is then up to
-# that long.  False only if the clock has not got there within
-# poll_query_until's timeout (180 s by default).
+# as "sno_time('...')") as every generator reads it, and returns true then.
+# The longest unit is sno's 4 ms, and sno may read the coarse clock, which
+# trails the precise one by up to a timer tick (at most 4 ms, else sno reads
+# the precise clock) and the kernel's update delay (docs/OPERATIONS.md, "The
+# clock"): the wait ends once clock_timestamp() lies 50 ms past TIME-SQL,
+# read on the server.  A check that follows asserts what the contract
+# promises from then on (for the horizon: that it passes every ID of that
+# unit once no transaction holds it), whatever the machine's speed.  An ID
+# may lie ahead of the clock (after a restart or promotion, up to the 2 s
+# the mark is kept ahead: docs/OPERATIONS.md): the wait is then up to that
+# long.  False only if the clock has not got there within
+# poll_query_until's deadline.
 sub wait_clock_past
 {
 	my ($node, $time_sql) = @_;
-	return $node->poll_query_until('postgres', "SELECT clock_timestamp() > ($time_sql) + interval '5 ms'");
+	return $node->poll_query_until('postgres', "SELECT clock_timestamp() > ($time_sql) + interval '50 ms'");
+}
+
+# poll_until(CODE, timeout => S, interval => S): calls CODE until it returns
+# a true value or S seconds have passed (default: the harness's
+# $PostgreSQL::Test::Utils::timeout_default, as poll_query_until), every
+# interval (0.1 s); returns CODE's last value (false when the deadline
+# passed: the caller's check then fails), and in list context the seconds it
+# waited too.  For conditions SQL cannot see (a file, a log line, a process);
+# a condition SQL can see is $node->poll_query_until's.  Wait with this for
+# what a check needs to have happened, never with a fixed sleep: the deadline
+# is only how long a machine may take before the check is a failure, and a
+# bound the product states is asserted apart (docs/TESTS.md).
+sub poll_until
+{
+	my ($code, %opt) = @_;
+	my $timeout = $opt{timeout} // $PostgreSQL::Test::Utils::timeout_default;
+	my $interval = $opt{interval} // 0.1;
+	my $began = Time::HiRes::time();
+	my $value;
+	while (1)
+	{
+		$value = $code->();
+		last if $value || Time::HiRes::time() - $began >= $timeout;
+		Time::HiRes::sleep($interval);
+	}
+	return wantarray ? ($value, Time::HiRes::time() - $began) : $value;
+}
+
+# log_times(NODE, REGEX): the times (the server's clock, Unix seconds with
+# milliseconds, from the "%m" of the log_line_prefix PostgreSQL::Test::Cluster
+# sets) of the lines of NODE's server log that match REGEX, in order; NODE
+# must be running (it reads the times in the log's own zone)
+sub log_times
+{
+	my ($node, $regex) = @_;
+	my @stamps = map { /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \S+) / ? $1 : () }
+	  grep { /$regex/ } split /\n/, slurp_file($node->logfile);
+	return () unless @stamps;
+	return split /\n/, $node->safe_psql('postgres',
+		'SELECT extract(epoch FROM t::timestamptz) FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @stamps) . ']) WITH ORDINALITY u(t, n) ORDER BY n');
 }
 
 # log_count(NODE, REGEX): how many lines of NODE's server log match

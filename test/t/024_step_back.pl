@@ -34,7 +34,10 @@ my @clients = map {
 			INSERT INTO ids (client, generator, id) VALUES " . ($values =~ s/\$1/$c/gr) . ";
 		END LOOP; END \$\$")
 } 1 .. $clients;
-Time::HiRes::sleep(1.5);
+# the step comes once every client has minted sno IDs before it: each one's
+# open transaction then holds sno's horizon (flakeid_horizon_holders)
+ok($node->poll_query_until('postgres', "SELECT count(DISTINCT pid) = $clients FROM flakeid_horizon_holders WHERE generator = 'sno'"),
+	"all $clients clients are minting before the step");
 # the step back, for every server process at once (a rename: no reader sees a partial file)
 PostgreSQL::Test::Utils::append_to_file("$work/offset.new", "-2\n");
 chmod(0644, "$work/offset.new");

@@ -28,13 +28,8 @@ for my $point (qw(save_written save_synced save_renamed))
 	$day++;
 	my $job = psql_start($node, "SET flakeid.debug_pause_at = '$point'; SET flakeid.debug_pause_ms = 60000;
 		SELECT snowflake_new_at('2019-01-0$day 00:00:00+00')");
-	my $paused = 0;
-	for (1 .. 100)
-	{
-		last if $paused = ($point eq 'save_renamed' ? 1 : -e "$datadir/flakeid.state.tmp")
-		  && sql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%snowflake_new_at(%' AND wait_event_type = 'Extension'") eq '1';
-		Time::HiRes::sleep(0.1);
-	}
+	my $paused = poll_until(sub { ($point eq 'save_renamed' ? 1 : -e "$datadir/flakeid.state.tmp")
+		  && sql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%snowflake_new_at(%' AND wait_event_type = 'Extension'") eq '1' });
 	ok($paused, "$point: a save is paused there");
 	if ($point eq 'save_written')
 	{
@@ -46,14 +41,11 @@ for my $point (qw(save_written save_synced save_renamed))
 	psql_finish($job);
 	# the postmaster gone, its children notice and exit, and the shared memory
 	# is free; until then a start is refused, and the node is told it stopped
-	for (1 .. 100) { last unless kill(0, $postmaster); Time::HiRes::sleep(0.1); }
-	my $started = 0;
-	for (1 .. 50)
-	{
-		last if $started = $node->start(fail_ok => 1);
-		$node->{_pid} = undef;
-		Time::HiRes::sleep(0.2);
-	}
+	poll_until(sub { !kill(0, $postmaster) });
+	my $started = poll_until(sub {
+		my $up = $node->start(fail_ok => 1);
+		$node->{_pid} = undef unless $up;
+		$up }, interval => 0.2);
 	ok($started, "$point: after a SIGKILL of the postmaster there, the server starts");
 	is(log_count($node, qr/flakeid\.state" is damaged|belongs to another cluster|written by a newer version/), 0,
 		"$point: and reads its state file as a good one");

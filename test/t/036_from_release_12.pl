@@ -74,8 +74,12 @@ sql(join('', map { "INSERT INTO filled_$_->{format} SELECT " . backfill_call($_,
 sql(join('', map { "INSERT INTO live_$_->{format} SELECT $_->{new} FROM generate_series(1, 5000);\n" } @generators));
 sleep(1);    # the renewer saves once more
 my %last = map { ($_->{format} => sql("SELECT max(id)::text FROM live_$_->{format}")) } @generators;
+# the server's processes (those pg_stat_activity shows; the logger too, if any, exits with them)
+my @processes = ($node->{_pid}, split /\n/, sql('SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()'));
 $node->kill9;
-sleep(2);    # the backends notice and exit
+# the backends notice and exit (until then a start finds the shared memory in use)
+ok(poll_until(sub { !grep { kill(0, $_) } @processes }), 'after the SIGKILL, every process of the server exits')
+  or diag('still there: ' . join(' ', grep { kill(0, $_) } @processes));
 
 # the same directory, this flakeid: the node's binaries are the default installation's again
 $node->{_install_path} = undef;

@@ -25,7 +25,8 @@ for my $round (1, 2)
 	  for 1 .. 4;
 	psql_on($primary, "COMMIT PREPARED 'r1_$_'") for $round == 1 ? (1 .. 4) : ();
 }
-my $lsn = psql_on($primary, 'SELECT pg_current_wal_lsn()');
+# (every prepared ID lies before this moment: the two servers share the machine's clock)
+my ($lsn, $prepared_by) = split /\|/, psql_on($primary, 'SELECT pg_current_wal_lsn(), clock_timestamp()');
 ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn"),
 	'the standby replayed eight prepares, four commits of them');
 
@@ -39,7 +40,12 @@ is(log_count($standby, qr/cannot hold the horizon/), 0, 'its log has no holding 
 $primary->stop('fast');
 $standby->promote;
 $standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
-sleep(1);    # the clock moves past the prepared IDs' units
+# The check means something only once sno's clock has left the prepared
+# IDs' units: a horizon that lost their holdings would then lie above them
+# all.  Wait for that (100 ms past them: the unit is 4 ms, and the coarse
+# clock sno may read lags 6-10 ms, docs/OPERATIONS.md).
+ok($standby->poll_query_until('postgres', "SELECT clock_timestamp() > '$prepared_by'::timestamptz + interval '100 ms'"),
+	"the promoted server's clock moves past the prepared IDs' units");
 my $horizon = psql_on($standby, 'SELECT sno_horizon()::text');
 psql_on($standby, "COMMIT PREPARED 'r2_$_'") for 1 .. 4;
 is(psql_on($standby, "SELECT count(*) FILTER (WHERE id < '$horizon'::sno) || '/' || count(*) FROM ids WHERE round = 2"),
