@@ -11,6 +11,11 @@
  *     and no live ID repeats it.  A unit after the clock's is refused: the
  *     live generator will get there, and moving it there would put every
  *     later ID ahead of the clock.
+ *   - that unit when a horizon or an advance closed it (issue_close_through:
+ *     the live counter will issue nothing more there): from the ledger, as
+ *     a past unit, but only above the last sequence the live counter issued
+ *     in it, which the closing recorded (counters_closed_live_top).  1.3
+ *     took the closed word for a pool used up and refused.
  *   - any earlier unit: from the server's ledger, in shared memory, so that
  *     every session and parallel worker draws from the same one: offsets
  *     0, 1, 2, ... of the unit (format/ledger.h), given as sequences from
@@ -218,6 +223,20 @@ refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool
 			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so a unit back-filled then has fewer left after it.")));
 }
 
+/* a closed unit's pool, shared by the live IDs issued before the closing and back-fill's */
+static void
+refuse_shared_with_live(const GeneratorDef *def, int variant, TimestampTz ts, const CounterPool *pool,
+						int64 live_top)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
+					timestamptz_to_str(ts)),
+			 errdetail("The live %s generator issued %u sequences of that time unit's pool of %u before a horizon or an advance closed it, and back-fill was given the others.",
+					   def->name, (uint32) (live_top - pool->seq_min + 1), pool->seq_max - pool->seq_min + 1),
+			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so a unit back-filled then has fewer left after it.")));
+}
+
 /*
  * One offset of (slot, unit) from its partition's ledger, to be given as
  * the sequence *top - offset; false with *usage when the unit's pool is
@@ -278,10 +297,12 @@ note_covered(int slot, uint64 key, uint32 lifetime, uint32 covered)
  * which may lie at or above a sequence drawn in the old one (the saved
  * low-waters cover both).  So whichever way the sequence is returned, it
  * was drawn in the lifetime still current, or it is dropped and drawn
- * again.
+ * again.  A sequence at or below `live_top` (the live counter's last in a
+ * unit a horizon closed, else below the pool) is refused, not given.
  */
 static uint32
-draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 key, TimestampTz ts)
+draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 key, TimestampTz ts,
+				 int64 live_top)
 {
 	int			slot = def->first_slot + variant;
 
@@ -298,6 +319,9 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &covered, &usage))
 			refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, size, &usage);
 		sequence = (uint32) (top - offset);
+		/* at or below the closed unit's live IDs: the pool is shared, and used up */
+		if ((int64) sequence <= live_top)
+			refuse_shared_with_live(def, variant, ts, pool, live_top);
 		debug_pause(DEBUG_PAUSE_BACKFILL_DRAWN);
 		if (sequence < mark_backfill_low(slot) && offset >= covered)
 		{
@@ -316,44 +340,71 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 	}
 }
 
+/*
+ * A unit the live counter may still use (at or after its last unit, not
+ * after the clock's): true with *sequence and *flag when the live counter
+ * issued the ID, false with *live_top when the ledger is to give it: the
+ * counter passed the unit meanwhile (seq_min - 1), or a horizon closed it
+ * (the last sequence the live counter issued there).
+ */
+static bool
+from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool, uint64 live_unit,
+				  TimestampTz ts, uint32 *sequence, bool *flag, int64 *live_top)
+{
+	int			slot = def->first_slot + variant;
+	uint64		word = 0,
+				present = 0;
+
+	/*
+	 * The future is judged by the precise clock, as now() is taken: sno's
+	 * coarse clock may trail now() by a unit, and issue_at waits for it.
+	 */
+	if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
+						def->name, timestamptz_to_str(ts)),
+				 errdetail("The live %s generator issues IDs in that time unit once the clock gets there, and a back-filled ID there could repeat one of them.",
+						   def->name),
+				 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
+	*live_top = (int64) pool->seq_min - 1;
+	switch (issue_at(def, slot, pool, live_unit, &word))
+	{
+		case COUNTER_ISSUE:
+			*sequence = counter_seq(word);
+			*flag = counter_flag(word);
+			return true;
+		case COUNTER_WAIT:
+			/* closed by a horizon or an advance: the live counter issues nothing more there */
+			if (counters_closed(slot, word) && counters_closed_live_top(slot, word, pool, live_top))
+				return false;
+			refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, pool->seq_max - pool->seq_min + 1, NULL);
+			break;
+		default:
+			/* the live counter passed the unit meanwhile: a past unit now */
+			break;
+	}
+	return false;
+}
+
 GeneratedId
 flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_unit, TimestampTz ts)
 {
 	const GeneratorDef *def = &generator_defs[gen];
 	int			slot = def->first_slot + variant;
 	CounterPool pool;
+	int64		live_top;
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = generator_prepare(def, variant);	/* with the generators' shared state, the ledger's */
-
+	live_top = (int64) pool.seq_min - 1;
 	if (live_unit >= counters_live_floor(def, slot))
 	{
-		uint64		word = 0,
-					present = 0;
+		uint32		sequence = 0;
+		bool		flag = false;
 
-		/*
-		 * The future is judged by the precise clock, as now() is taken: sno's
-		 * coarse clock may trail now() by a unit, and issue_at waits for it.
-		 */
-		if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
-							def->name, timestamptz_to_str(ts)),
-					 errdetail("The live %s generator issues IDs in that time unit once the clock gets there, and a back-filled ID there could repeat one of them.",
-							   def->name),
-					 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
-		switch (issue_at(def, slot, &pool, live_unit, &word))
-		{
-			case COUNTER_ISSUE:
-				return (GeneratedId) {key, counter_seq(word), counter_flag(word)};
-			case COUNTER_WAIT:
-				refuse_used_up(def, variant, ts, pool.seq_max - pool.seq_min + 1, pool.seq_max - pool.seq_min + 1, NULL);
-				break;
-			default:
-				/* the live counter passed the unit meanwhile: a past unit now */
-				break;
-		}
+		if (from_live_counter(def, variant, &pool, live_unit, ts, &sequence, &flag, &live_top))
+			return (GeneratedId) {key, sequence, flag};
 	}
-	return (GeneratedId) {key, draw_from_ledger(def, variant, &pool, key, ts), false};
+	return (GeneratedId) {key, draw_from_ledger(def, variant, &pool, key, ts, live_top), false};
 }

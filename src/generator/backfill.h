@@ -21,7 +21,9 @@ extern void backfill_init(void);
  * errors.  No two calls on one server, in any session or parallel worker,
  * and none after a restart, return the same (variant, key, sequence); a
  * unit the live generator may still use is drawn from it (so the ID is a
- * live one, sno's tick-tock included), and a later one is refused (22023).
+ * live one, sno's tick-tock included), and a later one is refused (22023);
+ * a unit a horizon or an advance closed is drawn from the ledger above the
+ * live IDs the closing recorded there.
  * Past a unit's pool it raises 54000, never wraps.  Refuses what
  * flakeid_generate refuses.  May take an LWLock of the ledger (no I/O under
  * it) and flakeid_lock with fsyncs to save a lower back-fill low-water.

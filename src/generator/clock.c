@@ -73,6 +73,8 @@ static const char *const debug_pause_names[DEBUG_PAUSE_COUNT] = {
 	[DEBUG_PAUSE_SAVE_WRITTEN] = "save_written",
 	[DEBUG_PAUSE_SAVE_SYNCED] = "save_synced",
 	[DEBUG_PAUSE_SAVE_RENAMED] = "save_renamed",
+	[DEBUG_PAUSE_TOGGLE_SWAPPED] = "toggle_swapped",
+	[DEBUG_PAUSE_HORIZON_CELL_READ] = "horizon_cell_read",
 };
 
 static char *debug_pause_at = NULL;
@@ -95,7 +97,7 @@ check_debug_pause_at(char **newval, void **extra pg_attribute_unused(), GucSourc
 
 	if (point < 0)
 	{
-		GUC_check_errdetail("Known pauses: recovery_decided, backfill_drawn, or empty for none.");
+		GUC_check_errdetail("Known pauses: recovery_decided, backfill_drawn, save_written, save_synced, save_renamed, toggle_swapped, horizon_cell_read, or empty for none.");
 		return false;
 	}
 	return point == DEBUG_PAUSE_NONE || debug_setting_allowed(source, "calls may be paused");

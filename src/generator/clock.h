@@ -48,6 +48,8 @@ typedef enum DebugPausePoint
 	DEBUG_PAUSE_SAVE_WRITTEN,	/* a file's temporary copy is written, not fsynced (durable_file.c) */
 	DEBUG_PAUSE_SAVE_SYNCED,	/* fsynced, not renamed over the file */
 	DEBUG_PAUSE_SAVE_RENAMED,	/* renamed, its directory not fsynced */
+	DEBUG_PAUSE_TOGGLE_SWAPPED, /* sno's toggle is published, the cells not yet lowered again (issue.c) */
+	DEBUG_PAUSE_HORIZON_CELL_READ,	/* a horizon's scan read a cell holding a unit (horizon_cells.c) */
 	DEBUG_PAUSE_COUNT
 } DebugPausePoint;
 

@@ -26,6 +26,7 @@ counters_shared_init(void *part)
 		pg_atomic_init_u64(&shared->slots[s].word.value, 0);
 		pg_atomic_init_u64(&shared->slots[s].resumed_word.value, 0);
 		pg_atomic_init_u64(&shared->slots[s].closed_word.value, 0);
+		pg_atomic_init_u64(&shared->slots[s].closed_replaced.value, 0);
 	}
 	pg_atomic_init_u64(&shared->sno_wall_safe.value, 0);
 	pg_atomic_init_u64(&shared->sno_floor.value, 0);
@@ -157,4 +158,20 @@ counters_live_floor(const GeneratorDef *def, int slot)
 
 	pg_read_barrier();
 	return word != 0 ? counter_unit(word) : generator_clock_unit(def);
+}
+
+bool
+counters_closed_live_top(int slot, uint64 word, const CounterPool *pool, int64 *live_top)
+{
+	uint64		replaced;
+
+	/* the closing raised its record before its compare-and-swap, which put `word` there */
+	pg_read_barrier();
+	replaced = pg_atomic_read_u64(&counter_shared->slots[slot].closed_replaced.value);
+	if (counter_unit(replaced) > counter_unit(word))
+		return false;
+	/* the word the closing replaced was the counter's last in that unit, if it reached the unit */
+	*live_top = counter_unit(replaced) == counter_unit(word) ?
+		(int64) counter_seq(replaced) : (int64) pool->seq_min - 1;
+	return true;
 }

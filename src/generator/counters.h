@@ -26,10 +26,20 @@ typedef struct CounterSlot
 	 */
 	PaddedWord	resumed_word;
 	/*
-	 * The last word a horizon closed the counter at (issue_close_through):
-	 * a wait on it is the closing's, not a pool used up.
+	 * The highest word a horizon or an advance closed the counter at
+	 * (issue_close_through), raised once the closing's compare-and-swap
+	 * succeeded: a counter holding it was closed, and neither used its pool
+	 * up nor was resumed there (counters_closed).  A wait on it is the
+	 * closing's.
 	 */
 	PaddedWord	closed_word;
+	/*
+	 * The highest word a closing replaced (a closed word replaced is not
+	 * counted), raised before the compare-and-swap: while the counter holds
+	 * the word that closing put there, this is the last ID the live counter
+	 * issued in the closed unit, if it holds that unit (counters_closed).
+	 */
+	PaddedWord	closed_replaced;
 } CounterSlot;
 
 typedef struct CounterShared
@@ -94,6 +104,30 @@ extern bool counters_resume(const int64 marks[MARK_COUNT], bool flag);
  * mark of its tick-tock.
  */
 extern void counters_latest_unit_starts(int64 latest[MARK_COUNT]);
+
+/*
+ * Whether the counter word `word` of `slot`, seen in a unit with no sequence
+ * left, is a horizon's closing of that unit (issue_close_through) rather
+ * than a pool the live counter used up or a counter resumed after its mark
+ * (whose earlier lifetime's IDs in that unit nothing records).  A closing
+ * raises closed_word after its compare-and-swap, so for an instant after it
+ * the answer may still be false: a caller takes that as a pool used up.
+ */
+static inline bool
+counters_closed(int slot, uint64 word)
+{
+	return word == pg_atomic_read_u64(&counter_shared->slots[slot].closed_word.value);
+}
+
+/*
+ * For a back-fill into the unit of `word`, a counter word of `slot` that a
+ * horizon or an advance closed (counters_closed, read before this): true
+ * with *live_top, the highest sequence the live counter issued in that unit
+ * (pool->seq_min - 1 when none), which back-fill's sequences there must lie
+ * above.  False when the counter's record does not say (a sno toggle raced
+ * the closing): the caller takes every sequence as issued.
+ */
+extern bool counters_closed_live_top(int slot, uint64 word, const CounterPool *pool, int64 *live_top);
 
 /* the lowest unit the live counter of `slot` may still issue in: its last unit, or the clock's */
 extern uint64 counters_live_floor(const GeneratorDef *def, int slot);

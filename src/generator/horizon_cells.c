@@ -14,7 +14,9 @@
 #include "access/twophase.h"	/* max_prepared_xacts */
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/wait_event.h"
 
+#include "generator/clock.h"
 #include "generator/counters.h"
 #include "generator/horizon_cells.h"
 #include "generator/shmem.h"
@@ -36,6 +38,8 @@ typedef struct HorizonCells
 typedef struct CellsShared
 {
 	int			nprocs;
+	/* sno toggles begun and ended (horizon_toggle_*): odd while one is in progress */
+	pg_atomic_uint64 toggles;
 	/* then nprocs HorizonCells, CELLS_STRIDE apart, from CELLS_OFFSET */
 } CellsShared;
 
@@ -103,8 +107,9 @@ horizon_lower_own_for_toggle(int slot, uint64 unit)
 		lower_cell(slot, unit);
 }
 
-void
-horizon_lower_all_for_toggle(int slot, uint64 unit)
+/* every cell of `slot` that holds a unit above `unit` lowered to it */
+static void
+lower_all_cells(int slot, uint64 unit)
 {
 	pg_memory_barrier();
 	for (int p = 0; p < cells_shared->nprocs; p++)
@@ -120,8 +125,24 @@ horizon_lower_all_for_toggle(int slot, uint64 unit)
 	pg_memory_barrier();
 }
 
-uint64
-horizon_cells_lowest(int first_slot, int nslots)
+void
+horizon_toggle_begin(int slot, uint64 unit)
+{
+	(void) pg_atomic_fetch_add_u64(&cells_shared->toggles, 1);	/* odd: a full barrier */
+	lower_all_cells(slot, unit);
+}
+
+void
+horizon_toggle_end(int slot, uint64 unit, bool made)
+{
+	if (made)
+		lower_all_cells(slot, unit);
+	(void) pg_atomic_fetch_add_u64(&cells_shared->toggles, 1);	/* even: a full barrier */
+}
+
+/* one pass over the cells, pausing (for tests) after each that holds a unit */
+static uint64
+scan_cells(int first_slot, int nslots)
 {
 	uint64		low = HORIZON_NONE;
 
@@ -135,9 +156,41 @@ horizon_cells_lowest(int first_slot, int nslots)
 			uint64		held = pg_atomic_read_u64(&cells->unit[s]);
 
 			low = Min(low, held);
+			if (held != HORIZON_NONE)
+				debug_pause(DEBUG_PAUSE_HORIZON_CELL_READ);
 		}
 	}
 	return low;
+}
+
+/*
+ * A scan one by one may read a cell before a toggle lowered it, and the
+ * toggling transaction's own (lower) cell after it ended: between two equal,
+ * even readings of the toggles, no toggle overlapped the scan.
+ */
+uint64
+horizon_cells_lowest(int first_slot, int nslots)
+{
+	for (;;)
+	{
+		uint64		toggles = pg_atomic_read_u64(&cells_shared->toggles);
+		uint64		low;
+
+		if (toggles % 2 != 0)
+		{
+			/* a toggle in progress: a few sweeps of the cells, or a test's pause */
+			pgstat_report_wait_start(PG_WAIT_EXTENSION);
+			pg_usleep(100L);
+			pgstat_report_wait_end();
+			CHECK_FOR_INTERRUPTS();
+			continue;
+		}
+		pg_read_barrier();
+		low = scan_cells(first_slot, nslots);
+		pg_read_barrier();
+		if (pg_atomic_read_u64(&cells_shared->toggles) == toggles)
+			return low;
+	}
 }
 
 bool
@@ -191,6 +244,7 @@ cells_shared_init(void *part)
 {
 	cells_shared = (CellsShared *) part;
 	cells_shared->nprocs = total_procs();
+	pg_atomic_init_u64(&cells_shared->toggles, 0);
 	for (int p = 0; p < cells_shared->nprocs; p++)
 		for (int s = 0; s < GEN_SLOT_COUNT; s++)
 			pg_atomic_init_u64(&cells_of(p)->unit[s], HORIZON_NONE);

@@ -45,19 +45,31 @@ horizon_note_issue(int slot)
 
 /*
  * sno's toggle after a clock step back takes its word below units that
- * cells were written from.  Before the toggle is published (and before the
- * caller reads sno's floor), the toggling backend lowers its own cell to
- * the unit it toggles to; right after, every cell of the slot still holding
- * a unit is lowered to it, so that a transaction that then issues from the
- * toggled word holds the horizon there.  horizon_record covers a cell
- * written from the old word during the toggle: it reads the word again
- * after writing the cell.  Nothing is added per ID.  Full barriers.
+ * cells were written from.  Before it reads sno's floor, the toggling
+ * backend lowers its own cell to the unit it toggles to
+ * (horizon_lower_own_for_toggle).  Then, under flakeid_lock (toggles never
+ * overlap), horizon_toggle_begin marks a toggle in progress and lowers
+ * every cell of the slot still holding a unit, before the compare-and-swap;
+ * horizon_toggle_end lowers them again if the toggle was made (cells
+ * written from the old word meanwhile) and ends the mark.  A horizon's scan
+ * (horizon_cells_lowest) that overlapped a toggle is made again once the
+ * toggle has ended, so it never reads one cell before the toggle and the
+ * next after its transaction ended.  horizon_record covers a cell written
+ * from the old word during the toggle: it reads the word again after
+ * writing the cell.  Nothing is added per ID.  Full barriers.
  */
 extern void horizon_lower_own_for_toggle(int slot, uint64 unit);
-extern void horizon_lower_all_for_toggle(int slot, uint64 unit);
+extern void horizon_toggle_begin(int slot, uint64 unit);
+extern void horizon_toggle_end(int slot, uint64 unit, bool made);
 
-/* the lowest unit the cells of every backend hold for these slots (HORIZON_NONE: none) */
+/*
+ * The lowest unit the cells of every backend hold for these slots
+ * (HORIZON_NONE: none), from a scan that no sno toggle overlapped.  While
+ * one is in progress it waits (interruptibly) for it: a few sweeps of the
+ * cells under flakeid_lock, with no I/O.
+ */
 extern uint64 horizon_cells_lowest(int first_slot, int nslots);
+
 
 /*
  * At the end of this backend's transaction (the leader clears what its

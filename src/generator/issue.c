@@ -116,7 +116,7 @@ slot_exchange(void *arg, uint64_t *word, uint64_t next)
 static WaitCause
 used_up_cause(int slot, uint64 word)
 {
-	return word == pg_atomic_read_u64(&counter_shared->slots[slot].closed_word.value) ? WAIT_CLOSED : WAIT_POOL_USED_UP;
+	return counters_closed(slot, word) ? WAIT_CLOSED : WAIT_POOL_USED_UP;
 }
 
 static void
@@ -172,9 +172,11 @@ sno_floor(void)
  * it issues is checked against the mark of the value it takes up, as every
  * ID is.  A toggle lowers this transaction's horizon cell, then reads the
  * floor (horizon.c writes the floor, then reads the cells): a toggle below
- * the floor is not made, and the caller counts on instead.  Once made, it
- * lowers every transaction's cell to its unit (horizon.h).  Returns true
- * with *issued set when an ID was published.
+ * the floor is not made, and the caller counts on instead.  Around its
+ * compare-and-swap it lowers every transaction's cell to its unit, before
+ * and after, and a horizon's scan of the cells waits until it is done
+ * (horizon_toggle_begin, _end).  Returns true with *issued set when an ID
+ * was published.
  */
 static bool
 sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool,
@@ -183,7 +185,8 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	pg_atomic_uint64 *counter = slot_word(slot);
 	uint64		word = pg_atomic_read_u64(counter);
 	uint64		now;
-	bool		toggles;
+	bool		toggles,
+				swapped;
 
 	/* the word first, then the clock: only a clock read after the word proves a regression */
 	pg_read_barrier();
@@ -205,10 +208,17 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	}
 	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
 	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
-	if (!pg_atomic_compare_exchange_u64(counter, &word, d->next_word))
-		return false;
 	if (toggles)
-		horizon_lower_all_for_toggle(slot, counter_unit(d->next_word));
+		horizon_toggle_begin(slot, counter_unit(d->next_word));
+	swapped = pg_atomic_compare_exchange_u64(counter, &word, d->next_word);
+	if (toggles)
+	{
+		if (swapped)
+			debug_pause(DEBUG_PAUSE_TOGGLE_SWAPPED);
+		horizon_toggle_end(slot, counter_unit(d->next_word), swapped);
+	}
+	if (!swapped)
+		return false;
 	sno_timeline_publish(&d->next_timeline);
 	mark_set_sno_ticktock(counter_flag(d->next_word));
 	*issued = d->next_word;
@@ -370,8 +380,7 @@ issue_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit
 	outcome = counter_take(&access, counter_advance, pool, &taken);
 
 	/* (not counted in flakeid_generators.issued, which counts *_new calls) */
-	if (outcome == COUNTER_ISSUE)
-		*word = taken.next_word;
+	*word = outcome == COUNTER_ISSUE ? taken.next_word : taken.word;
 	return outcome;
 }
 
@@ -387,8 +396,20 @@ issue_close_through(const GeneratorDef *def, int slot, uint64 unit)
 
 		if (counter_unit(word) > unit || word == closed)
 			return counter_unit(word);
-		pg_atomic_write_u64(&counter_shared->slots[slot].closed_word.value, closed);
+
+		/*
+		 * The last ID issued in `unit`, if the word is there, for a back-fill
+		 * into the closed unit (counters_closed_live_top); a word with its
+		 * sequence used up lies in an earlier unit here, and is not recorded,
+		 * so that a closing through a later unit that has not yet swapped
+		 * never reads as the unit's pool used up.
+		 */
+		if (counter_seq(word) != COUNTER_SEQ_MASK)
+			(void) atomic_raise_u64(&counter_shared->slots[slot].closed_replaced.value, word);
 		if (slot_exchange(&target, &word, closed))
+		{
+			(void) atomic_raise_u64(&counter_shared->slots[slot].closed_word.value, closed);
 			return unit;
+		}
 	}
 }

@@ -25,8 +25,10 @@ extern uint64 issue_next(const GeneratorDef *def, int slot, const CounterPool *p
  * few milliseconds) the call first waits, interruptibly, until that clock
  * gets there, so the counter never runs ahead of the clock the live
  * generator reads (which its next call would take for a step back).
- * Returns COUNTER_ISSUE with *word, COUNTER_WAIT when the unit's pool is
- * used up, COUNTER_BEHIND when the counter has passed the unit.
+ * Returns COUNTER_ISSUE with *word the word published, COUNTER_WAIT when
+ * the unit has no sequence left (its pool used up, or closed: *word the
+ * word found, for counters_closed), COUNTER_BEHIND when the counter has
+ * passed the unit.
  */
 extern CounterOutcome issue_at(const GeneratorDef *def, int slot, const CounterPool *pool,
 							   uint64 unit, uint64 *word);
@@ -36,6 +38,9 @@ extern CounterOutcome issue_at(const GeneratorDef *def, int slot, const CounterP
  * lies after `unit`, the counter moves to `unit` with its pool used up, so
  * every ID it issues afterwards lies in a later unit (the horizon closes the
  * present unit this way).  The mark covers `unit` first (mark_ensure).
+ * The word it replaces is recorded before, and the closed word after, the
+ * compare-and-swap (counters.h: closed_replaced, closed_word), so that a
+ * back-fill into the closed unit knows what the live counter issued there.
  * Returns the unit the counter lies in afterwards.
  */
 extern uint64 issue_close_through(const GeneratorDef *def, int slot, uint64 unit);

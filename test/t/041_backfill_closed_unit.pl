@@ -1,0 +1,95 @@
+# Back-fill into a unit a horizon or an advance closed (issue 59, item 3).
+# A horizon closes each live counter through the clock's unit - 1, and
+# *_advance_past through the unit of the ID it is given: the counter keeps
+# that unit with its sequence field full, and issues nothing more there.
+# 1.3 sent a back-fill for that unit down the live path, met the closed
+# word and refused it (54000, "every sequence of its pool of 4096 was
+# issued") although none was.  Now it draws from the ledger, above the last
+# sequence the live counter issued in the unit before the closing.
+#
+# 1. The issue's loop, for every format with a horizon: a horizon, then a
+#    back-fill one unit behind the clock, 2,000 times in one statement, is
+#    never refused.
+# 2. Live IDs in a unit, *_advance_past(the last of them), then back-fill
+#    into that unit until it is refused: every back-filled ID is new (none
+#    repeats a live one, none another), and the refusal says what it is: the
+#    live generator issued N of the unit's sequences, N being the live IDs
+#    counted there.
+# flax has no horizon, no advance and no ledger (random within its
+# millisecond): it is not concerned.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+
+my $node = flakeid_node('backfill_closed');
+sub sql { return $node->safe_psql('postgres', $_[0]); }
+
+# one counter unit of each format, as an interval (siq's is 1/65536 s)
+my %unit = (sno => '4 ms', siq => '15 microseconds', kuid => '1 ms', kuid96 => '1 ms', snowflake => '1 ms');
+
+# --- 1. the issue's loop ------------------------------------------------------------------------
+for my $f (formats(stateful => 't'))
+{
+	my $name = $f->{format};
+	my $call = backfill_call($f, "clock_timestamp() - interval '$unit{$name}'");
+	my $state = sqlstate_of($node, "SELECT count(*) FROM (SELECT ${name}_horizon(), $call FROM generate_series(1, 2000)) x");
+	is($state, 'ok', "$name: a horizon, then a back-fill one unit behind the clock, 2,000 times: never refused");
+	if ($state ne 'ok')
+	{
+		diag(message_of($node, "SELECT count(*) FROM (SELECT ${name}_horizon(), $call FROM generate_series(1, 2000)) x"));
+	}
+}
+
+# --- 2. advance_past closes a unit with live IDs in it; back-fill fills the rest ------------------
+sql(q{
+CREATE TABLE live (format text, id text, t timestamptz);
+CREATE TABLE filled (format text, id text);
+CREATE TABLE refusals (format text, message text, detail text);
+});
+for my $f (formats(stateful => 't'))
+{
+	my $name = $f->{format};
+	my ($type, $time) = ($f->{type}, $f->{time});
+	sql(qq{INSERT INTO live SELECT '$name', id::text, $time(id) FROM (SELECT $f->{new} AS id FROM generate_series(1, 300)) s});
+	my $last = sql(qq{SELECT id FROM live WHERE format = '$name' ORDER BY id::$type DESC LIMIT 1});
+	my $live_in_unit = sql(qq{SELECT count(*) FROM live WHERE format = '$name' AND t = (SELECT $time('$last'::$type))});
+	sql(qq{SELECT ${name}_advance_past('$last'::$type)});
+	# (7 µs into the unit: siq's unit starts between two microseconds)
+	my $call = backfill_call($f, "$time('$last'::$type) + interval '7 microseconds'");
+	# each call in a block of its own, so that the refusal ends the loop and keeps what came before
+	sql(qq{
+DO \$\$
+DECLARE
+    ids text[] := '{}';
+    m text;
+    d text;
+BEGIN
+    LOOP
+        BEGIN
+            ids := ids || ($call)::text;
+        EXCEPTION WHEN program_limit_exceeded THEN
+            GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL;
+            EXIT;
+        END;
+    END LOOP;
+    INSERT INTO filled SELECT '$name', unnest(ids);
+    INSERT INTO refusals VALUES ('$name', m, d);
+END \$\$});
+	my $filled = sql(qq{SELECT count(*) FROM filled WHERE format = '$name'});
+	my $refusal = sql(qq{SELECT message || E'\n' || detail FROM refusals WHERE format = '$name'});
+	ok($filled > 0, "$name: back-fill into the unit advance_past closed is given ($filled IDs)")
+	  or diag($refusal);
+	like($refusal, qr/^too many back-filled .* IDs in the time unit of .*\nThe live \w+ generator issued $live_in_unit sequences of that time unit's pool of \d+ before a horizon or an advance closed it, and back-fill was given the others\.$/,
+		"$name: the unit's pool is refused once back-fill meets the $live_in_unit live IDs issued there, and the DETAIL says so");
+	is(sql(qq{SELECT count(*) - count(DISTINCT id) FROM filled WHERE format = '$name'}), '0',
+		"$name: no back-filled ID repeats another");
+	is(sql(qq{SELECT count(*) FROM filled JOIN live USING (format, id) WHERE format = '$name'}), '0',
+		"$name: no back-filled ID repeats a live one of the closed unit");
+}
+
+my $sno_after = sql(q{SELECT sno_new() > max(id::sno) FROM live WHERE format = 'sno'});
+is($sno_after, 't', 'sno: the live generator goes on after the closed unit');
+
+stop_checked($node);
+done_testing();
