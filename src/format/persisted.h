@@ -40,6 +40,7 @@
 #define PERSISTED_MARKS			3	/* the monotonic mark, sno's two (defs.h, MarkId) */
 #define PERSISTED_STATE_VERSION	4
 #define PERSISTED_PREPARED_VERSION 2
+#define PERSISTED_MARK_MAX		INT64_C(253402300800000000) /* 10000-01-01 in Unix µs: no save reaches it */
 #define PERSISTED_FILE_MAX		65536	/* no state file is larger (a prepared file grows with max_prepared_xacts) */
 
 /* the WAL records' info codes (XLogRecGetInfo without XLR_INFO_MASK) */
@@ -134,7 +135,11 @@ extern bool persisted_add_unit(PersistedHolding *holding, const char *slot, uint
  * version it names (0 when it names none).  A file that records a system
  * identifier other than `system_identifier` is FOREIGN, with *state read
  * (the caller may take it up: flakeid.accept_state_from); any other
- * verdict but OK leaves *state empty.
+ * verdict but OK leaves *state empty.  A file no save could have written
+ * is DAMAGED, its checksum good or not: a mark below 0 or at or past
+ * PERSISTED_MARK_MAX, and in version 4 a file without its SYSTEM entry
+ * (or with 0 in it) or without the MARKS entry of either side.  Whether
+ * a mark is plausible for the clock now is the caller's to judge.
  */
 extern PersistedVerdict persisted_state_decode(const uint8_t *file, size_t size, uint64_t system_identifier,
 											   PersistedState *state, uint32_t *version);

@@ -212,6 +212,8 @@ read_marks(Reader *r, const EntrySink *sink)
 
 	if (bounds == NULL || !get(r, &ticktock, 4) || !get(r, &count, 4) || count != PERSISTED_MARKS)
 		return false;
+	if (sink->seen != NULL)
+		*sink->seen |= ENTRY_SEEN_MARKS(bounds == sink->sides[SIDE_OWN] ? SIDE_OWN : SIDE_UPSTREAM);
 	bounds->sno_ticktock = ticktock & 1;
 	return get(r, bounds->marks, sizeof(bounds->marks));
 }
@@ -308,6 +310,8 @@ entries_read(const uint8_t *bytes, size_t size, const EntrySink *sink)
 		/* a known entry is read whole: a payload longer than ours is damage, not news */
 		if (!read_payload(tag, &payload, sink) || payload.left != 0)
 			return PERSISTED_DAMAGED;
+		if (sink->seen != NULL)
+			*sink->seen |= ENTRY_SEEN(tag);
 	}
 	return PERSISTED_OK;
 }

@@ -69,7 +69,7 @@ PersistedVerdict
 persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, PersistedRecord *record)
 {
 	uint32_t	version = 0;
-	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record};
+	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL};
 	PersistedVerdict verdict;
 
 	memset(record, 0, sizeof(*record));
@@ -93,7 +93,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_PREPARED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -180,7 +180,7 @@ persisted_prepared_decode(const uint8_t *file, size_t size,
 						  uint32_t *version)
 {
 	FileHeader	header;
-	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg};
+	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg, NULL};
 	uint32_t	crc;
 
 	*version = 0;

@@ -147,17 +147,34 @@ read_v3(const uint8_t *file, size_t size, PersistedState *state)
 static PersistedVerdict
 read_v4(const uint8_t *file, size_t size, PersistedState *state)
 {
+	const uint32_t needed = ENTRY_SEEN(ENTRY_SYSTEM) | ENTRY_SEEN_MARKS(SIDE_OWN) | ENTRY_SEEN_MARKS(SIDE_UPSTREAM);
 	Header		header;
 	const uint8_t *body;
+	uint32_t	seen = 0;
 	EntrySink	sink = {&state->system_identifier, &state->snowflake_epoch_ms, {&state->own, &state->upstream},
-	NULL, NULL};
+	NULL, NULL, &seen};
+	PersistedVerdict verdict;
 
 	if (size < HEADER_SIZE)
 		return PERSISTED_DAMAGED;
 	memcpy(&header, file, sizeof(header));
 	if (header.body_length > size || (body = body_of(file, size, header.body_length, true)) == NULL)
 		return PERSISTED_DAMAGED;
-	return entries_read(body, header.body_length, &sink);
+	verdict = entries_read(body, header.body_length, &sink);
+	/* every save writes these: without them the file would read as a first start, or as no one's */
+	if (verdict == PERSISTED_OK && ((seen & needed) != needed || state->system_identifier == 0))
+		return PERSISTED_DAMAGED;
+	return verdict;
+}
+
+/* whether every mark is one a save could have written (persisted.h) */
+static bool
+marks_possible(const PersistedBounds *bounds)
+{
+	for (int m = 0; m < PERSISTED_MARKS; m++)
+		if (bounds->marks[m] < 0 || bounds->marks[m] >= PERSISTED_MARK_MAX)
+			return false;
+	return true;
 }
 
 PersistedVerdict
@@ -180,6 +197,8 @@ persisted_state_decode(const uint8_t *file, size_t size, uint64_t system_identif
 	if (header.version > PERSISTED_STATE_VERSION)
 		return PERSISTED_TOO_NEW;
 	verdict = readers[header.version](file, size, state);
+	if (verdict == PERSISTED_OK && !(marks_possible(&state->own) && marks_possible(&state->upstream)))
+		verdict = PERSISTED_DAMAGED;
 	if (verdict != PERSISTED_OK)
 		persisted_state_empty(state);
 	else if (state->system_identifier != 0 && state->system_identifier != system_identifier)

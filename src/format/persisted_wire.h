@@ -90,7 +90,12 @@ typedef struct EntrySink
 	PersistedBounds *sides[2];	/* SIDE_OWN, SIDE_UPSTREAM */
 	bool		(*holding) (void *arg, const PersistedHolding *holding);
 	void	   *arg;
+	uint32_t   *seen;			/* if not NULL: ENTRY_SEEN bits of the entries read are set */
 } EntrySink;
+
+/* the bit of a known tag in EntrySink.seen, and of a MARKS entry of each side */
+#define ENTRY_SEEN(tag)			(UINT32_C(1) << (tag))
+#define ENTRY_SEEN_MARKS(side)	(UINT32_C(1) << (16 + (side)))
 
 /* reads every entry of bytes[0..size) into `sink` */
 extern PersistedVerdict entries_read(const uint8_t *bytes, size_t size, const EntrySink *sink);

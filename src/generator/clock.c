@@ -16,6 +16,7 @@
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
+#include "lib/stringinfo.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -97,7 +98,12 @@ check_debug_pause_at(char **newval, void **extra pg_attribute_unused(), GucSourc
 
 	if (point < 0)
 	{
-		GUC_check_errdetail("Known pauses: recovery_decided, backfill_drawn, save_written, save_synced, save_renamed, toggle_swapped, horizon_cell_read, or empty for none.");
+		StringInfoData known;
+
+		initStringInfo(&known);
+		for (int p = DEBUG_PAUSE_NONE + 1; p < DEBUG_PAUSE_COUNT; p++)
+			appendStringInfo(&known, "%s, ", debug_pause_names[p]);
+		GUC_check_errdetail("Known pauses: %sor empty for none.", known.data);
 		return false;
 	}
 	return point == DEBUG_PAUSE_NONE || debug_setting_allowed(source, "calls may be paused");
@@ -118,8 +124,37 @@ check_debug_pause_ms(int *newval, void **extra pg_attribute_unused(), GucSource 
 }
 
 /*
+ * A cancel (statement_timeout, pg_cancel_backend) or terminate (a fast
+ * shutdown, pg_terminate_backend) pending now is served as core serves it,
+ * with its ERROR or FATAL and SQLSTATE, although the caller holds an
+ * LWLock (flakeid_lock, the horizon's file lock): an LWLock holds
+ * interrupts off, so CHECK_FOR_INTERRUPTS() alone would do nothing, and a
+ * wait that may be long would then end only on its own.  Interrupts are
+ * let through for that moment only; the error's recovery releases the
+ * locks.  In a critical section, nothing is served (ProcessInterrupts).
+ */
+void
+flakeid_serve_cancel_or_terminate(void)
+{
+	uint32		held = InterruptHoldoffCount;
+
+	if (!InterruptPending || !(QueryCancelPending || ProcDiePending))
+		return;
+	InterruptHoldoffCount = 0;
+	ProcessInterrupts();
+	InterruptHoldoffCount = held;
+}
+
+/*
  * flakeid.debug_pause_ms on the process latch, under the generic Extension
- * wait event; a cancel or terminate ends it.  At recovery_decided, a pause
+ * wait event; a cancel or terminate ends it, with its ERROR or FATAL, also
+ * at the save_* points, which run under a lock
+ * (flakeid_serve_cancel_or_terminate): the save then fails as it would on
+ * an I/O error, and nothing it was to publish is.  Not at toggle_swapped:
+ * an error there, between sno's compare-and-swap and the cells' second
+ * lowering, would leave the toggle half done (horizon_toggle_end never
+ * run, every horizon then waiting for it), so that pause runs to its end.
+ * At recovery_decided, a pause
  * that began during recovery also ends 1 ms after recovery does: a call
  * then goes on before the renewer's next pass takes the primary's bounds
  * up, which is the window a first call during promotion must not issue in.
@@ -134,7 +169,11 @@ debug_pause_slow(void)
 	{
 		long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until);
 
-		CHECK_FOR_INTERRUPTS();
+		if (debug_pause_point != DEBUG_PAUSE_TOGGLE_SWAPPED)
+		{
+			flakeid_serve_cancel_or_terminate();
+			CHECK_FOR_INTERRUPTS();
+		}
 		if (left <= 0 || (until_recovery_ends && !RecoveryInProgress()))
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

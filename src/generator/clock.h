@@ -36,7 +36,8 @@ extern int64 clock_read(const GeneratorDef *def);
 
 /*
  * Where a test may hold a race's window open (flakeid.debug_pause_at), and
- * the pause there: flakeid.debug_pause_ms on the latch, ended by a cancel.
+ * the pause there: flakeid.debug_pause_ms on the latch, ended by a cancel
+ * or terminate (with its ERROR or FATAL) even where a lock is held.
  * Settable only by superusers on a server started with
  * flakeid.allow_debug_clock_offset; one comparison when unset.
  */
@@ -55,6 +56,9 @@ typedef enum DebugPausePoint
 
 extern int	debug_pause_point;
 extern void debug_pause_slow(void);
+
+/* serves a pending cancel or terminate (ERROR, FATAL) even under an LWLock; see clock.c */
+extern void flakeid_serve_cancel_or_terminate(void);
 
 static inline void
 debug_pause(DebugPausePoint point)

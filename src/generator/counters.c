@@ -115,7 +115,7 @@ counters_resume(const int64 marks[MARK_COUNT], bool flag)
 }
 
 void
-counters_latest_unit_starts(int64 latest[MARK_COUNT])
+counters_latest_unit_starts(int64 latest[MARK_COUNT], bool closings)
 {
 	for (int m = 0; m < MARK_COUNT; m++)
 		latest[m] = 0;
@@ -129,7 +129,8 @@ counters_latest_unit_starts(int64 latest[MARK_COUNT])
 			uint64		word = pg_atomic_read_u64(&slot->word.value);
 
 			/* a counter that issued nothing since it was resumed needs no renewal */
-			if (word != 0 && word != pg_atomic_read_u64(&slot->resumed_word.value))
+			if (word != 0 && word != pg_atomic_read_u64(&slot->resumed_word.value) &&
+				(closings || word != pg_atomic_read_u64(&slot->closed_word.value)))
 			{
 				int64		start = def->format->unit_start(counter_unit(word));
 

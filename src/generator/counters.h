@@ -101,9 +101,13 @@ extern bool counters_resume(const int64 marks[MARK_COUNT], bool flag);
 /*
  * The latest start of a unit (Unix µs) the counters of each mark used
  * since they were resumed, 0 where none was: for sno, its counter under the
- * mark of its tick-tock.
+ * mark of its tick-tock.  With `closings` false, a counter a horizon or an
+ * advance closed and nothing issued from since counts as none: every ID was
+ * below the mark as it was issued (mark_ensure_renewed), so a closing alone
+ * needs no renewal (the renewer).  At exit, where the marks come down to
+ * the latest units, a closing counts at its unit, as a bound of the IDs.
  */
-extern void counters_latest_unit_starts(int64 latest[MARK_COUNT]);
+extern void counters_latest_unit_starts(int64 latest[MARK_COUNT], bool closings);
 
 /*
  * Whether the counter word `word` of `slot`, seen in a unit with no sequence

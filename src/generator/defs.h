@@ -68,6 +68,16 @@ typedef enum MarkId
 #define MARK_RESERVE_US		(2 * USECS_PER_SEC)
 #define MARK_RENEW_US		(1 * USECS_PER_SEC)
 
+/*
+ * How far ahead of this server's clock an ID given to *_advance_past may
+ * lie: the generator then issues up to that far ahead of its clock (the
+ * monotonic generators count on; sno counts on until its clock passes, and
+ * after a restart waits for it), so the lead is bounded.  A minute covers
+ * clocks that disagree by seconds; more is a clock to mend, not an ID to
+ * follow.
+ */
+#define ADVANCE_LEAD_US		(60 * USECS_PER_SEC)
+
 /* hot words written by many backends each live on a cache line of their own */
 typedef union PaddedWord
 {

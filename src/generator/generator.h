@@ -41,15 +41,7 @@ extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
  */
 extern uint64 flakeid_horizon_unit(GeneratorId gen);
 
-/*
- * How far ahead of this server's clock an ID given to *_advance_past may
- * lie: the generator then issues up to that far ahead of its clock (the
- * monotonic generators count on; sno counts on until its clock passes, and
- * after a restart waits for it), so the lead is bounded.  A minute covers
- * clocks that disagree by seconds; more is a clock to mend, not an ID to
- * follow.
- */
-#define ADVANCE_LEAD_US		(60 * USECS_PER_SEC)
+/* ADVANCE_LEAD_US (defs.h): how far ahead of the clock an ID to advance past may lie */
 
 /*
  * Makes a generator variant issue, from now on, only IDs of units after

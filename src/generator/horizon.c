@@ -9,8 +9,8 @@
  * back is harmless.
  *
  * Prepared transactions: at PRE_PREPARE the backend's cells are copied into
- * a table of prepared holdings, keyed by the transaction ID and saved to
- * "flakeid.prepared" (horizon_file.c) before the transaction is
+ * the table of prepared holdings (horizon_holdings.h), keyed by the
+ * transaction ID and saved to "flakeid.prepared" before the transaction is
  * prepared, so they outlive the backend and a restart; at PREPARE the cells
  * are cleared.  A holding counts while its transaction is in progress
  * (TransactionIdIsInProgress: true for a prepared one); horizon_unit
@@ -19,7 +19,6 @@
 #include "postgres.h"
 
 #include "access/transam.h"
-#include "access/twophase.h"	/* max_prepared_xacts */
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/procarray.h"
@@ -28,6 +27,7 @@
 #include "generator/horizon.h"
 #include "generator/horizon_cells.h"
 #include "generator/horizon_file.h"
+#include "generator/horizon_holdings.h"
 #include "generator/issue.h"
 #include "generator/shmem.h"
 #include "generator/wal_record.h"
@@ -36,113 +36,9 @@ typedef struct HorizonShared
 {
 	/* per generator: the latest horizon given, as a unit */
 	pg_atomic_uint64 given[GEN_COUNT];
-	int			nprepared;		/* entries of prepared[] */
-	bool		prepared_damaged;	/* flakeid.prepared could not be read at start */
-	PreparedHolding prepared[FLEXIBLE_ARRAY_MEMBER];
 } HorizonShared;
 
 static HorizonShared *horizon_shared = NULL;
-static LWLockPadded *horizon_locks = NULL;
-
-/*
- * The holdings the table can keep: twice max_prepared_xacts.  A recovery
- * that starts again from a restartpoint (a standby stopped, a crash) loads
- * flakeid.prepared as saved at the last record it had replayed, then
- * replays the records after the restartpoint again: the transactions
- * prepared there come back before their ends are replayed, beside those of
- * the file that are still to end.  Each set is bounded by
- * max_prepared_xacts (a standby has at least its primary's), so their union
- * by twice that; with max_prepared_xacts alone, a standby with many
- * prepared transactions stopped at its next start (the fault campaign,
- * test/chaos, found it).
- */
-static int
-holding_capacity(void)
-{
-	return 2 * max_prepared_xacts;
-}
-
-static Size
-horizon_size(void)
-{
-	return add_size(offsetof(HorizonShared, prepared),
-					mul_size(sizeof(PreparedHolding), (Size) holding_capacity()));
-}
-
-#define TABLE_LOCK	(&horizon_locks[0].lock)	/* prepared[]: memory only, never held across I/O */
-#define FILE_LOCK	(&horizon_locks[1].lock)	/* serialises writes of flakeid.prepared */
-
-/*
- * Saves the holdings in use durably; ERROR on failure.  Called without the
- * table's lock: the copy is taken after the file's lock, so each write holds
- * every change made before it began, and the table is never locked across
- * the fsyncs (the horizon reads it without waiting for them).  With
- * `must_save` false (forgetting ended holdings) it saves only when no other
- * write is under way: an ended holding left in the file costs nothing.
- */
-static void
-save_prepared(bool must_save)
-{
-	PreparedHolding *entries;
-	int			count = 0;
-	int			capacity = holding_capacity();	/* (read once: Max() reads twice) */
-
-	if (must_save)
-		LWLockAcquire(FILE_LOCK, LW_EXCLUSIVE);
-	else if (!LWLockConditionalAcquire(FILE_LOCK, LW_EXCLUSIVE))
-		return;
-	entries = palloc(sizeof(PreparedHolding) * Max(capacity, 1));
-	LWLockAcquire(TABLE_LOCK, LW_SHARED);
-	for (int i = 0; i < horizon_shared->nprepared; i++)
-		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
-			entries[count++] = horizon_shared->prepared[i];
-	LWLockRelease(TABLE_LOCK);
-	prepared_file_write(entries, count);
-	LWLockRelease(FILE_LOCK);
-	pfree(entries);
-}
-
-/* with the lock held exclusively: forgets the holdings of transactions that have ended */
-static bool
-forget_ended(void)
-{
-	bool		forgot = false;
-
-	for (int i = 0; i < horizon_shared->nprepared; i++)
-		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid) &&
-			!TransactionIdIsInProgress(XidFromFullTransactionId(horizon_shared->prepared[i].fxid)))
-		{
-			horizon_shared->prepared[i].fxid = InvalidFullTransactionId;
-			forgot = true;
-		}
-	while (horizon_shared->nprepared > 0 &&
-		   !FullTransactionIdIsValid(horizon_shared->prepared[horizon_shared->nprepared - 1].fxid))
-		horizon_shared->nprepared--;
-	return forgot;
-}
-
-/*
- * With the table's lock held exclusively: stores `holding` in the entry of
- * its transaction, else in a free one; its index, or -1 when all
- * holding_capacity() are in use.
- */
-static int
-store_holding(const PreparedHolding *holding)
-{
-	int			entry = -1;
-
-	for (int i = 0; i < horizon_shared->nprepared && entry < 0; i++)
-		if (FullTransactionIdEquals(horizon_shared->prepared[i].fxid, holding->fxid))
-			entry = i;
-	for (int i = 0; i < horizon_shared->nprepared && entry < 0; i++)
-		if (!FullTransactionIdIsValid(horizon_shared->prepared[i].fxid))
-			entry = i;
-	if (entry < 0 && horizon_shared->nprepared < holding_capacity())
-		entry = horizon_shared->nprepared++;
-	if (entry >= 0)
-		horizon_shared->prepared[entry] = *holding;
-	return entry;
-}
 
 /*
  * PRE_PREPARE: the cells become a holding of the transaction, saved before
@@ -154,89 +50,35 @@ static void
 hold_for_prepared(void)
 {
 	PreparedHolding holding = {.fxid = GetTopFullTransactionIdIfAny()};
-	int			entry;
+	PersistedHolding persisted;
 
 	if (!horizon_cells_take(holding.unit) || !FullTransactionIdIsValid(holding.fxid))
 		return;
-	if (horizon_shared->prepared_damaged)
+	holding.through = holding.fxid;
+	if (holdings_damaged())
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cannot prepare a transaction that generated IDs while flakeid's file \"%s\" is damaged", PREPARED_FILE),
 				 errdetail("The file holds the units of the IDs that prepared transactions issued, and is kept as it is until an operator acts."),
 				 errhint("Commit this transaction instead, or, once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
-	LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
-	(void) forget_ended();
-	entry = store_holding(&holding);
-	LWLockRelease(TABLE_LOCK);
-	if (entry < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("flakeid cannot hold the horizon for more prepared transactions than max_prepared_xacts")));
-	save_prepared(true);
+	holdings_hold(&holding, false);
 	/* and to the standbys: the transaction's PREPARE record, which follows, flushes it */
-	{
-		PersistedHolding persisted;
-
-		holding_to_persisted(&holding, &persisted);
-		wal_record_log_prepared(&persisted);
-	}
-}
-
-/* the oldest transaction whose status the commit log still keeps */
-static TransactionId
-oldest_clog_xid(void)
-{
-#if PG_VERSION_NUM >= 170000
-	return TransamVariables->oldestClogXid;
-#else
-	return ShmemVariableCache->oldestClogXid;
-#endif
-}
-
-/*
- * With the table's lock held exclusively, in recovery: forgets the holdings
- * of transactions the replayed commit log says ended.  Not
- * TransactionIdIsInProgress: during recovery a prepared transaction joins
- * the procarray only when recovery ends.  A transaction older than the
- * commit log ended long ago (a prepared one holds its truncation back).
- */
-static void
-forget_ended_in_recovery(void)
-{
-	TransactionId oldest = oldest_clog_xid();
-
-	for (int i = 0; i < horizon_shared->nprepared; i++)
-	{
-		TransactionId xid = XidFromFullTransactionId(horizon_shared->prepared[i].fxid);
-
-		if (TransactionIdIsValid(xid) &&
-			(TransactionIdPrecedes(xid, oldest) || TransactionIdDidCommit(xid) || TransactionIdDidAbort(xid)))
-			horizon_shared->prepared[i].fxid = InvalidFullTransactionId;
-	}
+	holding_to_persisted(&holding, &persisted);
+	wal_record_log_prepared(&persisted);
 }
 
 void
 horizon_redo_prepared(const PersistedHolding *persisted)
 {
 	PreparedHolding holding;
-	int			entry;
 
 	if (!holding_from_persisted(persisted, &holding))
 		ereport(PANIC,
 				(errmsg("flakeid_redo: a prepared transaction's holding names a counter this version of flakeid does not have"),
 				 errhint("Upgrade flakeid on standbys before their primary.")));
-	if (horizon_shared->prepared_damaged)
+	if (holdings_damaged())
 		return;					/* the horizon refuses until an operator acts; the file stays as it is */
-	LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
-	forget_ended_in_recovery();
-	entry = store_holding(&holding);
-	LWLockRelease(TABLE_LOCK);
-	if (entry < 0)
-		ereport(FATAL,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("flakeid cannot hold the horizon for more prepared transactions than twice max_prepared_xacts"),
-				 errhint("Set max_prepared_transactions on this standby at least as high as on its primary.")));
-	save_prepared(true);
+	holdings_hold(&holding, true);
 }
 
 static void
@@ -274,36 +116,7 @@ horizon_at_xact_event(XactEvent event, void *arg pg_attribute_unused())
 static uint64
 lowest_held(const GeneratorDef *def)
 {
-	uint64		low = horizon_cells_lowest(def->first_slot, def->variants);
-	bool		ended = false;
-
-	LWLockAcquire(TABLE_LOCK, LW_SHARED);
-	for (int i = 0; i < horizon_shared->nprepared; i++)
-	{
-		const PreparedHolding *holding = &horizon_shared->prepared[i];
-
-		if (!FullTransactionIdIsValid(holding->fxid))
-			continue;
-		if (!TransactionIdIsInProgress(XidFromFullTransactionId(holding->fxid)))
-		{
-			ended = true;
-			continue;
-		}
-		for (int v = 0; v < def->variants; v++)
-			low = Min(low, holding->unit[def->first_slot + v]);
-	}
-	LWLockRelease(TABLE_LOCK);
-	if (ended)
-	{
-		bool		forgot;
-
-		LWLockAcquire(TABLE_LOCK, LW_EXCLUSIVE);
-		forgot = forget_ended();
-		LWLockRelease(TABLE_LOCK);
-		if (forgot)
-			save_prepared(false);
-	}
-	return low;
+	return holdings_lowest(def, horizon_cells_lowest(def->first_slot, def->variants));
 }
 
 /*
@@ -320,7 +133,7 @@ never_back(const GeneratorDef *def, uint64 unit)
 static void
 refuse_if_damaged(void)
 {
-	if (horizon_shared->prepared_damaged)
+	if (holdings_damaged())
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's file \"%s\" is damaged, so no horizon can be given", PREPARED_FILE),
@@ -331,18 +144,8 @@ refuse_if_damaged(void)
 int
 horizon_prepared_holdings(PreparedHolding **holdings)
 {
-	int			count = 0;
-	int			capacity = holding_capacity();	/* (read once: Max() reads twice) */
-
 	refuse_if_damaged();
-	*holdings = palloc(sizeof(PreparedHolding) * Max(capacity, 1));
-	LWLockAcquire(TABLE_LOCK, LW_SHARED);
-	for (int i = 0; i < horizon_shared->nprepared; i++)
-		if (FullTransactionIdIsValid(horizon_shared->prepared[i].fxid) &&
-			TransactionIdIsInProgress(XidFromFullTransactionId(horizon_shared->prepared[i].fxid)))
-			(*holdings)[count++] = horizon_shared->prepared[i];
-	LWLockRelease(TABLE_LOCK);
-	return count;
+	return holdings_open(holdings);
 }
 
 /*
@@ -398,27 +201,15 @@ horizon_shared_init(void *part)
 		pg_atomic_init_u64(&shared->given[g], 0);
 }
 
-/* at start, in the postmaster: the holdings of the transactions prepared before it */
-static void
-horizon_at_start(void)
-{
-	int			count = 0;
-
-	if (prepared_file_read(horizon_shared->prepared, holding_capacity(), &count))
-		horizon_shared->nprepared = count;
-	else
-		horizon_shared->prepared_damaged = true;
-}
-
 void
 horizon_init(void)
 {
-	ShmemPart	part = {.name = "flakeid horizon", .size_at_request = horizon_size,
+	ShmemPart	part = {.name = "flakeid horizon", .size = sizeof(HorizonShared),
 		.address = (void **) &horizon_shared, .init = horizon_shared_init,
-	.nlocks = 2, .locks = &horizon_locks};
+	};
 
 	shmem_request_part(&part);
 	horizon_cells_init();
-	shmem_at_startup(horizon_at_start);
+	holdings_init();
 	RegisterXactCallback(horizon_at_xact_event, NULL);
 }

@@ -42,7 +42,8 @@ extern int	horizon_prepared_holdings(PreparedHolding **holdings);
  * table, replacing one of the same transaction, and is saved, so that a
  * promoted standby's horizon (and a primary's after a crash) stays below
  * the prepared transaction's IDs until it ends.  A failure to save stops
- * recovery (ERROR in the startup process), as the marks' replay does.
+ * recovery (ERROR in the startup process), as the marks' replay does; a
+ * full table never does (horizon_holdings.h: the overflow entry).
  */
 extern void horizon_redo_prepared(const PersistedHolding *holding);
 

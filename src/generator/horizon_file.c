@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "generator/durable_file.h"
 #include "generator/horizon_file.h"
 #include "generator/table.h"
@@ -16,23 +18,30 @@ holding_to_persisted(const PreparedHolding *holding, PersistedHolding *persisted
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		if (holding->unit[s] != PG_UINT64_MAX)
 			(void) persisted_add_unit(persisted, generator_slot_name(s), holding->unit[s]);
+	if (holding_is_overflow(holding))
+		(void) persisted_add_unit(persisted, HOLDING_THROUGH_NAME, U64FromFullTransactionId(holding->through));
 }
 
 bool
 holding_from_persisted(const PersistedHolding *persisted, PreparedHolding *holding)
 {
 	holding->fxid = FullTransactionIdFromU64(persisted->full_xid);
+	holding->through = holding->fxid;
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		holding->unit[s] = PG_UINT64_MAX;
 	for (uint32 i = 0; i < persisted->nunits; i++)
 	{
 		int			slot = generator_slot_by_name(persisted->units[i].slot);
 
-		if (slot < 0)
+		if (strcmp(persisted->units[i].slot, HOLDING_THROUGH_NAME) == 0)
+			holding->through = FullTransactionIdFromU64(persisted->units[i].unit);
+		else if (slot < 0)
 			return false;
-		holding->unit[slot] = persisted->units[i].unit;
+		else
+			holding->unit[slot] = persisted->units[i].unit;
 	}
-	return FullTransactionIdIsValid(holding->fxid);
+	return FullTransactionIdIsValid(holding->fxid) &&
+		!FullTransactionIdPrecedes(holding->through, holding->fxid);
 }
 
 void
@@ -58,30 +67,48 @@ prepared_file_write(const PreparedHolding *entries, int count)
 
 typedef struct ReadState
 {
-	PreparedHolding *entries;
-	int			max;
-	int			count;
+	void		(*take) (void *arg, const PreparedHolding *holding);
+	void	   *arg;
 } ReadState;
 
 static bool
 take_holding(void *arg, const PersistedHolding *persisted)
 {
 	ReadState  *read = arg;
+	PreparedHolding holding;
 
-	return read->count < read->max && holding_from_persisted(persisted, &read->entries[read->count++]);
+	if (!holding_from_persisted(persisted, &holding))
+		return false;
+	read->take(read->arg, &holding);
+	return true;
+}
+
+/*
+ * The room to read the file in: its size and a byte (durable_file_read
+ * calls a file that fills the room too large), at most PREPARED_READ_MAX;
+ * a file that cannot be stat'ed gets a byte, and its read reports why.
+ */
+#define PREPARED_READ_MAX	((size_t) 64 * 1024 * 1024)
+
+static size_t
+room_for_file(void)
+{
+	struct stat st;
+
+	if (stat(PREPARED_FILE, &st) != 0 || st.st_size < 0)
+		return 1;
+	return Min((size_t) st.st_size + 1, PREPARED_READ_MAX);
 }
 
 bool
-prepared_file_read(PreparedHolding *entries, int max, int *count)
+prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), void *arg)
 {
-	ReadState	read = {entries, max, 0};
-	/* room for `max` holdings naming every slot a record may name (more than any version writes) */
-	size_t		room = 64 + (size_t) Max(max, 1) * (32 + PERSISTED_SLOTS_MAX * (1 + PERSISTED_NAME_MAX + 8));
+	ReadState	read = {take, arg};
+	size_t		room = room_for_file();
 	uint8	   *file = palloc(room);
 	size_t		size;
 	uint32		version;
 
-	*count = 0;
 	switch (durable_file_read(PREPARED_FILE, file, room, &size))
 	{
 		case DURABLE_READ_NONE:
@@ -90,14 +117,11 @@ prepared_file_read(PreparedHolding *entries, int max, int *count)
 			break;
 		case DURABLE_READ_OK:
 			if (persisted_prepared_decode(file, size, take_holding, &read, &version) == PERSISTED_OK)
-			{
-				*count = read.count;
 				return true;
-			}
 			break;
 	}
 	ereport(LOG,
-			(errmsg("flakeid's file \"%s\" is damaged, of a newer flakeid, or holds more prepared transactions than twice max_prepared_xacts; the horizon functions refuse until it is removed",
+			(errmsg("flakeid's file \"%s\" is damaged or of a newer flakeid; the horizon functions refuse until it is removed",
 					PREPARED_FILE)));
 	return false;
 }

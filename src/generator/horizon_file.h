@@ -15,12 +15,27 @@
 
 #define PREPARED_FILE		"flakeid.prepared"
 
-/* what a prepared transaction holds: the lowest unit per counter slot (PG_UINT64_MAX: none) */
+/*
+ * What a prepared transaction holds: the lowest unit per counter slot
+ * (PG_UINT64_MAX: none).  An overflow entry (through after fxid) holds for
+ * every transaction from fxid through `through` that the table had no room
+ * for: it ends when all of them have.  The file keeps `through` of an
+ * overflow as a unit under HOLDING_THROUGH_NAME, a name no counter has.
+ */
 typedef struct PreparedHolding
 {
 	FullTransactionId fxid;		/* InvalidFullTransactionId: a free entry */
+	FullTransactionId through;	/* fxid, or the last transaction an overflow covers */
 	uint64		unit[GEN_SLOT_COUNT];
 } PreparedHolding;
+
+#define HOLDING_THROUGH_NAME	"(overflow through xid)"
+
+static inline bool
+holding_is_overflow(const PreparedHolding *holding)
+{
+	return FullTransactionIdPrecedes(holding->fxid, holding->through);
+}
 
 /*
  * A holding by slot name, as the file and the WAL record store it, and
@@ -39,10 +54,10 @@ extern bool holding_from_persisted(const PersistedHolding *persisted, PreparedHo
 extern void prepared_file_write(const PreparedHolding *entries, int count);
 
 /*
- * Reads them into `entries` (room for `max`); no file is none.  False for a
- * file that cannot be read, is damaged or of a newer flakeid, or holds more
- * than `max`.  Never raises.
+ * Reads them, calling `take` for each, however many the file holds (it is
+ * read at its size); no file is none.  False for a file that cannot be
+ * read, is damaged or of a newer flakeid.  Never raises.
  */
-extern bool prepared_file_read(PreparedHolding *entries, int max, int *count);
+extern bool prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), void *arg);
 
 #endif

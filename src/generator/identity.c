@@ -206,8 +206,13 @@ identity_log_settings(void)
 	for (int i = 0; i < IDENTITY_COUNT; i++)
 	{
 		const IdentityDef *id = &identities[i];
+		char	   *refused = settings_describe_rejected(id->setting);
 
-		if (*id->value < 0)
+		if (refused != NULL)
+			ereport(LOG,
+					(errmsg("%s: the %s generator refuses to generate until it is corrected", refused, id->type_name),
+					 errdetail("PostgreSQL kept the default in its place, which flakeid does not derive an identity from.")));
+		else if (*id->value < 0)
 			ereport(LOG,
 					(errmsg("%s is not set: it will be derived from this node's Citus group, or outside a Citus cluster from the system identifier and timeline",
 							SETTING_NAME(id)),

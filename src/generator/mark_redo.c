@@ -11,6 +11,7 @@
 
 #include "access/xlog_internal.h"
 #include "access/xlogreader.h"
+#include "utils/memutils.h"
 
 #include "generator/horizon.h"
 #include "generator/mark_redo.h"
@@ -33,9 +34,32 @@ bounds_of(const PersistedRecord *decoded, IssuedBounds *bounds)
 				 errhint("Upgrade flakeid on standbys before their primary.")));
 }
 
+/*
+ * Replay allocates here, and the context is reset after each record (as
+ * core's resource managers keep a per-record context): the file's buffers,
+ * the holdings copied for a save, its path strings.  Made at the first
+ * record, in the startup process.
+ */
+static MemoryContext redo_context = NULL;
+
+static void replay_record(XLogReaderState *record);
+
 /* in the startup process; a record this code cannot read stops recovery */
 static void
 mark_redo(XLogReaderState *record)
+{
+	MemoryContext caller;
+
+	if (redo_context == NULL)
+		redo_context = AllocSetContextCreate(TopMemoryContext, "flakeid redo", ALLOCSET_DEFAULT_SIZES);
+	caller = MemoryContextSwitchTo(redo_context);
+	replay_record(record);
+	MemoryContextSwitchTo(caller);
+	MemoryContextReset(redo_context);
+}
+
+static void
+replay_record(XLogReaderState *record)
 {
 	static PersistedRecord decoded;
 	IssuedBounds bounds;

@@ -75,7 +75,7 @@ save_high_water_at_exit(int code, Datum arg pg_attribute_unused())
 	/* a clean exit only: after a crash, shared memory is not trusted */
 	if (code != 0 || IsUnderPostmaster)
 		return;
-	counters_latest_unit_starts(latest);
+	counters_latest_unit_starts(latest, true);
 	mark_save_high_water(latest);
 }
 

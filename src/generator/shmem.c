@@ -9,7 +9,7 @@
 
 #include "generator/shmem.h"
 
-#define MAX_PARTS		8
+#define MAX_PARTS		12
 #define MAX_STARTUPS	3
 
 static ShmemPart parts[MAX_PARTS];

@@ -15,12 +15,16 @@
  * A file whose system identifier is not this cluster's was copied from
  * another one: its marks say nothing about this cluster's IDs, so it is
  * refused like a damaged file (unless flakeid.accept_state_from names it:
- * marks_setup.c).
+ * marks_setup.c).  Files of versions 1 and 2 record no system identifier:
+ * one is taken up only where this cluster could have written it
+ * (old_file_refusal).  A mark no save could have written is damage.
  */
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "utils/timestamp.h"
 
+#include "generator/clock.h"
 #include "generator/durable_file.h"
 #include "generator/state.h"
 #include "generator/state_witness.h"
@@ -115,6 +119,42 @@ refuse_too_new(uint32 version, const char *unknown_slot)
 }
 
 /*
+ * A file of version 1 or 2 (1.0, 1.1) names no cluster, so it is taken up
+ * only where this cluster could have written it:
+ *
+ *   - this cluster's witness (state_witness.h) is absent: from 1.3 on the
+ *     first save writes it and every save a version 4 file, so an older file
+ *     beside it is a stale or copied one;
+ *   - no mark lies further ahead of the clock than a save leaves one: at
+ *     most MARK_RESERVE_US past the later of the clock and the latest ID,
+ *     which stays within ADVANCE_LEAD_US of the clock.
+ *
+ * Otherwise the file is refused as damaged: a mark far ahead would make
+ * every generator issue there (a crafted mark in 2080 did).  A clock set
+ * back by more than that lead since a 1.1 save is refused too, the safe
+ * way.  Returns the refusal's detail, or NULL to take the file up.
+ */
+static const char *
+old_file_refusal(const FlakeidPersisted *state, uint32 version)
+{
+	const int64 lead = ADVANCE_LEAD_US + MARK_RESERVE_US;
+	int64		clock;
+
+	if (version > 2)
+		return NULL;
+	if (state_witness_says_issued())
+		return psprintf("It has state version %u, which names no cluster, but \"%s\" says this cluster has written version %u since.",
+						version, STATE_WITNESS_FILE, STATE_VERSION);
+	clock = flakeid_clock_unix_us();
+	for (int m = 0; m < MARK_COUNT; m++)
+		if (state->own.marks[m] > clock + lead)
+			return psprintf("It has state version %u, which names no cluster, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one.",
+							version, timestamptz_to_str(flakeid_timestamptz_from_unix_us(state->own.marks[m])),
+							(int) (lead / USECS_PER_SEC));
+	return NULL;
+}
+
+/*
  * Reads the file at server start into *state (all zero, the epoch -1,
  * unless loaded) and sets *file_version (0 without a file).  Logs why a
  * file cannot be used.  Never raises an error: it runs in the postmaster.
@@ -127,6 +167,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	PersistedVerdict verdict;
 	size_t		size;
 	const char *unknown;
+	const char *detail;
 
 	state_set_empty(state);
 	*file_version = 0;
@@ -145,7 +186,8 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	if (verdict == PERSISTED_DAMAGED)
 		return refuse_damaged(*file_version == 0 ?
 							  "It does not begin with the state file's magic number and a version." :
-							  psprintf("Its length or checksum does not match state version %u.", *file_version));
+							  psprintf("Its length, checksum, entries or marks are not what a save of state version %u writes.",
+									   *file_version));
 	state->system_identifier = persisted.system_identifier;
 	state->snowflake_epoch_ms = persisted.snowflake_epoch_ms;
 	if ((unknown = bounds_from_persisted(&persisted.own, &state->own)) != NULL ||
@@ -153,6 +195,11 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	{
 		state_set_empty(state);
 		return refuse_too_new(*file_version, unknown);
+	}
+	if ((detail = old_file_refusal(state, *file_version)) != NULL)
+	{
+		state_set_empty(state);
+		return refuse_damaged(detail);
 	}
 	if (verdict == PERSISTED_FOREIGN)
 	{

@@ -15,6 +15,7 @@
 #include "storage/lwlock.h"
 #include "utils/wait_event.h"
 
+#include "generator/clock.h"
 #include "generator/settings.h"
 #include "generator/wal_record.h"
 
@@ -60,28 +61,6 @@ wal_record_init(void)
 }
 
 /*
- * A cancel (statement_timeout, pg_cancel_backend) or terminate (a fast
- * shutdown, pg_terminate_backend) pending now is served as core serves it,
- * with its ERROR or FATAL and SQLSTATE, although the caller holds
- * flakeid_lock: an LWLock holds interrupts off, so CHECK_FOR_INTERRUPTS()
- * alone would do nothing, and a wait for standbys that may never answer
- * would then end only with the server (seen: a backend waiting 12 minutes
- * past its 1 s statement_timeout).  Interrupts are let through for that
- * moment only; the error's recovery releases flakeid_lock.
- */
-static void
-serve_cancel_or_terminate(void)
-{
-	uint32		held = InterruptHoldoffCount;
-
-	if (!InterruptPending || !(QueryCancelPending || ProcDiePending))
-		return;
-	InterruptHoldoffCount = 0;
-	ProcessInterrupts();
-	InterruptHoldoffCount = held;
-}
-
-/*
  * Whether synchronous standbys are defined, as the waiters of core read it
  * (SyncRepWaitForLSN): from the state the checkpointer publishes under
  * SyncRepLock once it has processed synchronous_standby_names, so that
@@ -115,7 +94,9 @@ synchronous_standbys_defined(void)
  * (SyncRepWaitForLSN): that queue follows the session's synchronous_commit,
  * which may say not to wait at all.  Called with flakeid_lock held; a
  * cancel or terminate still ends the wait, with an ERROR or FATAL, so
- * nothing is published.  A wait on SyncRepLock (shared) and the standbys'
+ * nothing is published (flakeid_serve_cancel_or_terminate: a wait seen
+ * lasting 12 minutes past its 1 s statement_timeout before it served them).
+ * A wait on SyncRepLock (shared) and the standbys'
  * replies.
  */
 static void
@@ -134,7 +115,7 @@ wait_for_synchronous_standbys(XLogRecPtr lsn)
 			return;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1, WAIT_EVENT_SYNC_REP);
 		ResetLatch(MyLatch);
-		serve_cancel_or_terminate();
+		flakeid_serve_cancel_or_terminate();
 		CHECK_FOR_INTERRUPTS();
 	}
 }

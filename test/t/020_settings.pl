@@ -161,6 +161,16 @@ $node = refused_settings({ 'flakeid.sno_partition' => 70000, 'flakeid.siq_shard'
 is(sql($node, 'SHOW flakeid.sno_partition'), '-1', 'SHOW gives the default that PostgreSQL kept in place of the refused 70000');
 my $identity = sql($node, "SELECT identity FROM flakeid_generators WHERE generator = 'sno'");
 like($identity, qr/flakeid.sno_partition = '70000' refused/, "flakeid_generators says which configured value was refused ($identity)");
+# the start's log says the value was refused, not that none was set (issue 59, item 8)
+is(log_count($node, qr/flakeid.sno_partition is not set/) . ' ' . log_count($node, qr/flakeid.siq_shard is not set/), '0 0',
+	'the log does not say the refused settings are not set and will be derived');
+is(log_count($node, qr/LOG:  flakeid.sno_partition = '70000' refused: the sno generator refuses to generate until it is corrected/)
+	. ' ' . log_count($node, qr/LOG:  flakeid.siq_shard = '300' refused: the siq generator refuses to generate until it is corrected/),
+	'1 1', 'the log says each configured value was refused, and which generator refuses');
+# every pause point is named when an unknown one is refused
+like(message_of($node, "SET flakeid.debug_pause_at = 'nowhere'"),
+	qr/DETAIL:  Known pauses: recovery_decided, backfill_drawn, save_written, save_synced, save_renamed, or empty for none\./,
+	'an unknown flakeid.debug_pause_at: the detail names all five pauses');
 stop_checked($node);
 
 stop_checked(refused_settings({ 'flakeid.snowflake_worker' => 40, 'flakeid.siq_domain' => 'exämple.com' },

@@ -119,6 +119,48 @@ like(message_of($node, 'SELECT snowflake_new()'), qr/ERROR:  flakeid.s generator
 is(log_count($node, qr/the generator state file "flakeid.state" is damaged/) . ' ' . unchanged($node, "$work/damaged.state"),
 	'1 unchanged', 'the server logs it at start, and no generator call changes a byte of the file');
 stop_checked($node);
+# files of versions 1 and 2 name no cluster (issue 59, item 7): taken up only where this
+# cluster could have written them.  A mark no save writes (negative, INT64_MAX), or one
+# further ahead of the clock than a save leaves one (60 s of advance lead and the 2 s
+# reserve), is damage; so is an old file beside this cluster's global/flakeid.issued,
+# which 1.3 writes with its first save, after which every save is of version 4.
+sub v1_file    # v1_file(NAME, MARK, OTHER): a version 1 file with a good checksum, as 1.0 laid it out
+{
+	my ($name, $mark, $other) = @_;
+	my $head = pack('L< L< q< q< L< L<', 0x464C4B31, 1, $mark, $other, 0, 0);
+	open(my $fh, '>:raw', "$work/$name") or die "$name: $!";
+	print $fh $head . pack('L<', Compress::Zlib::crc32($head)) . ("\0" x 4);
+	close($fh);
+	return "$work/$name";
+}
+for my $case ([ '2080.state', 3471292800000000, 0, 'a version 1 file with a mark in 2080 (40 years ahead of the clock)' ],
+	[ 'lead.state', 2208988797000000 + 70_000_000, 0, 'a version 1 file with a mark 70 s ahead of the clock' ],
+	[ 'max.state', 9223372036854775807, 0, 'a version 1 file with the mark INT64_MAX' ],
+	[ 'negative.state', -5, 0, 'a version 1 file with the mark -5' ],
+	[ 'other.state', 2208988800000000, -1, "a version 1 file with sno's other mark -1" ])
+{
+	my ($name, $mark, $other, $what) = @$case;
+	$node = server(v1_file($name, $mark, $other));
+	is($refused_by_all->($node), join(' ', ('XX001') x @calls), "$what: every generator, live and back-fill, is ERROR XX001");
+	is(log_count($node, qr/the generator state file "flakeid.state" is damaged/) . ' ' . unchanged($node, "$work/$name"),
+		'1 unchanged', "$what: the server logs it as damaged at start, and the file stays as it is");
+	stop_checked($node);
+}
+# the fixture, 6.9 s ahead of the clock, beside this cluster's witness: refused
+$node = flakeid_node('state_file_' . ++$cases);
+my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
+$node->stop('fast');
+File::Copy::copy("$work/v1.state", $node->data_dir . '/flakeid.state') or die "v1.state: $!";
+chmod(0600, $node->data_dir . '/flakeid.state');
+PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/global/flakeid.issued',
+	"flakeid issued IDs in the cluster with system identifier $system\n") unless -e $node->data_dir . '/global/flakeid.issued';
+start_at_clock($node);
+is($refused_by_all->($node), join(' ', ('XX001') x @calls),
+	"the 1.0 fixture beside this cluster's global/flakeid.issued: every generator, live and back-fill, is ERROR XX001");
+ok(log_count($node, qr/DETAIL:  It has state version 1, which names no cluster, but "global\/flakeid.issued" says this cluster has written version 4 since/) == 1,
+	'the server log says why');
+stop_checked($node);
+
 # a truncated and an unreadable file: refused as damaged, back-fill included
 PostgreSQL::Test::Utils::append_to_file("$work/truncated.state", substr(slurp_file("$work/v1.state"), 0, 20));
 $node = server("$work/truncated.state");

@@ -12,6 +12,10 @@
 #include "../../src/format/persisted.h"
 #include "../../src/format/persisted_wire.h"
 
+#ifndef PERSISTED_MARK_MAX
+#define PERSISTED_MARK_MAX	INT64_C(253402300800000000)	/* for the negative control on a tree without it */
+#endif
+
 typedef enum Kind
 {
 	STATE,
@@ -279,6 +283,120 @@ test_unknown_entries(void)
 	}
 }
 
+/* a version 1 file (1.0's layout) with these marks and a good checksum */
+static size_t
+craft_v1(uint8_t *out, int64_t mark, int64_t other)
+{
+	uint32_t	magic = 0x464C4B31,
+				version = 1,
+				zero = 0,
+				crc;
+
+	memset(out, 0, 40);
+	memcpy(out, &magic, 4);
+	memcpy(out + 4, &version, 4);
+	memcpy(out + 8, &mark, 8);
+	memcpy(out + 16, &other, 8);
+	memcpy(out + 24, &zero, 4);
+	crc = persisted_crc32(out, 32);
+	memcpy(out + 32, &crc, 4);
+	return 40;
+}
+
+/*
+ * A version 4 body of the entries a save writes, less `drop` (a tag, or
+ * ENTRY_MARKS for the upstream side's MARKS), in a file with a good
+ * header and checksum
+ */
+static size_t
+craft_v4_without(uint8_t *out, uint16_t drop, uint64_t system)
+{
+	PersistedBounds bounds;
+	Writer		w = {out, PERSISTED_FILE_MAX, 0, false};
+	uint32_t	header[4] = {0x464C4B31, PERSISTED_STATE_VERSION, 0, 0},
+				crc;
+	size_t		at;
+
+	fill_bounds(&bounds, 3000);
+	put(&w, header, sizeof(header));
+	if (drop != ENTRY_SYSTEM)
+	{
+		at = entry_begin(&w, ENTRY_SYSTEM);
+		PUT_AS(&w, uint64_t, system);
+		entry_end(&w, at);
+	}
+	at = entry_begin(&w, ENTRY_EPOCH);
+	PUT_AS(&w, int64_t, 1);
+	entry_end(&w, at);
+	entries_put_bounds(&w, SIDE_OWN, &bounds);
+	if (drop != ENTRY_MARKS)
+		entries_put_bounds(&w, SIDE_UPSTREAM, &bounds);
+	header[2] = (uint32_t) (w.size - 16);
+	memcpy(out, header, sizeof(header));
+	crc = persisted_crc32c(out, w.size);
+	put(&w, &crc, 4);
+	return w.size;
+}
+
+/* files no save could have written, with good checksums: marks out of range, v4 entries missing */
+static void
+test_impossible_files(void)
+{
+	static const struct
+	{
+		int64_t		mark;
+		const char *what;
+	}			marks[] = {
+		{INT64_MAX, "INT64_MAX"}, {-1, "-1"}, {INT64_MIN, "INT64_MIN"}, {PERSISTED_MARK_MAX, "PERSISTED_MARK_MAX"}
+	};
+	uint8_t		out[PERSISTED_FILE_MAX];
+	uint32_t	version;
+	PersistedVerdict verdict;
+	size_t		size;
+
+	size = craft_v1(out, INT64_C(3502828800000000), 0);
+	verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+	tap_ok(verdict == PERSISTED_OK && state.own.marks[0] == INT64_C(3502828800000000),
+		   "a crafted version 1 file with a mark in 2081: the codec reads it (its clock is the caller's) (%s)",
+		   verdict_name(verdict));
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+	{
+		size = craft_v1(out, marks[i].mark, 0);
+		verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+		tap_ok(verdict == PERSISTED_DAMAGED && state.own.marks[0] == 0,
+			   "a version 1 file with the mark %s: DAMAGED, read as nothing (%s)", marks[i].what, verdict_name(verdict));
+		size = craft_v1(out, 1000, marks[i].mark);
+		verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+		tap_ok(verdict == PERSISTED_DAMAGED, "a version 1 file with sno's other mark %s: DAMAGED (%s)", marks[i].what,
+			   verdict_name(verdict));
+	}
+	size = craft_v4_without(out, 0, OTHER_SYSTEM);
+	verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+	tap_ok(verdict == PERSISTED_OK, "a crafted version 4 file with every entry a save writes: OK (%s)", verdict_name(verdict));
+	size = craft_v4_without(out, ENTRY_SYSTEM, OTHER_SYSTEM);
+	verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+	tap_ok(verdict == PERSISTED_DAMAGED, "a version 4 body without SYSTEM: DAMAGED (%s)", verdict_name(verdict));
+	size = craft_v4_without(out, 0, 0);
+	verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+	tap_ok(verdict == PERSISTED_DAMAGED, "a version 4 body whose SYSTEM is 0: DAMAGED (%s)", verdict_name(verdict));
+	size = craft_v4_without(out, ENTRY_MARKS, OTHER_SYSTEM);
+	verdict = persisted_state_decode(out, size, OTHER_SYSTEM, &state, &version);
+	tap_ok(verdict == PERSISTED_DAMAGED, "a version 4 body without the upstream MARKS: DAMAGED (%s)",
+		   verdict_name(verdict));
+	{
+		/* the body cut after its SYSTEM and EPOCH entries (16 bytes each): no MARKS at all */
+		uint32_t	body = 32,
+					crc;
+
+		size = craft_v4_without(out, 0, OTHER_SYSTEM);
+		memcpy(out + 8, &body, 4);
+		crc = persisted_crc32c(out, 16 + body);
+		memcpy(out + 16 + body, &crc, 4);
+		verdict = persisted_state_decode(out, 16 + body + 4, OTHER_SYSTEM, &state, &version);
+	}
+	tap_ok(verdict == PERSISTED_DAMAGED, "a version 4 body with no MARKS entry: DAMAGED (%s)", verdict_name(verdict));
+}
+
 /* random damage to each current format: every decode ends in a verdict, and damage never reads as OK silently */
 static void
 test_random_damage(uint64_t seed)
@@ -331,6 +449,7 @@ main(int argc, char **argv)
 				 "one holding (xid 726) of sno and snowflake, by name");
 	test_current();
 	test_unknown_entries();
+	test_impossible_files();
 	test_random_damage(seed_text ? strtoull(seed_text, NULL, 10) : 20261125);
 	return tap_done();
 }

@@ -1,0 +1,54 @@
+# The standby's startup process does not grow per replayed PREPARE (issue
+# 59, item 2).  A primary keeps 8 prepared transactions that issued IDs
+# open and runs a loop of two-phase transactions that issue one (pgbench);
+# the standby replays a PREPARED record, and saves flakeid.prepared, for
+# each.  b583abf's replay allocated in TopMemoryContext and never freed
+# (about 41 kB per PREPARE); replay now allocates in a context reset after
+# each record.  The check reads the startup process's private memory
+# (RssAnon of /proc/PID/status: VmRSS counts the shared buffers it touches
+# too, and is reported beside it) after a first round, which sets up what
+# replay keeps, and after FLAKEID_REDO_LOOPS (default 20,000) more.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+use File::Temp ();
+
+my $loops = $ENV{FLAKEID_REDO_LOOPS} // 20000;
+my $primary = flakeid_node('redo_memory_primary', max_prepared_transactions => 10);
+my ($standby) = flakeid_standby($primary, 'redo_memory_standby');
+sub psql_on { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
+
+psql_on($primary, "BEGIN; SELECT sno_new(); PREPARE TRANSACTION 'open$_'") for 1 .. 8;
+my $script = File::Temp->new(SUFFIX => '.sql');
+print $script "BEGIN;\nSELECT sno_new();\nPREPARE TRANSACTION 'g';\nCOMMIT PREPARED 'g';\n";
+close($script);
+
+# runs N loops on the primary and waits for the standby to replay them (bound: poll_query_until's)
+sub loop_and_replay
+{
+	my ($n) = @_;
+	PostgreSQL::Test::Utils::system_or_bail('pgbench', '-n', '-c', '1', '-t', $n, '-f', "$script",
+		$primary->connstr('postgres'));
+	my $lsn = psql_on($primary, 'SELECT pg_current_wal_lsn()');
+	$standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn")
+	  or die "the standby did not replay up to $lsn";
+}
+
+# kB of the startup process's VmRSS and RssAnon
+sub startup_memory
+{
+	my $pid = psql_on($standby, "SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'");
+	my $status = PostgreSQL::Test::Utils::slurp_file("/proc/$pid/status");
+	return map { $status =~ /^$_:\s+(\d+) kB/m ? $1 : die "no $_ in /proc/$pid/status" } qw(VmRSS RssAnon);
+}
+
+loop_and_replay(1000);
+my ($rss_before, $anon_before) = startup_memory();
+loop_and_replay($loops);
+my ($rss_after, $anon_after) = startup_memory();
+diag("startup process after 1000 and after 1000 + $loops replayed PREPAREs: VmRSS $rss_before kB -> $rss_after kB, RssAnon $anon_before kB -> $anon_after kB");
+cmp_ok($anon_after - $anon_before, '<', 5 * 1024, "the startup process's private memory grows by less than 5 MB over $loops replayed PREPAREs");
+psql_on($primary, "COMMIT PREPARED 'open$_'") for 1 .. 8;
+stop_checked($standby, $primary);
+done_testing();
