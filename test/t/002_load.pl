@@ -20,7 +20,8 @@ psql_together($node, map { "INSERT INTO load_ids SELECT $_, n, $calls FROM gener
 my $elapsed_ms = int((Time::HiRes::time() - $began) * 1000);
 is($node->safe_psql('postgres', 'SELECT count(*) FROM load_ids'), $backends * $per_backend,
 	"$backends backends x $per_backend rows, each row one ID of all " . scalar(@formats) . ' formats');
-cmp_ok($elapsed_ms, '<=', 120000, "the run finished within 120 s (took $elapsed_ms ms)");
+# (how long it took is the machine's, not a contract: shown, not asserted)
+note("the run took $elapsed_ms ms");
 for my $f (@formats)
 {
 	my $c = $f->{format};
