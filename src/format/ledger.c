@@ -237,6 +237,18 @@ ledger_covered(const BackfillLedger *ledger, unsigned slot, uint64_t unit)
 }
 
 void
+ledger_fill(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size)
+{
+	LedgerEntry *cell;
+
+	if (ledger->capacity == 0)
+		return;
+	cell = find_cell(ledger->cells, ledger->capacity, slot, unit);
+	if (cell->slot_plus_one != 0 && size > cell->next)
+		cell->next = size;
+}
+
+void
 ledger_cover(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t covered)
 {
 	LedgerEntry *cell;

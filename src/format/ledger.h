@@ -79,6 +79,15 @@ extern bool ledger_take(BackfillLedger *ledger, unsigned slot, uint64_t unit, ui
 						uint32_t *offset, LedgerUsage *usage);
 
 /*
+ * Marks every offset of a unit the ledger holds as given (its next offset
+ * raised to `size`), so that later takes of it are refused: for a unit
+ * whose lower sequences turn out to be someone else's (back-fill into a
+ * unit a horizon closed, the live IDs below).  A unit the ledger does not
+ * hold is left alone.
+ */
+extern void ledger_fill(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size);
+
+/*
  * A note the caller keeps per unit: the offsets below `covered` need
  * nothing more (back-fill: their sequences are saved as given).  A unit the
  * ledger forgets, or has not seen, has 0; the note only grows.

@@ -272,6 +272,24 @@ take_offset(int slot, const CounterPool *pool, uint64 key, uint32 *lifetime, int
 	return taken;
 }
 
+/*
+ * Notes in the ledger that every offset of the unit is given, if its
+ * lifetime is still current: its lower sequences are the live counter's
+ * (a unit a horizon closed), and a later draw, once the counter has moved
+ * past the unit and it is judged as any past unit, must not reach them.
+ */
+static void
+fill_unit(int slot, uint64 key, uint32 lifetime, uint32 size)
+{
+	int			p = partition_of(slot, key);
+	BackfillPartition *part = &partitions[p];
+
+	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
+	if (part->lifetime == lifetime)
+		ledger_fill(&part->ledger, (unsigned) slot, key, size);
+	LWLockRelease(&partition_locks[p].lock);
+}
+
 /* notes in the ledger that the unit's offsets below `covered` are saved, if its lifetime is still current */
 static void
 note_covered(int slot, uint64 key, uint32 lifetime, uint32 covered)
@@ -321,7 +339,10 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 		sequence = (uint32) (top - offset);
 		/* at or below the closed unit's live IDs: the pool is shared, and used up */
 		if ((int64) sequence <= live_top)
+		{
+			fill_unit(slot, key, lifetime, size);
 			refuse_shared_with_live(def, variant, ts, pool, live_top);
+		}
 		debug_pause(DEBUG_PAUSE_BACKFILL_DRAWN);
 		if (sequence < mark_backfill_low(slot) && offset >= covered)
 		{

@@ -169,7 +169,14 @@ counters_closed_live_top(int slot, uint64 word, const CounterPool *pool, int64 *
 	/* the closing raised its record before its compare-and-swap, which put `word` there */
 	pg_read_barrier();
 	replaced = pg_atomic_read_u64(&counter_shared->slots[slot].closed_replaced.value);
-	if (counter_unit(replaced) > counter_unit(word))
+	/*
+	 * A record of a later unit says nothing of this one; and a sno word of
+	 * tick-tock 1 was issued after a toggle into the unit, whose IDs of
+	 * tick-tock 0 (back-fill's) it does not bound (the record compares
+	 * whole words, the flag above the sequence): the caller takes every
+	 * sequence as issued.
+	 */
+	if (counter_unit(replaced) > counter_unit(word) || counter_flag(replaced))
 		return false;
 	/* the word the closing replaced was the counter's last in that unit, if it reached the unit */
 	*live_top = counter_unit(replaced) == counter_unit(word) ?

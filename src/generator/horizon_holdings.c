@@ -18,6 +18,7 @@
 #include "pgstat.h"
 #include "storage/condition_variable.h"
 #include "storage/procarray.h"
+#include "utils/wait_event.h"
 
 #include "generator/horizon_holdings.h"
 #include "generator/shmem.h"
@@ -278,6 +279,18 @@ holdings_hold(const PreparedHolding *holding, bool in_recovery)
 	save_through(change);
 }
 
+/*
+ * Whether `entry` still holds the horizon, for a horizon call: in recovery
+ * (a standby that generates) by the replayed commit log, as the startup
+ * process judges it, though only the startup process forgets there; else
+ * by the procarray.
+ */
+static bool
+holding_counts(const PreparedHolding *entry, FullTransactionId next, bool in_recovery)
+{
+	return in_recovery ? !holding_ended_in_recovery(entry, next) : !holding_ended(entry, next);
+}
+
 uint64
 holdings_lowest(const GeneratorDef *def, uint64 low)
 {
@@ -292,9 +305,9 @@ holdings_lowest(const GeneratorDef *def, uint64 low)
 
 		if (!FullTransactionIdIsValid(entry->fxid))
 			continue;
-		if (!in_recovery && holding_ended(entry, next))
+		if (!holding_counts(entry, next, in_recovery))
 		{
-			ended = true;
+			ended = !in_recovery;	/* (in recovery only replay forgets) */
 			continue;
 		}
 		for (int v = 0; v < def->variants; v++)
@@ -325,7 +338,7 @@ holdings_open(PreparedHolding **open)
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	for (int i = 0; i < holdings->nprepared; i++)
 		if (FullTransactionIdIsValid(holdings->prepared[i].fxid) &&
-			(in_recovery || !holding_ended(&holdings->prepared[i], next)))
+			holding_counts(&holdings->prepared[i], next, in_recovery))
 			(*open)[count++] = holdings->prepared[i];
 	LWLockRelease(TABLE_LOCK);
 	return count;

@@ -103,13 +103,14 @@ for my $case (@order)
 		"$case: $fn is not for PUBLIC: 42501") unless $case =~ /kuid96 (same node|node above)/;
 }
 # (the ID is made 90 s after a reading of the clock, floored to its 4 ms
-# unit, and the call reads the clock again a moment later: a little under
-# 90 s, however fast the machine)
+# unit, and the call reads the clock again a moment later, sno's coarse
+# clock, which may trail the precise one by its tick (docs/OPERATIONS.md,
+# "The clock"): within 50 ms of 90 s, however fast the machine)
 my $message = message_of($standby, 'SELECT sno_advance_past(' . foreign_id('sno', 90) . ')');
 like($message, qr/ERROR:  the sno ID lies \d+\.\d+ s ahead of this server's clock\nDETAIL:  An ID to advance past may lie at most 60 s ahead of the clock/,
 	'the message says how far ahead, and the lead');
 my ($ahead) = $message =~ /lies (\d+\.\d+) s ahead/;
-ok(defined $ahead && $ahead > 80 && $ahead <= 90, 'the distance it gives is the ID\'s: just under 90 s') or diag($message);
+ok(defined $ahead && $ahead > 80 && $ahead <= 90.05, 'the distance it gives is the ID\'s: about 90 s') or diag($message);
 is(sqlstate_of($standby, "CREATE ROLE r_granted; GRANT EXECUTE ON FUNCTION sno_advance_past(sno) TO r_granted;
 	SET ROLE r_granted; SELECT sno_advance_past(sno_new())"), 'ok', 'a role granted EXECUTE may call it');
 is(sqlstate_of($standby, "SELECT siq_advance_past(siq_from_bytea(substring(siq_to_bytea(siq_new('user')) FROM 1 FOR 12) || '\\x0012'::bytea))"),

@@ -254,6 +254,15 @@ test_sizes_and_cover(void)
 	(void) take_units(&l, 0, 1000, 1, 64, 2, 4096);
 	tap_ok(ledger_covered(&l, 0, 8) == 0, "once forgotten, a unit's note is gone");
 	ledger_free(&l);
+
+	ledger_init(&l, 8, 8, TEST_BLOOM_BITS, test_alloc, test_release, NULL);
+	tap_ok(ledger_take(&l, 0, 20, 4096, &offset, &usage) && offset == 0, "a unit's first offset is 0");
+	ledger_fill(&l, 0, 20, 4096);
+	tap_ok(!ledger_take(&l, 0, 20, 4096, &offset, &usage) && usage.own == 4096,
+		   "once filled, it gives no more offsets, and says every one was taken");
+	ledger_fill(&l, 0, 21, 4096);
+	tap_ok(ledger_take(&l, 0, 21, 4096, &offset, &usage) && offset == 0, "a unit not held is not filled");
+	ledger_free(&l);
 }
 
 int
