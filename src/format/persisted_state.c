@@ -138,6 +138,9 @@ read_v3(const uint8_t *file, size_t size, PersistedState *state)
 	if (body == NULL)
 		return PERSISTED_DAMAGED;
 	memcpy(&state->system_identifier, body, 8);
+	/* 1.2 always wrote its cluster's: a version 3 file naming none was not written by it */
+	if (state->system_identifier == 0)
+		return PERSISTED_DAMAGED;
 	memcpy(&state->snowflake_epoch_ms, body + 8, 8);
 	if (persisted_read_bounds12(body + 16, &state->own) != PERSISTED_OK)
 		return PERSISTED_DAMAGED;

@@ -15,9 +15,10 @@
  * A file whose system identifier is not this cluster's was copied from
  * another one: its marks say nothing about this cluster's IDs, so it is
  * refused like a damaged file (unless flakeid.accept_state_from names it:
- * marks_setup.c).  Files of versions 1 and 2 record no system identifier:
- * one is taken up only where this cluster could have written it
- * (old_file_refusal).  A mark no save could have written is damage.
+ * marks_setup.c).  A file of an older release (versions 1 to 3; 1 and 2
+ * record no system identifier) is taken up only where this cluster could
+ * have written it (old_file_refusal).  A mark no save could have written is
+ * damage.
  */
 #include "postgres.h"
 
@@ -119,8 +120,10 @@ refuse_too_new(uint32 version, const char *unknown_slot)
 }
 
 /*
- * A file of version 1 or 2 (1.0, 1.1) names no cluster, so it is taken up
- * only where this cluster could have written it:
+ * A file of version 1, 2 or 3 (1.0, 1.1, 1.2) is taken up only where this
+ * cluster could have written it (versions 1 and 2 name no cluster; version
+ * 3 names one, but a stale copy of this cluster's own is still this
+ * cluster's):
  *
  *   - this cluster's witness (state_witness.h) is absent: from 1.3 on the
  *     first save writes it and every save a version 4 file, so an older file
@@ -131,26 +134,28 @@ refuse_too_new(uint32 version, const char *unknown_slot)
  *
  * Otherwise the file is refused as damaged: a mark far ahead would make
  * every generator issue there (a crafted mark in 2080 did).  A clock set
- * back by more than that lead since a 1.1 save is refused too, the safe
- * way.  Returns the refusal's detail, or NULL to take the file up.
+ * back by more than that lead since an old release's save is refused too,
+ * the safe way.  Returns the refusal's detail, or NULL to take the file up.
  */
 static const char *
 old_file_refusal(const FlakeidPersisted *state, uint32 version)
 {
 	const int64 lead = ADVANCE_LEAD_US + MARK_RESERVE_US;
+	const IssuedBounds *sides[] = {&state->own, &state->upstream};
 	int64		clock;
 
-	if (version > 2)
+	if (version >= STATE_VERSION)
 		return NULL;
 	if (state_witness_says_issued())
-		return psprintf("It has state version %u, which names no cluster, but \"%s\" says this cluster has written version %u since.",
+		return psprintf("It has state version %u, but \"%s\" says this cluster has written version %u since.",
 						version, STATE_WITNESS_FILE, STATE_VERSION);
 	clock = flakeid_clock_unix_us();
-	for (int m = 0; m < MARK_COUNT; m++)
-		if (state->own.marks[m] > clock + lead)
-			return psprintf("It has state version %u, which names no cluster, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one.",
-							version, timestamptz_to_str(flakeid_timestamptz_from_unix_us(state->own.marks[m])),
-							(int) (lead / USECS_PER_SEC));
+	for (int side = 0; side < 2; side++)
+		for (int m = 0; m < MARK_COUNT; m++)
+			if (sides[side]->marks[m] > clock + lead)
+				return psprintf("It has state version %u, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one.",
+								version, timestamptz_to_str(flakeid_timestamptz_from_unix_us(sides[side]->marks[m])),
+								(int) (lead / USECS_PER_SEC));
 	return NULL;
 }
 

@@ -157,9 +157,44 @@ PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/global/flakeid.issue
 start_at_clock($node);
 is($refused_by_all->($node), join(' ', ('XX001') x @calls),
 	"the 1.0 fixture beside this cluster's global/flakeid.issued: every generator, live and back-fill, is ERROR XX001");
-ok(log_count($node, qr/DETAIL:  It has state version 1, which names no cluster, but "global\/flakeid.issued" says this cluster has written version 4 since/) == 1,
+ok(log_count($node, qr/DETAIL:  It has state version 1, but "global\/flakeid.issued" says this cluster has written version 4 since/) == 1,
 	'the server log says why');
 stop_checked($node);
+
+# Version 3 (1.2) names its cluster, and the same rules hold for it (the
+# review of issue 59: a crafted version 3 file naming no cluster, or a stale
+# one of this cluster's own with a mark in 2080, was taken up).
+sub v3_file    # v3_file(NAME, SYSTEM, MARK): a version 3 file as 1.2 laid it out, every mark MARK
+{
+	my ($name, $system, $mark) = @_;
+	my $bounds = pack('q< q< q< L<', $mark, $mark, $mark, 0) . pack('L<18', (1 << 16) x 18);
+	$bounds .= "\0" x (104 - length $bounds);
+	my $body = pack('Q< q<', $system, 1420070400000) . $bounds . ("\0" x 104);
+	my $head = pack('L< L< L< L<', 0x464C4B31, 3, length($body), 0);
+	open(my $fh, '>:raw', "$work/$name") or die "$name: $!";
+	print $fh $head . $body . pack('L<', Compress::Zlib::crc32($head . $body));
+	close($fh);
+	return "$work/$name";
+}
+for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that names no cluster' ],
+	[ 'v3_2080.state', undef, 3471292800000000, 0, "a version 3 file of this cluster's with its marks in 2080" ],
+	[ 'v3_stale.state', undef, 2208988800000000, 1, "a version 3 file of this cluster's beside its global/flakeid.issued" ])
+{
+	my ($name, $system, $mark, $witness, $what) = @$case;
+	$node = flakeid_node('state_file_' . ++$cases);
+	$system //= sql($node, 'SELECT system_identifier FROM pg_control_system()');
+	$node->stop('fast');
+	unlink($node->data_dir . '/global/flakeid.issued');
+	PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/global/flakeid.issued',
+		"flakeid issued IDs in the cluster with system identifier $system\n") if $witness;
+	File::Copy::copy(v3_file($name, $system, $mark), $node->data_dir . '/flakeid.state') or die "$name: $!";
+	chmod(0600, $node->data_dir . '/flakeid.state');
+	start_at_clock($node);
+	is($refused_by_all->($node), join(' ', ('XX001') x @calls), "$what: every generator, live and back-fill, is ERROR XX001");
+	is(log_count($node, qr/the generator state file "flakeid.state" is damaged/) . ' ' . unchanged($node, "$work/$name"),
+		'1 unchanged', "$what: the server logs it as damaged at start, and the file stays as it is");
+	stop_checked($node);
+}
 
 # a truncated and an unreadable file: refused as damaged, back-fill included
 PostgreSQL::Test::Utils::append_to_file("$work/truncated.state", substr(slurp_file("$work/v1.state"), 0, 20));
