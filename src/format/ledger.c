@@ -236,26 +236,32 @@ ledger_covered(const BackfillLedger *ledger, unsigned slot, uint64_t unit)
 	return cell->slot_plus_one == 0 ? 0 : cell->covered;
 }
 
-void
-ledger_fill(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size)
+/* the cell of a unit the ledger holds, NULL for one it does not */
+static LedgerEntry *
+held_cell(BackfillLedger *ledger, unsigned slot, uint64_t unit)
 {
 	LedgerEntry *cell;
 
 	if (ledger->capacity == 0)
-		return;
+		return NULL;
 	cell = find_cell(ledger->cells, ledger->capacity, slot, unit);
-	if (cell->slot_plus_one != 0 && size > cell->next)
+	return cell->slot_plus_one != 0 ? cell : NULL;
+}
+
+void
+ledger_fill(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t size)
+{
+	LedgerEntry *cell = held_cell(ledger, slot, unit);
+
+	if (cell != NULL && size > cell->next)
 		cell->next = size;
 }
 
 void
 ledger_cover(BackfillLedger *ledger, unsigned slot, uint64_t unit, uint32_t covered)
 {
-	LedgerEntry *cell;
+	LedgerEntry *cell = held_cell(ledger, slot, unit);
 
-	if (ledger->capacity == 0)
-		return;
-	cell = find_cell(ledger->cells, ledger->capacity, slot, unit);
-	if (cell->slot_plus_one != 0 && covered > cell->covered)
+	if (cell != NULL && covered > cell->covered)
 		cell->covered = covered;
 }

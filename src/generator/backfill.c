@@ -273,33 +273,25 @@ take_offset(int slot, const CounterPool *pool, uint64 key, uint32 *lifetime, int
 }
 
 /*
- * Notes in the ledger that every offset of the unit is given, if its
- * lifetime is still current: its lower sequences are the live counter's
- * (a unit a horizon closed), and a later draw, once the counter has moved
- * past the unit and it is judged as any past unit, must not reach them.
+ * Notes in the ledger, if the unit's lifetime is still current, that its
+ * offsets below `covered` are saved, and with `filled` that every offset
+ * is given: its lower sequences are the live counter's (a unit a horizon
+ * closed), and a later draw, once the counter has moved past the unit and
+ * it is judged as any past unit, must not reach them.
  */
 static void
-fill_unit(int slot, uint64 key, uint32 lifetime, uint32 size)
+note_unit(int slot, uint64 key, uint32 lifetime, uint32 covered, bool filled, uint32 size)
 {
 	int			p = partition_of(slot, key);
 	BackfillPartition *part = &partitions[p];
 
 	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
 	if (part->lifetime == lifetime)
-		ledger_fill(&part->ledger, (unsigned) slot, key, size);
-	LWLockRelease(&partition_locks[p].lock);
-}
-
-/* notes in the ledger that the unit's offsets below `covered` are saved, if its lifetime is still current */
-static void
-note_covered(int slot, uint64 key, uint32 lifetime, uint32 covered)
-{
-	int			p = partition_of(slot, key);
-	BackfillPartition *part = &partitions[p];
-
-	LWLockAcquire(&partition_locks[p].lock, LW_EXCLUSIVE);
-	if (part->lifetime == lifetime)
+	{
 		ledger_cover(&part->ledger, (unsigned) slot, key, covered);
+		if (filled)
+			ledger_fill(&part->ledger, (unsigned) slot, key, size);
+	}
 	LWLockRelease(&partition_locks[p].lock);
 }
 
@@ -335,12 +327,17 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 		int64		top;
 
 		if (!take_offset(slot, pool, key, &lifetime, &top, &offset, &size, &covered, &usage))
+		{
+			/* (a closed unit once filled: its live IDs are the reason still) */
+			if (live_top >= (int64) pool->seq_min)
+				refuse_shared_with_live(def, variant, ts, pool, live_top);
 			refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, size, &usage);
+		}
 		sequence = (uint32) (top - offset);
 		/* at or below the closed unit's live IDs: the pool is shared, and used up */
 		if ((int64) sequence <= live_top)
 		{
-			fill_unit(slot, key, lifetime, size);
+			note_unit(slot, key, lifetime, 0, true, size);
 			refuse_shared_with_live(def, variant, ts, pool, live_top);
 		}
 		debug_pause(DEBUG_PAUSE_BACKFILL_DRAWN);
@@ -353,7 +350,7 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 			uint32		saved = mark_cover_backfill(slot, key, sequence, (uint32) (slot_wide ? twice : quarter_more),
 												   slot_wide);
 
-			note_covered(slot, key, lifetime, (uint32) (top + 1 - saved));
+			note_unit(slot, key, lifetime, (uint32) (top + 1 - saved), false, 0);
 		}
 		pg_read_barrier();
 		if (pg_atomic_read_u32(&mark_shared->backfill_lifetime) == lifetime)
@@ -397,8 +394,18 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 			return true;
 		case COUNTER_WAIT:
 			/* closed by a horizon or an advance: the live counter issues nothing more there */
-			if (counters_closed(slot, word) && counters_closed_live_top(slot, word, pool, live_top))
-				return false;
+			if (counters_closed(slot, word))
+			{
+				bool		known;
+
+				if (def->ticktock)
+					flakeid_lock_acquire();	/* sno's timeline (may wait, cancellably, behind a save) */
+				known = counters_closed_live_top(slot, word, pool, live_top);
+				if (def->ticktock)
+					flakeid_lock_release();
+				if (known)
+					return false;
+			}
 			refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, pool->seq_max - pool->seq_min + 1, NULL);
 			break;
 		default:

@@ -169,17 +169,27 @@ counters_closed_live_top(int slot, uint64 word, const CounterPool *pool, int64 *
 	/* the closing raised its record before its compare-and-swap, which put `word` there */
 	pg_read_barrier();
 	replaced = pg_atomic_read_u64(&counter_shared->slots[slot].closed_replaced.value);
-	/*
-	 * A record of a later unit says nothing of this one; and a sno word of
-	 * tick-tock 1 was issued after a toggle into the unit, whose IDs of
-	 * tick-tock 0 (back-fill's) it does not bound (the record compares
-	 * whole words, the flag above the sequence): the caller takes every
-	 * sequence as issued.
-	 */
-	if (counter_unit(replaced) > counter_unit(word) || counter_flag(replaced))
+	/* a record of a later unit says nothing of this one */
+	if (counter_unit(replaced) > counter_unit(word))
 		return false;
 	/* the word the closing replaced was the counter's last in that unit, if it reached the unit */
 	*live_top = counter_unit(replaced) == counter_unit(word) ?
 		(int64) counter_seq(replaced) : (int64) pool->seq_min - 1;
+	if (counter_flag(replaced))
+	{
+		/*
+		 * sno on tick-tock 1: its IDs never meet back-fill's (tick-tock 0).
+		 * Those of tick-tock 0 lie at or below the highest unit of the
+		 * timeline it left (wall_safe, with flakeid_lock held: a toggle
+		 * takes it), and that timeline resumes only above it: a unit past
+		 * it holds none, one at or below it an unknown number (the record
+		 * compares whole words, the flag above the sequence).
+		 */
+		const SnoTimeline *timeline = &counter_shared->sno_timeline;
+
+		if ((timeline->drifts & 1) == 0 || counter_unit(word) <= timeline->wall_safe)
+			return false;
+		*live_top = (int64) pool->seq_min - 1;
+	}
 	return true;
 }

@@ -280,15 +280,26 @@ holdings_hold(const PreparedHolding *holding, bool in_recovery)
 }
 
 /*
- * Whether `entry` still holds the horizon, for a horizon call: in recovery
- * (a standby that generates) by the replayed commit log, as the startup
- * process judges it, though only the startup process forgets there; else
- * by the procarray.
+ * Whether `entry` still holds the horizon, for a horizon call (a backend):
+ * outside recovery by the procarray; in recovery (a standby that
+ * generates, so a hot standby) by the replayed commit log, as the startup
+ * process judges it, and by the primary's running transactions the
+ * standby knows (TransactionIdIsInProgress): a transaction whose holding
+ * was logged but which died in a crash of the primary before its PREPARE
+ * has no end in the commit log, and the primary's next running-xacts
+ * record drops it from those.  Only the startup process forgets entries
+ * in recovery, by the commit log alone (the known transactions are kept
+ * only with hot_standby).  An overflow counts until recovery ends.
  */
 static bool
 holding_counts(const PreparedHolding *entry, FullTransactionId next, bool in_recovery)
 {
-	return in_recovery ? !holding_ended_in_recovery(entry, next) : !holding_ended(entry, next);
+	if (!in_recovery)
+		return !holding_ended(entry, next);
+	if (holding_ended_in_recovery(entry, next))
+		return false;
+	return holding_is_overflow(entry) || !FullTransactionIdPrecedes(entry->fxid, next) ||
+		TransactionIdIsInProgress(XidFromFullTransactionId(entry->fxid));
 }
 
 uint64

@@ -86,10 +86,30 @@ END \$\$});
 		"$name: no back-filled ID repeats another");
 	is(sql(qq{SELECT count(*) FROM filled JOIN live USING (format, id) WHERE format = '$name'}), '0',
 		"$name: no back-filled ID repeats a live one of the closed unit");
+	# once the live counter has moved past the unit, it is a past unit: a
+	# retry must not go on down into the live IDs (the review of issue 59)
+	sql(qq{SELECT $f->{new}});
+	is(sqlstate_of($node, "SELECT $call"), '54000', "$name: once the live counter has moved on, a retry is still refused (54000)");
 }
 
 my $sno_after = sql(q{SELECT sno_new() > max(id::sno) FROM live WHERE format = 'sno'});
 is($sno_after, 't', 'sno: the live generator goes on after the closed unit');
+
+# --- 3. sno after a toggle: back-fill (tick-tock 0) into a closed unit of tick-tock 1 --------------
+# The counter keeps tick-tock 1 after a clock step back toggled it; a closed
+# unit past what tick-tock 0 reached holds none of back-fill's IDs, and is
+# given as any other (the review of issue 59: a first mend refused every
+# closed unit of tick-tock 1 for good).
+my $toggled = flakeid_node('backfill_toggled', 'flakeid.allow_debug_clock_offset' => 'on');
+my $before = $toggled->safe_psql('postgres', 'SELECT sno_new()::text');    # (no horizon given yet: a step back toggles)
+my $after = $toggled->safe_psql('postgres', 'SET flakeid.debug_clock_offset_ms = -2000; SELECT sno_new()::text');
+is($toggled->safe_psql('postgres', "SELECT sno_ticktock('$before') || ' ' || sno_ticktock('$after')"), '0 1',
+	'sno: a step back of 2 s toggled the tick-tock');
+ok(wait_clock_past($toggled, "sno_time('$before')"), "the clock has left the last unit of tick-tock 0");
+is(sqlstate_of($toggled, "SELECT count(*) FROM (SELECT sno_horizon(), sno_new_at(clock_timestamp() - interval '4 ms')
+	FROM generate_series(1, 2000)) x"), 'ok',
+	'sno on tick-tock 1: a horizon, then a back-fill one unit behind the clock, 2,000 times: never refused');
+stop_checked($toggled);
 
 stop_checked($node);
 done_testing();
