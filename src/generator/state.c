@@ -127,7 +127,9 @@ refuse_too_new(uint32 version, const char *unknown_slot)
  *
  *   - this cluster's witness (state_witness.h) is absent: from 1.3 on the
  *     first save writes it and every save a version 4 file, so an older file
- *     beside it is a stale or copied one;
+ *     of this cluster's beside it is a stale or copied one (a file naming
+ *     another cluster, which flakeid.accept_state_from may take, is not
+ *     judged by it);
  *   - no mark lies further ahead of the clock than a save leaves one: at
  *     most MARK_RESERVE_US past the later of the clock and the latest ID,
  *     which stays within ADVANCE_LEAD_US of the clock.
@@ -138,7 +140,7 @@ refuse_too_new(uint32 version, const char *unknown_slot)
  * the safe way.  Returns the refusal's detail, or NULL to take the file up.
  */
 static const char *
-old_file_refusal(const FlakeidPersisted *state, uint32 version)
+old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
 {
 	const int64 lead = ADVANCE_LEAD_US + MARK_RESERVE_US;
 	const IssuedBounds *sides[] = {&state->own, &state->upstream};
@@ -146,7 +148,8 @@ old_file_refusal(const FlakeidPersisted *state, uint32 version)
 
 	if (version >= STATE_VERSION)
 		return NULL;
-	if (state_witness_says_issued())
+	/* (this cluster's witness says nothing of a file of another one: flakeid.accept_state_from's) */
+	if (!foreign && state_witness_says_issued())
 		return psprintf("It has state version %u, but \"%s\" says this cluster has written version %u since.",
 						version, STATE_WITNESS_FILE, STATE_VERSION);
 	clock = flakeid_clock_unix_us();
@@ -201,7 +204,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 		state_set_empty(state);
 		return refuse_too_new(*file_version, unknown);
 	}
-	if ((detail = old_file_refusal(state, *file_version)) != NULL)
+	if ((detail = old_file_refusal(state, *file_version, verdict == PERSISTED_FOREIGN)) != NULL)
 	{
 		state_set_empty(state);
 		return refuse_damaged(detail);
