@@ -106,9 +106,15 @@ my $after = $toggled->safe_psql('postgres', 'SET flakeid.debug_clock_offset_ms =
 is($toggled->safe_psql('postgres', "SELECT sno_ticktock('$before') || ' ' || sno_ticktock('$after')"), '0 1',
 	'sno: a step back of 2 s toggled the tick-tock');
 ok(wait_clock_past($toggled, "sno_time('$before')"), "the clock has left the last unit of tick-tock 0");
-is(sqlstate_of($toggled, "SELECT count(*) FROM (SELECT sno_horizon(), sno_new_at(clock_timestamp() - interval '4 ms')
-	FROM generate_series(1, 2000)) x"), 'ok',
-	'sno on tick-tock 1: a horizon, then a back-fill one unit behind the clock, 2,000 times: never refused');
+$toggled->safe_psql('postgres', 'CREATE TABLE live AS SELECT sno_new() AS id FROM generate_series(1, 300)');
+my $last = $toggled->safe_psql('postgres', 'SELECT max(id)::text FROM live');
+is($toggled->safe_psql('postgres', "SELECT sno_ticktock('$last')"), '1', 'sno: the live IDs after it keep tick-tock 1');
+$toggled->safe_psql('postgres', "SELECT sno_advance_past('$last')");
+my $given = sqlstate_of($toggled, "CREATE TABLE filled AS SELECT sno_new_at(sno_time('$last') + interval '7 microseconds') AS id
+	FROM generate_series(1, 100)");
+is($given, 'ok', "sno on tick-tock 1: 100 back-fills into the unit advance_past closed are given (tick-tock 0 never reached it)");
+is($toggled->safe_psql('postgres', 'SELECT count(*) FROM filled JOIN live USING (id)'), $given eq 'ok' ? '0' : '',
+	'and none repeats a live ID') if $given eq 'ok';
 stop_checked($toggled);
 
 stop_checked($node);
