@@ -160,11 +160,21 @@ sub sqlstate_of
 # message_of(NODE, SQL, db => DB, env => {...}): what SQL prints on stderr
 # (its WARNINGs, ERROR, DETAIL, HINT), each line as psql -c prints it
 # (without the "psql:<stdin>:1: " of a script read from standard input)
+# With refused => 1 the SQL goes on psql's command line, not its standard
+# input: for a connection the server refuses, psql exits before it reads
+# its input, and writing that input then failed with EPIPE, ending the
+# test file (a race seen once in 010).
 sub message_of
 {
 	my ($node, $sql, %opt) = @_;
 	my ($out, $err) = ('', '');
 	local @ENV{ keys %{ $opt{env} // {} } } = values %{ $opt{env} // {} };
+	if ($opt{refused})
+	{
+		IPC::Run::run([ 'psql', '-X', '-v', 'VERBOSITY=default', '-d', $node->connstr($opt{db} // 'postgres'), '-c', $sql ],
+			'<', '/dev/null', '>', \$out, '2>', \$err);
+		return $err;
+	}
 	$node->psql($opt{db} // 'postgres', $sql, stdout => \$out, stderr => \$err,
 		extra_params => [ '-v', 'VERBOSITY=default' ]);
 	return $err =~ s/^psql:<stdin>:\d+: //mgr;

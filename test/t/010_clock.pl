@@ -112,10 +112,11 @@ is(sqlstate_of($node, 'CREATE ROLE clock_granted; GRANT SET ON PARAMETER flakeid
 sql('CREATE ROLE clock_login LOGIN; GRANT SET ON PARAMETER flakeid.debug_clock_offset_ms TO clock_login;
 	GRANT SET ON PARAMETER flakeid.debug_pause_ms TO clock_login');
 like(message_of($node, 'SHOW flakeid.debug_clock_offset_ms',
-		env => { PGUSER => 'clock_login', PGOPTIONS => '-c flakeid.debug_clock_offset_ms=3600000' }),
+		env => { PGUSER => 'clock_login', PGOPTIONS => '-c flakeid.debug_clock_offset_ms=3600000' }, refused => 1),
 	qr/FATAL:  invalid value for parameter "flakeid.debug_clock_offset_ms": 3600000/,
 	'PGOPTIONS from a role granted SET: the connection is refused');
-like(message_of($node, 'SHOW flakeid.debug_pause_ms', env => { PGUSER => 'clock_login', PGOPTIONS => '-c flakeid.debug_pause_ms=1000' }),
+like(message_of($node, 'SHOW flakeid.debug_pause_ms', env => { PGUSER => 'clock_login', PGOPTIONS => '-c flakeid.debug_pause_ms=1000' },
+		refused => 1),
 	qr/FATAL:  invalid value for parameter "flakeid.debug_pause_ms"/, 'the same for flakeid.debug_pause_ms');
 sql("ALTER ROLE clock_login SET flakeid.debug_clock_offset_ms = 3600000");
 is(sql_as('clock_login', 'SHOW flakeid.debug_clock_offset_ms'), '0', 'ALTER ROLE ... SET by a superuser: the role logs in with no offset');
