@@ -35,8 +35,10 @@
 #include "format/snowflake.h"
 #include "generator/citus_group.h"
 #include "generator/identity.h"
+#include "generator/marks.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
+#include "generator/state_witness.h"
 
 static int	sno_partition_setting = -1;
 static int	sno_sequence_min = 0;
@@ -282,6 +284,36 @@ derive_identity(const IdentityDef *id)
 	return derived_word((uint32) ((derived_identity_seed() >> id->shift) & id->mask), SOURCE_SYSTEM_IDENTIFIER, 0);
 }
 
+/*
+ * A derived identity comes from the system identifier and the timeline (or
+ * the Citus group), which a copy of the data directory shares with its
+ * original: a copy started as a second server beside it would issue the
+ * original's IDs (1.3 did: 189,753 of 200,000 sno_new() values of a cp -a
+ * copy were its original's).  So a derivation is refused where the witness
+ * says this data directory is a copy (state_witness_place): an operator
+ * sets the identities, or, when the copy replaces its original for good,
+ * removes the witness once.
+ */
+static void
+refuse_in_copy(const IdentityDef *id)
+{
+	unsigned long long recorded = 0,
+				found = 0;
+	WitnessPlace place;
+
+	flakeid_lock_acquire();
+	place = state_witness_place(&recorded, &found);
+	flakeid_lock_release();
+	if (place == WITNESS_PLACE_COPY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot derive %s in a copy of another data directory", SETTING_NAME(id)),
+				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu); derived from the same system identifier, this server would issue the IDs of the one it was copied from.",
+						   STATE_WITNESS_FILE, recorded, found),
+				 errhint("If the original still runs, or may run again, set %s and the other identities to values no other server uses. If this data directory replaces the original for good (a restore or a move, the original gone), remove %s once: flakeid records this data directory in it again.",
+						 SETTING_NAME(id), STATE_WITNESS_FILE)));
+}
+
 uint32
 flakeid_identity(IdentityKind kind)
 {
@@ -312,6 +344,7 @@ flakeid_identity(IdentityKind kind)
 							   SETTING_NAME(id)),
 					 errhint("Set %s to a value no other server uses, or generate IDs on the primary.",
 							 SETTING_NAME(id))));
+		refuse_in_copy(id);
 		derived = derive_identity(id);
 
 		/*

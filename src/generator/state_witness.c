@@ -1,9 +1,18 @@
 /*
- * state_witness.c — global/flakeid.issued: that this cluster has issued IDs
- * (state_witness.h)
+ * state_witness.c — global/flakeid.issued: that this cluster has issued
+ * IDs, and in which data directory (state_witness.h)
  *
- * The file is one line of text, "flakeid issued IDs in the cluster with
- * system identifier N", so that an operator who finds it knows what it is.
+ * The file is text, so that an operator who finds it knows what it is:
+ *
+ *   flakeid issued IDs in the cluster with system identifier N
+ *   place: timeline T, inode I
+ *
+ * The second line (from 1.4) names the timeline it was written on and the
+ * inode of the file itself: the file is written once, through a temporary
+ * file renamed over it, and the inode is that temporary file's, taken
+ * before its bytes are written.  A data directory copied file by file (cp,
+ * rsync, tar, a base backup) holds the same text in a file with another
+ * inode; the original keeps its own.
  */
 #include "postgres.h"
 
@@ -12,66 +21,158 @@
 #include <unistd.h>
 
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "storage/fd.h"
 
 #include "generator/durable_file.h"
 #include "generator/state_witness.h"
 
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
+#define WITNESS_PLACE		"place: timeline %u, inode %llu"
 
 static bool witness_seen = false;
 
-static char *
-witness_line(uint64 system_identifier)
+typedef struct Witness
 {
-	return psprintf(WITNESS_TEXT UINT64_FORMAT "\n", system_identifier);
+	bool		present;		/* the file exists */
+	bool		readable;		/* it could be read */
+	bool		ours;			/* of flakeid, with this cluster's system identifier */
+	bool		foreign;		/* of flakeid, with another cluster's */
+	bool		placed;			/* with a place line */
+	TimeLineID	timeline;
+	unsigned long long inode;	/* recorded */
+	unsigned long long file_inode;	/* the file's own */
+} Witness;
+
+static void
+read_witness(Witness *w)
+{
+	char		text[256];
+	int			fd;
+	ssize_t		size;
+	struct stat st;
+	const char *place;
+
+	memset(w, 0, sizeof(*w));
+	fd = open(STATE_WITNESS_FILE, O_RDONLY | PG_BINARY, 0);
+	if (fd < 0)
+	{
+		w->present = errno != ENOENT;
+		if (w->present)
+			ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", STATE_WITNESS_FILE)));
+		return;
+	}
+	w->present = true;
+	size = read(fd, text, sizeof(text) - 1);
+	if (size < 0 || fstat(fd, &st) != 0)
+	{
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not read file \"%s\": %m", STATE_WITNESS_FILE)));
+		close(fd);
+		return;
+	}
+	close(fd);
+	w->readable = true;
+	w->file_inode = (unsigned long long) st.st_ino;
+	text[size] = '\0';
+	if (strncmp(text, WITNESS_TEXT, strlen(WITNESS_TEXT)) != 0)
+		return;
+	if (strtoull(text + strlen(WITNESS_TEXT), NULL, 10) != GetSystemIdentifier())
+	{
+		w->foreign = true;
+		return;
+	}
+	w->ours = true;
+	place = strstr(text, "\nplace: ");
+	w->placed = place != NULL && sscanf(place + 1, WITNESS_PLACE, &w->timeline, &w->inode) == 2;
 }
 
 bool
 state_witness_says_issued(void)
 {
-	char		text[128];
-	int			fd = open(STATE_WITNESS_FILE, O_RDONLY | PG_BINARY, 0);
-	ssize_t		size;
-	char	   *ours;
+	Witness		w;
 
-	if (fd < 0)
-	{
-		if (errno == ENOENT)
-			return false;
-		ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", STATE_WITNESS_FILE)));
-		return true;
-	}
-	size = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (size < 0)
-	{
-		ereport(LOG, (errcode_for_file_access(), errmsg("could not read file \"%s\": %m", STATE_WITNESS_FILE)));
-		return true;
-	}
-	text[size] = '\0';
-	ours = witness_line(GetSystemIdentifier());
-	if (strncmp(text, WITNESS_TEXT, strlen(WITNESS_TEXT)) == 0 && strcmp(text, ours) != 0)
-	{
+	read_witness(&w);
+	if (w.foreign)
 		ereport(LOG,
 				(errmsg("ignoring \"%s\": it was written by another cluster", STATE_WITNESS_FILE)));
+	/* (one that cannot be read, or not flakeid's text, counts as saying so) */
+	return w.present && !w.foreign;
+}
+
+/* the timeline this server writes on, or replays during recovery */
+static TimeLineID
+current_timeline(void)
+{
+	TimeLineID	timeline = 0;
+
+	if (!RecoveryInProgress())
+		return GetWALInsertionTimeLine();
+	(void) GetXLogReplayRecPtr(&timeline);
+	return timeline;
+}
+
+/*
+ * Writes the witness, with this data directory's place: the temporary file
+ * durable_file_write writes through is made first, so that its inode, which
+ * the rename keeps, can be written into it.
+ */
+static bool
+write_witness(int elevel)
+{
+	char	   *temp = psprintf("%s.tmp", STATE_WITNESS_FILE);	/* durable_file_write's */
+	int			fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	struct stat st;
+	char	   *text;
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not create file \"%s\": %m", temp)));
+		if (fd >= 0)
+			CloseTransientFile(fd);
 		return false;
 	}
-	return true;
+	CloseTransientFile(fd);
+	text = psprintf(WITNESS_TEXT UINT64_FORMAT "\n" WITNESS_PLACE "\n", GetSystemIdentifier(),
+					current_timeline(), (unsigned long long) st.st_ino);
+	return durable_file_write(STATE_WITNESS_FILE, text, strlen(text), elevel);
 }
 
 bool
 state_witness_ensure(int elevel)
 {
 	struct stat st;
-	char	   *line;
 
 	if (witness_seen)
 		return true;
 	if (stat(STATE_WITNESS_FILE, &st) == 0)
 		return witness_seen = true;
-	line = witness_line(GetSystemIdentifier());
-	if (!durable_file_write(STATE_WITNESS_FILE, line, strlen(line), elevel))
+	if (!write_witness(elevel))
 		return false;
 	return witness_seen = true;
+}
+
+WitnessPlace
+state_witness_place(unsigned long long *recorded, unsigned long long *found)
+{
+	Witness		w;
+	TimeLineID	timeline = current_timeline();
+
+	read_witness(&w);
+	*recorded = w.inode;
+	*found = w.file_inode;
+	if (!w.present || !w.ours)
+		return WITNESS_PLACE_NONE;
+	if (w.placed && w.timeline == timeline && w.inode == w.file_inode)
+		return WITNESS_PLACE_OURS;
+	if (w.placed && w.timeline == timeline)
+		return WITNESS_PLACE_COPY;
+	/* written by 1.3 (no place), or on an earlier timeline: this history's own from now on */
+	if (!write_witness(ERROR))
+		return WITNESS_PLACE_NONE;	/* (not reached) */
+	ereport(LOG,
+			(errmsg("flakeid recorded this data directory in \"%s\" (timeline %u)", STATE_WITNESS_FILE, timeline),
+			 w.placed ? errdetail("It was recorded on timeline %u before.", w.timeline) :
+			 errdetail("It was written by an earlier release of flakeid, which did not record it.")));
+	witness_seen = true;
+	return WITNESS_PLACE_OURS;
 }

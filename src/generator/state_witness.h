@@ -10,6 +10,12 @@
  * carry and operators do not tidy: a start that finds no state file but the
  * witness refuses to generate (XX001) until an operator restores the file,
  * or removes the witness too once the clock is past every ID issued.
+ *
+ * The witness also names the data directory it was written in (its own
+ * inode) and the timeline: a copy of the data directory started as a
+ * second server on the same timeline shares the system identifier, and so
+ * every derived identity, with its original; it is told apart by the
+ * witness's inode (state_witness_place).
  */
 #ifndef FLAKEID_STATE_WITNESS_H
 #define FLAKEID_STATE_WITNESS_H
@@ -32,5 +38,23 @@ extern bool state_witness_says_issued(void);
  * `elevel`, as state_save's are, and returns false.
  */
 extern bool state_witness_ensure(int elevel);
+
+typedef enum WitnessPlace
+{
+	WITNESS_PLACE_NONE,			/* no witness of this cluster (nothing issued yet, or removed) */
+	WITNESS_PLACE_OURS,			/* written in this data directory, or made its own just now */
+	WITNESS_PLACE_COPY			/* written on this timeline in another data directory */
+} WitnessPlace;
+
+/*
+ * Whether this data directory is the one the witness was written in (a
+ * derived identity is refused in a copy: identity.c).  A witness of 1.3,
+ * which records no place, or one written on an earlier timeline (a promoted
+ * standby, a restore that ended on a timeline of its own) is rewritten for
+ * this data directory, and is its own.  *recorded and *found are the
+ * inodes, for a message.  With flakeid_lock held (the rewrite); ERROR when
+ * the rewrite fails.
+ */
+extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found);
 
 #endif

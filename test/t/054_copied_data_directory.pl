@@ -1,0 +1,94 @@
+# A copy of a data directory started as a second server beside its
+# original does not issue the original's IDs (issue 60, part 3).  Derived
+# identities come from the system identifier and the timeline, which a copy
+# shares: 1.3's copy (cp -a, or a base backup started without a recovery
+# signal) issued the same IDs as its original.  Now the witness
+# (global/flakeid.issued) names the data directory it was written in, and a
+# derived identity is refused (55000) in a copy until an operator sets the
+# identities, or removes the witness once when the copy replaces its
+# original for good.  The legitimate moves still issue: a promoted standby
+# (a timeline of its own), a restore once the original is gone (one step,
+# the hint's), and a witness of 1.3, which records no place, is taken up.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+use PostgreSQL::Test::Utils qw(slurp_file);
+
+# the generators whose IDs carry a derived identity (flax carries random bits, kuid none)
+my @derived = grep { $_->{format} =~ /^(sno|siq|kuid96|snowflake)$/ } formats();
+my $orig = flakeid_node('copy_orig');
+my ($standby) = flakeid_standby($orig, 'copy_standby');
+sub psql_on { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
+psql_on($orig, "SELECT $_->{new} FROM generate_series(1, 100)") for @derived;
+my $witness = $orig->data_dir . '/global/flakeid.issued';
+like(slurp_file($witness), qr/\nplace: timeline 1, inode \d+\n/, 'the witness names its timeline and inode');
+
+# a copy file by file of the stopped original (as cp -a makes one), started beside it
+$orig->stop;
+$orig->backup_fs_cold('cold');
+$orig->start;
+my $copy = PostgreSQL::Test::Cluster->new('copy_cold');
+$copy->init_from_backup($orig, 'cold');
+$copy->start;
+for my $f (@derived)
+{
+	is(sqlstate_of($copy, "SELECT $f->{new}"), '55000', "a cp -a copy refuses $f->{format}_new() (55000)");
+	is(sqlstate_of($copy, 'SELECT ' . backfill_call($f, "'2024-01-01 00:00:00+00'")), '55000',
+		"and $f->{format}'s back-fill");
+	is(sqlstate_of($orig, "SELECT $f->{new}"), 'ok', "the original still issues $f->{format}");
+}
+my $message = message_of($copy, 'SELECT sno_new()');
+like($message, qr/cannot derive flakeid\.sno_partition in a copy of another data directory/, 'the message says why');
+like($message, qr/HINT:.*set flakeid\.sno_partition.*remove global\/flakeid\.issued once/s,
+	'the hint gives both ways out: identities, or (the original gone) the witness removed');
+is(sqlstate_of($copy, 'SELECT flax_new()'), 'ok', 'flax, whose IDs carry random bits and no identity, issues');
+
+# explicit identities: the copy issues
+$copy->append_conf('postgresql.conf', "flakeid.sno_partition = 4242\n");
+$copy->restart;
+is(sqlstate_of($copy, 'SELECT sno_new()'), 'ok', 'with its own flakeid.sno_partition, the copy issues sno');
+is(sqlstate_of($copy, 'SELECT snowflake_new()'), '55000', 'and still refuses the identities it did not set');
+
+# a base backup started as an independent server (no recovery signal: it stays on timeline 1)
+$orig->backup('hot');
+my $restored = PostgreSQL::Test::Cluster->new('copy_restored');
+$restored->init_from_backup($orig, 'hot');
+$restored->start;
+is(psql_on($restored, 'SELECT timeline_id FROM pg_control_checkpoint()'), '1', 'the restored backup is on timeline 1');
+for my $f (@derived)
+{
+	is(sqlstate_of($restored, "SELECT $f->{new}"), '55000', "a base backup started beside its original refuses $f->{format}");
+}
+is(sqlstate_of($restored, "SELECT snowflake_new_at('2024-01-01 00:00:00+00')"), '55000',
+	'and its back-fill (1.3 returned the original\'s IDs)');
+
+# a promoted standby is on a timeline of its own: it issues, and its witness becomes its own
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
+is(sqlstate_of($standby, "SELECT $_->{new}"), 'ok', "the promoted standby issues $_->{format}") for @derived;
+like(slurp_file($standby->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 2, /,
+	"its witness now names its own timeline");
+ok(log_count($standby, qr/flakeid recorded this data directory/) >= 1, 'which its log says');
+
+# the original gone, the restore takes over: the hint's one step
+$orig->stop;
+unlink($restored->data_dir . '/global/flakeid.issued') or die $!;
+is(sqlstate_of($restored, "SELECT $_->{new}"), 'ok', "the witness removed, the restore issues $_->{format}") for @derived;
+$restored->restart;
+is(sqlstate_of($restored, 'SELECT sno_new()'), 'ok', 'and again after a restart: the witness is its own now');
+like(slurp_file($restored->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
+	'the witness was written again, with this data directory');
+
+# a witness of 1.3 (no place line) is taken up as this data directory's own
+my $sysid = psql_on($copy, 'SELECT system_identifier FROM pg_control_system()');
+$copy->stop;
+open(my $fh, '>', $copy->data_dir . '/global/flakeid.issued') or die $!;
+print $fh "flakeid issued IDs in the cluster with system identifier $sysid\n";
+close $fh;
+$copy->start;
+is(sqlstate_of($copy, 'SELECT snowflake_new()'), 'ok', "a witness of 1.3 is taken up: the server issues");
+like(slurp_file($copy->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
+	'and its witness now names this data directory');
+stop_checked($copy, $restored, $standby);
+done_testing();
