@@ -82,6 +82,7 @@ typedef struct PersistedBounds
 	PersistedLow lows[PERSISTED_SLOTS_MAX];
 	uint32_t	ndeep;
 	PersistedDeep deep[DEEP_UNITS_MAX];
+	int64_t		backfill_floor_us;	/* Unix µs: back-fill before it was lost (1.4); 0: none */
 } PersistedBounds;
 
 /* flakeid.state */

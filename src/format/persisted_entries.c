@@ -163,6 +163,14 @@ entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds)
 		PUT_AS(w, uint32_t, deep->low);
 		entry_end(w, at);
 	}
+	/* (required, as every entry: a release that cannot honour a floor refuses the file) */
+	if (bounds->backfill_floor_us != 0)
+	{
+		at = entry_begin(w, ENTRY_FLOOR);
+		put(w, &side, 1);
+		PUT_AS(w, int64_t, bounds->backfill_floor_us);
+		entry_end(w, at);
+	}
 }
 
 void
@@ -236,6 +244,19 @@ read_low_or_deep(Reader *r, const EntrySink *sink, bool deep)
 }
 
 static bool
+read_floor(Reader *r, const EntrySink *sink)
+{
+	PersistedBounds *bounds = get_side(r, sink);
+	int64_t		floor = 0;
+
+	/* (a floor is a time a clock read: never 0 or below, never past the marks' limit) */
+	if (bounds == NULL || !get(r, &floor, 8) || floor <= 0 || floor >= PERSISTED_MARK_MAX)
+		return false;
+	bounds->backfill_floor_us = floor;
+	return true;
+}
+
+static bool
 read_holding(Reader *r, const EntrySink *sink)
 {
 	PersistedHolding holding;
@@ -274,6 +295,8 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 			return read_low_or_deep(r, sink, true);
 		case ENTRY_HOLDING:
 			return read_holding(r, sink);
+		case ENTRY_FLOOR:
+			return read_floor(r, sink);
 	}
 	return false;
 }
@@ -281,7 +304,7 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 static bool
 tag_known(uint16_t tag)
 {
-	return tag >= ENTRY_EPOCH && tag <= ENTRY_HOLDING;
+	return tag >= ENTRY_EPOCH && tag <= ENTRY_FLOOR;
 }
 
 PersistedVerdict

@@ -21,7 +21,8 @@ typedef enum EntryTag
 	ENTRY_MARKS = 3,			/* side, sno tick-tock, count, int64 marks */
 	ENTRY_LOW = 4,				/* side, slot name, uint32 low */
 	ENTRY_DEEP = 5,				/* side, slot name, uint64 first, last, uint32 low */
-	ENTRY_HOLDING = 6			/* uint64 full xid, count, (slot name, uint64 unit)... */
+	ENTRY_HOLDING = 6,			/* uint64 full xid, count, (slot name, uint64 unit)... */
+	ENTRY_FLOOR = 7				/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
 } EntryTag;
 
 #define SIDE_OWN		0

@@ -47,6 +47,7 @@
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/datetime.h"
 #include "utils/timestamp.h"
 
 #include "format/deep_units.h"
@@ -57,6 +58,7 @@
 #include "generator/generator.h"
 #include "generator/issue.h"
 #include "generator/marks.h"
+#include "generator/marks_setup.h"
 #include "generator/shmem.h"
 #include "generator/table.h"
 
@@ -415,6 +417,32 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 	return false;
 }
 
+/*
+ * Back-fill before the floor that flakeid.start_afresh left (marks_setup.c)
+ * is refused: what back-fill gave before that start was lost with the state
+ * file, and back-filled IDs lie in the past, where no clock covers them.
+ * The floor's own unit is refused too (an ID given before the start could
+ * share it).  flakeid.accept_backfill_loss lets it through.
+ */
+static void
+refuse_below_floor(const GeneratorDef *def, uint64 live_unit, TimestampTz ts)
+{
+	int64		floor = mark_backfill_floor();
+	uint64		floor_unit = 0;
+	char		lost[MAXDATELEN + 1];
+
+	if (floor == 0 || accept_backfill_loss || !def->format->units_at(floor, &floor_unit) || live_unit > floor_unit)
+		return;
+	/* timestamptz_to_str returns a static buffer: one call per message part */
+	strlcpy(lost, timestamptz_to_str(flakeid_timestamptz_from_unix_us(floor)), sizeof(lost));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot back-fill a %s ID for %s: this server's record of back-filled IDs before %s was lost",
+					def->name, timestamptz_to_str(ts), lost),
+			 errdetail("The generators started afresh then (flakeid.start_afresh), without the record of what back-fill had given before: a back-filled ID for an earlier time could repeat one of those."),
+			 errhint("Back-fill times after it. If no ID back-filled before it can meet a new one (the tables that held them are gone or emptied, or none was ever back-filled), set flakeid.accept_backfill_loss = on.")));
+}
+
 GeneratedId
 flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_unit, TimestampTz ts)
 {
@@ -425,6 +453,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = generator_prepare(def, variant);	/* with the generators' shared state, the ledger's */
+	refuse_below_floor(def, live_unit, ts);
 	live_top = (int64) pool.seq_min - 1;
 	if (live_unit >= counters_live_floor(def, slot))
 	{

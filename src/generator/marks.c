@@ -32,6 +32,7 @@ typedef struct OwnBounds
 	int64		marks[MARK_COUNT];
 	uint32		lows[GEN_SLOT_COUNT];
 	DeepUnits	deep;
+	int64		floor;			/* back-fill before it is refused; 0: none */
 	int64		snowflake_epoch_ms;
 } OwnBounds;
 
@@ -44,6 +45,7 @@ published_bounds(OwnBounds *own)
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		own->lows[s] = mark_backfill_low(s);
 	own->deep = mark_shared->backfill_deep;
+	own->floor = (int64) pg_atomic_read_u64(&mark_shared->backfill_floor);
 	own->snowflake_epoch_ms = epoch_issued_under();
 }
 
@@ -56,6 +58,7 @@ current_state(FlakeidPersisted *state, const OwnBounds *own)
 	state->own.sno_ticktock = mark_shared->sno_ticktock;
 	memcpy(state->own.backfill_low, own->lows, sizeof(state->own.backfill_low));
 	state->own.backfill_deep = own->deep;
+	state->own.backfill_floor = own->floor;
 	state->upstream = mark_shared->upstream;
 	state->snowflake_epoch_ms = own->snowflake_epoch_ms;
 }
@@ -78,6 +81,8 @@ bounds_exceed_own(const IssuedBounds *bounds)
 		if (bounds->backfill_low[s] < lows[s])
 			return true;
 	}
+	if (bounds->backfill_floor > (int64) pg_atomic_read_u64(&mark_shared->backfill_floor))
+		return true;
 	return !deep_units_imply(&mark_shared->backfill_deep, lows, &bounds->backfill_deep);
 }
 
@@ -123,6 +128,9 @@ mark_begin_backfill_lifetime(const IssuedBounds *bounds)
 	}
 	mark_shared->backfill_deep = deep;
 	mark_shared->backfill_start_deep = deep;
+	/* (a floor only rises: the later of a lost record's instants bounds both) */
+	if (bounds->backfill_floor > (int64) pg_atomic_read_u64(&mark_shared->backfill_floor))
+		pg_atomic_write_u64(&mark_shared->backfill_floor, (uint64) bounds->backfill_floor);
 	pg_atomic_fetch_add_u32(&mark_shared->backfill_lifetime, 1);
 }
 
@@ -213,6 +221,7 @@ save_locked(const OwnBounds *own, int elevel)
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		pg_atomic_write_u32(&mark_shared->backfill_low[s], own->lows[s]);
 	mark_shared->backfill_deep = own->deep;
+	pg_atomic_write_u64(&mark_shared->backfill_floor, (uint64) own->floor);
 	return true;
 }
 
@@ -361,6 +370,11 @@ raise_upstream(const IssuedBounds *record)
 			upstream->backfill_low[s] = record->backfill_low[s];
 			changed = true;
 		}
+	if (record->backfill_floor > upstream->backfill_floor)
+	{
+		upstream->backfill_floor = record->backfill_floor;
+		changed = true;
+	}
 	changed |= deep_units_merge(&upstream->backfill_deep, &record->backfill_deep);
 	deep_units_drop_implied(&upstream->backfill_deep, upstream->backfill_low, GEN_SLOT_COUNT);
 	return changed;

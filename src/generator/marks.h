@@ -125,6 +125,13 @@ extern void mark_save_snowflake_epoch(void);
  */
 extern uint32 mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide);
 
+/* the back-fill floor (Unix µs; 0: none): back-fill before it is refused (backfill.c) */
+static inline int64
+mark_backfill_floor(void)
+{
+	return (int64) pg_atomic_read_u64(&mark_shared->backfill_floor);
+}
+
 static inline uint32
 mark_backfill_low(int slot)
 {

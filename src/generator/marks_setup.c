@@ -6,7 +6,10 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "access/xlog.h"
+#include "storage/fd.h"
 #include "utils/datetime.h"
 #include "utils/timestamp.h"
 
@@ -20,6 +23,8 @@ MarkShared *mark_shared = NULL;
 LWLockPadded *mark_locks = NULL;
 
 static char *accept_state_from = NULL;
+static bool start_afresh = false;
+bool		accept_backfill_loss = false;
 
 /* strictly a system identifier: digits only, in range, not 0; or empty for none */
 static bool
@@ -56,6 +61,14 @@ mark_init(void)
 						  "Takes up a generator state file written by the cluster with this system identifier.",
 						  "For a state file copied on purpose from the cluster this one replaces (pg_upgrade).",
 						  &accept_state_from, "", PGC_POSTMASTER, 0, check_accept_state_from, NULL);
+	define_bool_setting(SETTING_START_AFRESH,
+						"Starts the generators afresh when the generator state file is damaged, missing, newer or another cluster's.",
+						"The file is set aside; the generators resume 62 s ahead of the clock, and back-fill before the start is refused until flakeid.accept_backfill_loss is on.",
+						&start_afresh, false, PGC_POSTMASTER, 0);
+	define_bool_setting(SETTING_ACCEPT_BACKFILL_LOSS,
+						"Lets back-fill give IDs before the instant the generators started afresh.",
+						"Only where no ID back-filled before that start can meet a new one: their record was lost, and back-fill could repeat them.",
+						&accept_backfill_loss, false, PGC_SIGHUP, 0);
 	/* the tranche is named "flakeid": pg_stat_activity shows waits on flakeid_lock as that */
 	shmem_request_part(&(ShmemPart) {.name = "flakeid", .size = sizeof(MarkShared), .address = (void **) &mark_shared, .init = NULL, .nlocks = 1, .locks = &mark_locks});
 }
@@ -69,6 +82,50 @@ accepted_foreign_system(void)
 	if (accept_state_from == NULL || !parse_system_identifier(accept_state_from, &system))
 		return 0;
 	return system;
+}
+
+/*
+ * flakeid.start_afresh, at start, when the state file cannot be used
+ * (damaged, missing beside the witness, newer, another cluster's): the way
+ * on that repeats nothing, which an operator chooses.  The file (if any)
+ * is set aside as flakeid.state.set-aside-<Unix time>, and a new one saved
+ * with
+ *   - every mark ADVANCE_LEAD_US + MARK_RESERVE_US (62 s) past the clock:
+ *     no save leaves a mark further ahead of the clock than that, so with
+ *     the clock where it was no live ID repeats one the lost file covered;
+ *   - a back-fill floor at the clock: what back-fill gave before is
+ *     unknown (back-filled IDs lie in the past, so no clock test covers
+ *     them), so back-fill before this instant is refused until an operator
+ *     sets flakeid.accept_backfill_loss (backfill.c).  1.3's hint, "remove
+ *     the file once the clock is past every ID", let back-fill repeat.
+ * True when the new file was saved (the server then issues); false leaves
+ * the refusal, logged.  In the postmaster: never raises.
+ */
+static bool
+start_state_afresh(FlakeidPersisted *saved)
+{
+	int64		now = flakeid_clock_unix_us();
+	char	   *aside = psprintf("flakeid.state.set-aside-" INT64_FORMAT, now / USECS_PER_SEC);
+	char		resume[MAXDATELEN + 1];
+	struct stat st;
+
+	if (stat("flakeid.state", &st) == 0 && durable_rename("flakeid.state", aside, LOG) != 0)
+		return false;
+	state_set_empty(saved);
+	saved->system_identifier = GetSystemIdentifier();
+	for (int m = 0; m < MARK_COUNT; m++)
+		saved->own.marks[m] = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
+	saved->own.backfill_floor = now;
+	if (!state_save(saved, LOG))
+		return false;
+	/* timestamptz_to_str returns a static buffer: one call per message part */
+	strlcpy(resume, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[0])), sizeof(resume));
+	ereport(LOG,
+			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before %s is refused",
+					resume, timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
+			 errdetail("The unusable state file was set aside as \"%s\" (if there was one).", aside),
+			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
+	return true;
 }
 
 /*
@@ -97,8 +154,11 @@ mark_load_state(FlakeidPersisted *saved)
 		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW
 		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN
 		: load == STATE_LOAD_MISSING ? STATE_MISSING : STATE_USABLE;
-	if (mark_shared->state_refusal != STATE_USABLE)
+	if (mark_shared->state_refusal != STATE_USABLE && start_afresh && start_state_afresh(saved))
+		mark_shared->state_refusal = STATE_USABLE;
+	else if (mark_shared->state_refusal != STATE_USABLE)
 		state_set_empty(saved);
+	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
@@ -141,27 +201,25 @@ mark_refuse_unusable_state(void)
 				 errmsg("flakeid's generator state file was written by a newer version of flakeid"),
 				 errdetail("The file \"flakeid.state\" has state version %u; this version of flakeid reads versions 1 to %u.",
 						   mark_shared->state_file_version, STATE_VERSION),
-				 errhint("Install the flakeid release that wrote the file, or remove the file and \"%s\" once the clock is past every ID issued and restart the server.", STATE_WITNESS_FILE)));
+				 errhint("Install the flakeid release that wrote the file, or set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	if (mark_shared->state_refusal == STATE_FOREIGN)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file belongs to another cluster, so generation is refused"),
 				 errdetail("The file \"flakeid.state\" was written by the cluster with system identifier " UINT64_FORMAT "; this cluster's is " UINT64_FORMAT ".",
 						   mark_shared->state_system_identifier, GetSystemIdentifier()),
-				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise remove \"flakeid.state\" and \"%s\" once the clock is past every ID this cluster issued, and restart the server.",
-						 mark_shared->state_system_identifier, STATE_WITNESS_FILE)));
+				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").",
+						 mark_shared->state_system_identifier)));
 	if (mark_shared->state_refusal == STATE_MISSING)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file is missing, although this cluster has issued IDs, so generation is refused"),
 				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before: without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
-				 errhint("Restore \"flakeid.state\" from this cluster and restart the server; or, once the clock is past every ID this cluster issued, remove \"%s\" as well and restart the server.",
-						 STATE_WITNESS_FILE)));
+				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("flakeid's generator state file is damaged, so generation is refused"),
-			 errhint("Once the clock is past every ID issued, remove \"flakeid.state\" and \"%s\" from the data directory, and restart the server.",
-					 STATE_WITNESS_FILE)));
+			 errhint("Set flakeid.start_afresh = on and restart the server: the file is set aside (docs/OPERATIONS.md, \"Starting afresh\").")));
 }
 

@@ -25,6 +25,9 @@ typedef enum StateRefusal
 	STATE_MISSING				/* gone, although the cluster issued IDs */
 } StateRefusal;
 
+/* flakeid.accept_backfill_loss: back-fill before the floor is let through (backfill.c) */
+extern bool accept_backfill_loss;
+
 typedef struct MarkShared
 {
 	PaddedWord	marks[MARK_COUNT];	/* the saved marks (Unix µs), read before every ID */
@@ -39,6 +42,8 @@ typedef struct MarkShared
 	pg_atomic_uint32 backfill_low[GEN_SLOT_COUNT];
 	/* under flakeid_lock: the published deep units (IssuedBounds.backfill_deep) */
 	DeepUnits	backfill_deep;
+	/* the published back-fill floor (IssuedBounds.backfill_floor): written under flakeid_lock */
+	pg_atomic_uint64 backfill_floor;
 	/*
 	 * Back-fill's lifetimes (backfill.c): each start and each taking up of
 	 * a primary's bounds begins one, below the low-waters and deep units as

@@ -43,6 +43,9 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_ACCEPT_STATE_FROM] = {"flakeid.accept_state_from", "marks_setup.c", 0},
 	/* every generator's bounds are saved through it: a refused "on" must not become off */
 	[SETTING_MARK_SYNCHRONOUS] = {"flakeid.mark_synchronous", "wal_record.c", READ_BY_ALL},
+	[SETTING_START_AFRESH] = {"flakeid.start_afresh", "marks_setup.c", 0},
+	/* a refused "off" must not become on: it lets back-fill below a lost record */
+	[SETTING_ACCEPT_BACKFILL_LOSS] = {"flakeid.accept_backfill_loss", "marks_setup.c", READ_BY_ALL},
 };
 
 /* the configured text of each refused setting (NULL: it took, or none was configured) */

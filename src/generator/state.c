@@ -57,6 +57,7 @@ bounds_to_persisted(const IssuedBounds *bounds, PersistedBounds *persisted)
 	persisted_bounds_empty(persisted);
 	memcpy(persisted->marks, bounds->marks, sizeof(persisted->marks));
 	persisted->sno_ticktock = bounds->sno_ticktock & 1;
+	persisted->backfill_floor_us = bounds->backfill_floor;
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		if (bounds->backfill_low[s] != BACKFILL_LOW_NONE)
 			(void) persisted_add_low(persisted, generator_slot_name(s), bounds->backfill_low[s]);
@@ -75,6 +76,7 @@ bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds)
 	bounds_set_empty(bounds);
 	memcpy(bounds->marks, persisted->marks, sizeof(bounds->marks));
 	bounds->sno_ticktock = persisted->sno_ticktock & 1;
+	bounds->backfill_floor = persisted->backfill_floor_us;
 	for (uint32 i = 0; i < persisted->nlows; i++)
 	{
 		int			slot = generator_slot_by_name(persisted->lows[i].slot);

@@ -26,6 +26,7 @@ typedef struct IssuedBounds
 	uint32		sno_ticktock;	/* the tick-tock sno's counter carried */
 	uint32		backfill_low[GEN_SLOT_COUNT];	/* BACKFILL_LOW_NONE: none yet */
 	DeepUnits	backfill_deep;	/* empty: none (and in files and records before 1.3) */
+	int64		backfill_floor; /* Unix µs: back-fill before it is refused (flakeid.start_afresh); 0: none */
 } IssuedBounds;
 
 StaticAssertDecl(GEN_SLOT_COUNT <= DEEP_UNITS_MAX, "one deep range more than the record holds shares a slot");

@@ -1,0 +1,95 @@
+# The ways out of a damaged or missing state file repeat nothing, live or
+# back-filled (issue 60, part 2).  1.3's hints said to remove the file (and
+# the witness) "once the clock is past every ID issued"; back-filled IDs lie
+# in the past, so the next back-fill at an earlier time gave an ID given
+# before (a unique index refused it: 23505).  Now each refusal's hint says:
+# set flakeid.start_afresh = on and restart.  The file is set aside, the
+# generators resume 62 s ahead of the clock (past any mark a save leaves),
+# and back-fill before that start is refused (55000) until an operator sets
+# flakeid.accept_backfill_loss; the floor is saved, WAL-logged and kept
+# across restarts and by a promoted standby.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+use PostgreSQL::Test::Utils qw(slurp_file);
+
+my $node = flakeid_node('afresh');
+my $datadir = $node->data_dir;
+sub sql { return $node->safe_psql('postgres', $_[0]); }
+my $past = "'2024-01-01 00:00:00+00'";
+sql('CREATE TABLE ids (id bigint PRIMARY KEY, how text)');
+sql("INSERT INTO ids SELECT snowflake_new_at($past), 'back-filled' FROM generate_series(1, 100)");
+sql("INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 100)");
+
+# each way the state file is lost, then the hint followed
+for my $case ('damaged', 'missing')
+{
+	$node->stop('fast');
+	if ($case eq 'damaged')
+	{
+		open(my $fh, '+<', "$datadir/flakeid.state") or die $!;
+		seek($fh, 20, 0);
+		print $fh "\xff" x 8;
+		close $fh;
+	}
+	else
+	{
+		unlink("$datadir/flakeid.state") or die $!;
+	}
+	$node->start;
+	is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', "$case: generation is refused");
+	like(message_of($node, "SELECT snowflake_new_at($past)"), qr/HINT:  .*[Ss]et flakeid.start_afresh = on and restart the server/,
+		"$case: the hint says to start afresh");
+	unlike(message_of($node, 'SELECT snowflake_new()'), qr/remove "flakeid.state"|once the clock is past every ID/,
+		"$case: no hint says to remove the file once the clock is past the IDs");
+	# the hint followed
+	$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	$node->restart;
+	ok(log_count($node, qr/flakeid started its generators afresh, as flakeid.start_afresh says/) >= 1, "$case: the log says it started afresh");
+	if ($case eq 'damaged')
+	{
+		ok(scalar(glob("$datadir/flakeid.state.set-aside-*")), 'damaged: the file was set aside, not removed');
+	}
+	my $live = sql("SELECT snowflake_new() > (SELECT max(id) FROM ids WHERE how = 'live')");
+	is($live, 't', "$case: live IDs resume above every earlier one");
+	is(sql("SELECT (snowflake_time(snowflake_new()) - clock_timestamp()) BETWEEN interval '55 s' AND interval '63 s'"), 't',
+		"$case: 62 s ahead of the clock (past any mark a save leaves)");
+	is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at($past), 'again' FROM generate_series(1, 100)"), '55000',
+		"$case: back-fill before the new start is refused (1.3 repeated a back-filled ID: 23505)");
+	like(message_of($node, "SELECT snowflake_new_at($past)"), qr/record of back-filled IDs before .* was lost.*HINT:  .*flakeid.accept_backfill_loss = on/s,
+		"$case: the message says why, and what an operator may do");
+	is(sqlstate_of($node, "SELECT sno_new_at($past), kuid96_new_at($past), siq_new_at($past, 'user'), kuid_new_at($past), flax_new_at($past)"),
+		'55000', "$case: for every generator");
+	is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at(clock_timestamp()), 'after' FROM generate_series(1, 10)"), 'ok',
+		"$case: back-fill after the start works");
+	# across a restart, with the setting off again
+	$node->stop('fast');
+	my $conf = slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
+	open(my $fh, '>', "$datadir/postgresql.conf") or die $!;
+	print $fh $conf;
+	close $fh;
+	$node->start;
+	is(sqlstate_of($node, "SELECT snowflake_new_at($past)"), '55000', "$case: the floor is kept across a restart");
+}
+
+# a standby made now, then promoted, keeps the floor (it reaches it through the WAL and the file)
+my ($standby) = flakeid_standby($node, 'afresh_standby');
+sql('SELECT snowflake_new()');
+my $lsn = sql('SELECT pg_current_wal_lsn()');
+ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn"), 'the standby replayed it');
+$node->stop('fast');
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
+is(sqlstate_of($standby, "SELECT snowflake_new_at($past)"), '55000', 'a promoted standby keeps the floor');
+
+# the operator's opt-in
+$node->start;
+$node->append_conf('postgresql.conf', "flakeid.accept_backfill_loss = on\n");
+$node->reload;
+ok(poll_until(sub { sqlstate_of($node, "SELECT snowflake_new_at('2023-06-01 00:00:00+00')") eq 'ok' }, timeout => 30),
+	'with flakeid.accept_backfill_loss = on, back-fill before the start is given');
+is(sqlstate_of($node, "SELECT 1 FROM pg_settings WHERE name = 'flakeid.accept_backfill_loss' AND context = 'sighup'"), 'ok',
+	'(a reload takes it)');
+stop_checked($node, $standby);
+done_testing();
