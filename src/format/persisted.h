@@ -11,6 +11,9 @@
  *                   transaction's holding) are written
  *   flakeid.prepared  the holdings of prepared transactions: version 1
  *                   (1.2) is read, version 2 (1.3) written
+ *   flakeid.deep    back-fill's deep units, one entry per unit
+ *                   (deep_table.h), appended to: version 1 (1.4)
+ *                   written; the WAL record DEEP carries each entry
  *
  * From 1.3 on, the three share one layout of entries: a tag, flags and a
  * length, then the payload.  Per-generator data names its counter slot
@@ -48,6 +51,11 @@
 #define PERSISTED_RECORD_BOUNDS		0x10	/* 1.2 */
 #define PERSISTED_RECORD_ISSUED		0x20	/* 1.3 on: a save's bounds */
 #define PERSISTED_RECORD_PREPARED	0x30	/* 1.3 on: a prepared transaction's holding */
+#define PERSISTED_RECORD_DEEP		0x40	/* 1.4 on: one deep unit of back-fill, lowered */
+
+#define PERSISTED_DEEP_VERSION	1	/* flakeid.deep */
+#define PERSISTED_DEEP_HEADER	16	/* magic, version, reserved, CRC-32C of the 12 bytes before */
+#define PERSISTED_DEEP_ENTRY	48	/* slot name (32, NUL-padded), uint64 unit, uint32 low, CRC-32C */
 
 typedef enum PersistedVerdict
 {
@@ -85,11 +93,24 @@ typedef struct PersistedBounds
 	int64_t		backfill_floor_us;	/* Unix µs: back-fill before it was lost (1.4); 0: none */
 } PersistedBounds;
 
+/* one deep unit of back-fill (deep_table.h): an entry of flakeid.deep, a DEEP record */
+typedef struct PersistedDeepUnit
+{
+	char		slot[PERSISTED_NAME_MAX];
+	uint64_t	unit;
+	uint32_t	low;
+} PersistedDeepUnit;
+
 /* flakeid.state */
 typedef struct PersistedState
 {
 	uint64_t	system_identifier;	/* of the cluster that wrote it; 0: not recorded (versions 1, 2) */
 	int64_t		snowflake_epoch_ms; /* -1: none, or not known (version 1) */
+	/*
+	 * the version of flakeid.deep that goes with the file (a required
+	 * entry, so that 1.3 refuses it); 0: none (files before 1.4)
+	 */
+	uint32_t	deep_record;
 	PersistedBounds own;
 	PersistedBounds upstream;	/* the primary's, as replayed */
 } PersistedState;
@@ -115,6 +136,7 @@ typedef struct PersistedRecord
 	int64_t		snowflake_epoch_ms; /* MARK, BOUNDS, ISSUED */
 	PersistedBounds bounds;		/* MARK, BOUNDS, ISSUED: the writer's own */
 	PersistedHolding holding;	/* PREPARED */
+	PersistedDeepUnit deep_unit;	/* DEEP */
 } PersistedRecord;
 
 extern void persisted_bounds_empty(PersistedBounds *bounds);
@@ -155,6 +177,7 @@ extern PersistedVerdict persisted_record_decode(uint8_t info, const uint8_t *dat
 extern size_t persisted_issued_encode(const PersistedBounds *bounds, int64_t snowflake_epoch_ms, uint8_t *out,
 									  size_t room);
 extern size_t persisted_prepared_record_encode(const PersistedHolding *holding, uint8_t *out, size_t room);
+extern size_t persisted_deep_record_encode(const PersistedDeepUnit *deep_unit, uint8_t *out, size_t room);
 
 /* --- flakeid.prepared -------------------------------------------------------- */
 
@@ -170,6 +193,33 @@ extern PersistedVerdict persisted_prepared_decode(const uint8_t *file, size_t si
 /* the holdings in the current version; its size, or 0 when `room` is too small */
 extern size_t persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, uint8_t *out,
 										size_t room);
+
+/* --- flakeid.deep ------------------------------------------------------------- */
+
+/*
+ * Sets *deep_unit (false when the name is not a slot's name: 1 to 31
+ * printable ASCII characters).
+ */
+extern bool persisted_deep_unit_set(PersistedDeepUnit *deep_unit, const char *slot, uint64_t unit, uint32_t low);
+
+/* the header of an empty file (PERSISTED_DEEP_HEADER bytes) */
+extern void persisted_deep_header_encode(uint8_t *out);
+
+/* one entry (PERSISTED_DEEP_ENTRY bytes), to be appended */
+extern void persisted_deep_entry_encode(const PersistedDeepUnit *deep_unit, uint8_t *out);
+
+/*
+ * Reads flakeid.deep, calling `each` for each entry in order (it returns
+ * false to stop: the verdict is then DAMAGED).  The file is appended to, an
+ * entry at a time, each synced before it is used: a crash may leave the last
+ * entry torn (shorter than an entry, or with a bad checksum), and that one
+ * is not read (it was never used).  *good_size is the size of the header and
+ * the entries read; *version as for the state file.  Any other entry with a
+ * bad checksum or name is damage.
+ */
+extern PersistedVerdict persisted_deep_decode(const uint8_t *file, size_t size,
+											  bool (*each) (void *arg, const PersistedDeepUnit *deep_unit),
+											  void *arg, uint32_t *version, size_t *good_size);
 
 /* CRC-32C (Castagnoli), as PostgreSQL's pg_crc32c computes it */
 extern uint32_t persisted_crc32c(const void *data, size_t size);

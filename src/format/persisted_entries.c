@@ -30,9 +30,8 @@ persisted_state_empty(PersistedState *state)
 	state->snowflake_epoch_ms = -1;
 }
 
-/* a slot's name: 1 to 31 printable ASCII characters */
-static bool
-name_ok(const char *name, size_t length)
+bool
+persisted_name_ok(const char *name, size_t length)
 {
 	if (length == 0 || length >= PERSISTED_NAME_MAX)
 		return false;
@@ -49,7 +48,7 @@ copy_name(char *to, const char *name)
 
 	while (length < PERSISTED_NAME_MAX && name[length] != '\0')
 		length++;
-	if (!name_ok(name, length))
+	if (!persisted_name_ok(name, length))
 		return false;
 	memcpy(to, name, length);
 	to[length] = '\0';
@@ -174,6 +173,17 @@ entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds)
 }
 
 void
+entries_put_deep_unit(Writer *w, const PersistedDeepUnit *deep_unit)
+{
+	size_t		at = entry_begin(w, ENTRY_DEEP_UNIT);
+
+	put_name(w, deep_unit->slot);
+	PUT_AS(w, uint64_t, deep_unit->unit);
+	PUT_AS(w, uint32_t, deep_unit->low);
+	entry_end(w, at);
+}
+
+void
 entries_put_holding(Writer *w, const PersistedHolding *holding)
 {
 	size_t		at = entry_begin(w, ENTRY_HOLDING);
@@ -198,7 +208,7 @@ get_name(Reader *r, char *name)
 	if (!get(r, &length, 1) || length >= PERSISTED_NAME_MAX || !get(r, name, length))
 		return false;
 	name[length] = '\0';
-	return name_ok(name, length);
+	return persisted_name_ok(name, length);
 }
 
 static PersistedBounds *
@@ -277,6 +287,15 @@ read_holding(Reader *r, const EntrySink *sink)
 	return sink->holding(sink->arg, &holding);
 }
 
+static bool
+read_deep_unit(Reader *r, const EntrySink *sink)
+{
+	PersistedDeepUnit *deep_unit = sink->deep_unit;
+
+	return deep_unit != NULL && deep_unit->slot[0] == '\0' && get_name(r, deep_unit->slot) &&
+		get(r, &deep_unit->unit, 8) && get(r, &deep_unit->low, 4);	/* (one per record) */
+}
+
 /* one entry's payload; false when it is damaged */
 static bool
 read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
@@ -295,6 +314,10 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 			return read_low_or_deep(r, sink, true);
 		case ENTRY_HOLDING:
 			return read_holding(r, sink);
+		case ENTRY_DEEP_RECORD:
+			return sink->deep_record != NULL && get(r, sink->deep_record, 4) && *sink->deep_record != 0;
+		case ENTRY_DEEP_UNIT:
+			return read_deep_unit(r, sink);
 		case ENTRY_FLOOR:
 			return read_floor(r, sink);
 	}

@@ -9,6 +9,8 @@
  *   ISSUED (1.3)   version, length, entries: EPOCH, and MARKS, LOW and
  *                  DEEP of the writer's own side
  *   PREPARED (1.3) version, length, one HOLDING entry
+ *   DEEP (1.4)     version, length, one DEEP_UNIT entry: a deep unit of
+ *                  back-fill lowered (flakeid.deep)
  *
  * flakeid.prepared:
  *   version 1 (1.2)  magic "FLKP", 1.2's slot count (18), the count of
@@ -24,6 +26,7 @@
 #define BOUNDS12_RECORD		(RECORD_HEADER + 8 + BOUNDS12_SIZE)
 #define ISSUED_VERSION		1
 #define PREPARED_RECORD_VERSION 1
+#define DEEP_RECORD_VERSION	1
 
 #define PREPARED_MAGIC_V1	0x464C4B50	/* "FLKP" */
 #define PREPARED_MAGIC		0x464C4B48	/* "FLKH" */
@@ -69,7 +72,7 @@ PersistedVerdict
 persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, PersistedRecord *record)
 {
 	uint32_t	version = 0;
-	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL};
+	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL};
 	PersistedVerdict verdict;
 
 	memset(record, 0, sizeof(*record));
@@ -93,11 +96,19 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_PREPARED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
 			return record->holding.full_xid != 0 ? PERSISTED_OK : PERSISTED_DAMAGED;	/* one holding */
+		case PERSISTED_RECORD_DEEP:
+			if (!record_header(data, size, &version))
+				return PERSISTED_DAMAGED;
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit};
+			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
+			if (verdict != PERSISTED_OK)
+				return verdict;
+			return record->deep_unit.slot[0] != '\0' ? PERSISTED_OK : PERSISTED_DAMAGED;	/* one unit */
 	}
 	return PERSISTED_TOO_NEW;	/* an info code of a later release */
 }
@@ -137,6 +148,16 @@ persisted_prepared_record_encode(const PersistedHolding *holding, uint8_t *out, 
 	PUT_AS(&w, uint64_t, 0);
 	entries_put_holding(&w, holding);
 	return record_finish(&w, PREPARED_RECORD_VERSION);
+}
+
+size_t
+persisted_deep_record_encode(const PersistedDeepUnit *deep_unit, uint8_t *out, size_t room)
+{
+	Writer		w = {out, room, 0, false};
+
+	PUT_AS(&w, uint64_t, 0);
+	entries_put_deep_unit(&w, deep_unit);
+	return record_finish(&w, DEEP_RECORD_VERSION);
 }
 
 /* --- flakeid.prepared ---------------------------------------------------------- */
@@ -180,7 +201,7 @@ persisted_prepared_decode(const uint8_t *file, size_t size,
 						  uint32_t *version)
 {
 	FileHeader	header;
-	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg, NULL};
+	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL};
 	uint32_t	crc;
 
 	*version = 0;

@@ -13,7 +13,10 @@
  *              sno's tick-tock and a back-fill low-water for each of 1.2's
  *              18 slots (persisted_legacy_slots), padded; CRC-32
  *   version 4 (1.3): the same header; the body is entries (SYSTEM, EPOCH,
- *              MARKS, LOW and DEEP per side); CRC-32C of header and body
+ *              MARKS, LOW and DEEP per side); CRC-32C of header and body.
+ *              From 1.4 on a required DEEP_RECORD entry says that
+ *              flakeid.deep goes with the file (1.3 refuses it as too new
+ *              rather than forget the deep units kept there)
  */
 #include "persisted_wire.h"
 
@@ -155,7 +158,7 @@ read_v4(const uint8_t *file, size_t size, PersistedState *state)
 	const uint8_t *body;
 	uint32_t	seen = 0;
 	EntrySink	sink = {&state->system_identifier, &state->snowflake_epoch_ms, {&state->own, &state->upstream},
-	NULL, NULL, &seen};
+	NULL, NULL, &seen, &state->deep_record, NULL};
 	PersistedVerdict verdict;
 
 	if (size < HEADER_SIZE)
@@ -224,6 +227,12 @@ persisted_state_encode(const PersistedState *state, uint8_t *out, size_t room)
 	at = entry_begin(&w, ENTRY_EPOCH);
 	PUT_AS(&w, int64_t, state->snowflake_epoch_ms);
 	entry_end(&w, at);
+	if (state->deep_record != 0)
+	{
+		at = entry_begin(&w, ENTRY_DEEP_RECORD);
+		PUT_AS(&w, uint32_t, state->deep_record);
+		entry_end(&w, at);
+	}
 	entries_put_bounds(&w, SIDE_OWN, &state->own);
 	entries_put_bounds(&w, SIDE_UPSTREAM, &state->upstream);
 	if (w.full)

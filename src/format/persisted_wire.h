@@ -22,7 +22,9 @@ typedef enum EntryTag
 	ENTRY_LOW = 4,				/* side, slot name, uint32 low */
 	ENTRY_DEEP = 5,				/* side, slot name, uint64 first, last, uint32 low */
 	ENTRY_HOLDING = 6,			/* uint64 full xid, count, (slot name, uint64 unit)... */
-	ENTRY_FLOOR = 7				/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
+	ENTRY_DEEP_RECORD = 7,		/* uint32 the version of flakeid.deep that goes with the state (1.4) */
+	ENTRY_DEEP_UNIT = 8,		/* slot name, uint64 unit, uint32 low: a DEEP record (1.4) */
+	ENTRY_FLOOR = 9				/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
 } EntryTag;
 
 #define SIDE_OWN		0
@@ -82,6 +84,10 @@ extern void entry_end(Writer *w, size_t at);
 
 extern void entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds);
 extern void entries_put_holding(Writer *w, const PersistedHolding *holding);
+extern void entries_put_deep_unit(Writer *w, const PersistedDeepUnit *deep_unit);
+
+/* whether a slot's name is one: 1 to 31 printable ASCII characters */
+extern bool persisted_name_ok(const char *name, size_t length);
 
 /* where the entries read go: any pointer may be NULL (that entry is then damage) */
 typedef struct EntrySink
@@ -92,6 +98,8 @@ typedef struct EntrySink
 	bool		(*holding) (void *arg, const PersistedHolding *holding);
 	void	   *arg;
 	uint32_t   *seen;			/* if not NULL: ENTRY_SEEN bits of the entries read are set */
+	uint32_t   *deep_record;	/* ENTRY_DEEP_RECORD */
+	PersistedDeepUnit *deep_unit;	/* ENTRY_DEEP_UNIT */
 } EntrySink;
 
 /* the bit of a known tag in EntrySink.seen, and of a MARKS entry of each side */

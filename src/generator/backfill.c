@@ -28,15 +28,17 @@
  * given, by saved low-waters (saved and WAL-logged, so that standbys and a
  * promoted one know them): one per counter slot, at or below every
  * back-filled sequence of the slot in any unit, and the deep units
- * (format/deep_units.h), each at or below every back-filled sequence of
- * its units.  Each server lifetime draws each unit below the low-waters it
+ * (deep_record.h), each at or below every back-filled sequence of its
+ * unit.  Each server lifetime draws each unit below the low-waters it
  * started with, so nothing back-filled in an earlier lifetime is given
  * again.  Low-waters move down in steps (draw_from_ledger), so a lifetime
  * costs a few saves.  The slot's low-water may go down by an eighth of the
  * pool left per lifetime; a unit back-filled deeper than
- * that (rows that share a timestamp) gets a deep range of its own and
- * costs only itself, or the units between it and its nearest deep
- * neighbour once the record of 32 ranges is full.
+ * that (rows that share a timestamp) gets a deep entry of its own
+ * (deep_record.h) and costs only itself, whatever the number of deep units:
+ * past flakeid.backfill_deep_units_max of them a new one is refused, never
+ * merged.  (1.3 kept 32 deep ranges and merged the closest two past them,
+ * costing every unit between: those ranges are still read and honoured.)
  *
  * The ledger is split into partitions by unit, each under an LWLock of its
  * own, held only while an offset is taken (no I/O, no sleep).
@@ -55,6 +57,7 @@
 #include "generator/backfill.h"
 #include "generator/clock.h"
 #include "generator/counters.h"
+#include "generator/deep_record.h"
 #include "generator/generator.h"
 #include "generator/issue.h"
 #include "generator/marks.h"
@@ -171,16 +174,17 @@ partition_of(int slot, uint64 unit)
 
 /*
  * The top of this lifetime's back-fill sequences in (slot, unit): below the
- * slot's low-water and the unit's deep range (if any) as the lifetime began
- * with them, within the pool; -1 when nothing is left.  Read between two
+ * slot's low-water, the unit's deep entry and a 1.3 deep range holding it
+ * (if any) as the lifetime began with them, within the pool; -1 when nothing is left.  Read between two
  * reads of the lifetime (take_offset).
  */
 static int64
 lifetime_top(int slot, const CounterPool *pool, uint64 key)
 {
 	uint32		slot_low = mark_shared->backfill_start_low[slot];	/* read once: Min() reads twice */
-	uint32		deep = deep_units_low(&mark_shared->backfill_start_deep, (unsigned) slot, key);
-	int64		low = Min(slot_low, deep);
+	uint32		range = deep_units_low(&mark_shared->backfill_start_deep, (unsigned) slot, key);
+	uint32		entry = deep_record_start_low(slot, key);
+	int64		low = Min(slot_low, Min(range, entry));
 	int64		top = Min((int64) pool->seq_max, low - 1);
 
 	return top >= (int64) pool->seq_min ? top : -1;
@@ -190,8 +194,8 @@ lifetime_top(int slot, const CounterPool *pool, uint64 key)
  * How deep one lifetime may take a slot's low-water, shared by all its
  * units: an eighth of what the slot's pool had left when the lifetime
  * began (at least 2, so that a nearly used pool is still drawn from).  A
- * unit back-filled deeper gets a deep range of its own, so that it costs
- * only itself (format/deep_units.h).
+ * unit back-filled deeper gets a deep entry of its own, so that it costs
+ * only itself (deep_record.h).
  */
 static bool
 slot_wide_allows(int slot, const CounterPool *pool, int64 low)
@@ -301,7 +305,7 @@ note_unit(int slot, uint64 key, uint32 lifetime, uint32 covered, bool filled, ui
  * The next ledger sequence of (slot, unit), after saving a lower low-water
  * when it reaches below the saved ones: the slot's, twice the depth used so
  * far, while the lifetime's budget for it allows (slot_wide_allows), else
- * the unit's own deep range, a quarter deeper than it went (what a deep
+ * the unit's own deep entry, a quarter deeper than it went (what a deep
  * unit sets aside is lost to it alone, so it grows in smaller steps, for a
  * few more saves).  A new lifetime (a
  * primary's bounds taken up, under flakeid_lock as the save is) may begin
@@ -318,6 +322,7 @@ draw_from_ledger(const GeneratorDef *def, int variant, const CounterPool *pool, 
 {
 	int			slot = def->first_slot + variant;
 
+	deep_record_require();		/* without its record of deep units, a past unit could repeat an ID */
 	for (;;)
 	{
 		LedgerUsage usage = {0};

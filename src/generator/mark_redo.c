@@ -16,6 +16,7 @@
 #include "generator/horizon.h"
 #include "generator/mark_redo.h"
 #include "generator/marks.h"
+#include "generator/table.h"
 #include "generator/wal_record.h"
 
 /*
@@ -76,6 +77,18 @@ replay_record(XLogReaderState *record)
 		horizon_redo_prepared(&decoded.holding);
 		return;
 	}
+	if (decoded.info == XLOG_FLAKEID_DEEP)
+	{
+		int			slot = generator_slot_by_name(decoded.deep_unit.slot);
+
+		if (slot < 0)
+			ereport(PANIC,
+					(errmsg("flakeid_redo: the record names the counter \"%s\", which this version of flakeid does not have",
+							decoded.deep_unit.slot),
+					 errhint("Upgrade flakeid on standbys before their primary.")));
+		mark_replay_deep(slot, decoded.deep_unit.unit, decoded.deep_unit.low);
+		return;
+	}
 	bounds_of(&decoded, &bounds);
 	mark_replay(&bounds, decoded.snowflake_epoch_ms);
 }
@@ -92,6 +105,12 @@ mark_desc(StringInfo buf, XLogReaderState *record)
 	{
 		appendStringInfo(buf, "xid: " UINT64_FORMAT ", counters held: %u", decoded.holding.full_xid,
 						 decoded.holding.nunits);
+		return;
+	}
+	if (decoded.info == XLOG_FLAKEID_DEEP)
+	{
+		appendStringInfo(buf, "counter: %s, unit: " UINT64_FORMAT ", back-fill low-water: %u",
+						 decoded.deep_unit.slot, decoded.deep_unit.unit, decoded.deep_unit.low);
 		return;
 	}
 	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %u, deep units: %u",
@@ -113,6 +132,8 @@ mark_identify(uint8 info)
 			return "ISSUED";
 		case XLOG_FLAKEID_PREPARED:
 			return "PREPARED";
+		case XLOG_FLAKEID_DEEP:
+			return "DEEP";
 	}
 	return NULL;
 }

@@ -20,10 +20,12 @@
 #include "utils/wait_event.h"
 
 #include "generator/clock.h"
+#include "generator/deep_record.h"
 #include "generator/epoch.h"
 #include "generator/marks.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
+#include "generator/table.h"
 #include "generator/wal_record.h"
 
 /* this server's bounds as a save writes them: the marks, the back-fill low-waters, the epoch */
@@ -61,6 +63,7 @@ current_state(FlakeidPersisted *state, const OwnBounds *own)
 	state->own.backfill_floor = own->floor;
 	state->upstream = mark_shared->upstream;
 	state->snowflake_epoch_ms = own->snowflake_epoch_ms;
+	state->deep_record = deep_record_version();
 }
 
 /*
@@ -131,6 +134,7 @@ mark_begin_backfill_lifetime(const IssuedBounds *bounds)
 	/* (a floor only rises: the later of a lost record's instants bounds both) */
 	if (bounds->backfill_floor > (int64) pg_atomic_read_u64(&mark_shared->backfill_floor))
 		pg_atomic_write_u64(&mark_shared->backfill_floor, (uint64) bounds->backfill_floor);
+	deep_record_begin_lifetime();
 	pg_atomic_fetch_add_u32(&mark_shared->backfill_lifetime, 1);
 }
 
@@ -260,13 +264,18 @@ mark_renew_locked(MarkId mark, int64 unit_start)
 	(void) renew_one_locked(mark, unit_start, ERROR);
 }
 
-/* the saved low-water of back-fill in (slot, unit): the slot's, or a deep range's below it */
+/*
+ * The saved low-water of back-fill in (slot, unit): the slot's, or below it
+ * the unit's deep entry (deep_record.h) or a deep range of 1.3's that holds
+ * it (IssuedBounds.backfill_deep)
+ */
 static uint32
 unit_low(const OwnBounds *own, int slot, uint64 unit)
 {
-	uint32		deep = deep_units_low(&own->deep, (unsigned) slot, unit);
+	uint32		range = deep_units_low(&own->deep, (unsigned) slot, unit);
+	uint32		entry = deep_record_low(slot, unit);
 
-	return Min(own->lows[slot], deep);
+	return Min(own->lows[slot], Min(range, entry));
 }
 
 uint32
@@ -285,10 +294,15 @@ mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slo
 		{
 			own.lows[slot] = Min(own.lows[slot], low);
 			deep_units_drop_implied(&own.deep, own.lows, GEN_SLOT_COUNT);
+			(void) save_locked(&own, ERROR);
 		}
 		else
-			(void) deep_units_lower(&own.deep, slot, unit, unit, low);
-		(void) save_locked(&own, ERROR);
+		{
+			/* the unit's own entry: a record of its own, never a range shared with other units */
+			if (!mark_state_usable())
+				mark_refuse_unusable_state();
+			deep_record_lower(slot, unit, low);
+		}
 		saved = unit_low(&own, slot, unit);
 	}
 	flakeid_lock_release();
@@ -409,6 +423,47 @@ mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms)
 			current_state(&state, &own);
 			(void) state_save(&state, FATAL);
 		}
+	}
+	flakeid_lock_release();
+}
+
+void
+mark_replay_deep(int slot, uint64 unit, uint32 low)
+{
+	IssuedBounds *upstream = &mark_shared->upstream;
+
+	if (mark_shared == NULL)
+		elog(PANIC, "flakeid_redo: flakeid's shared memory is not set up");
+	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
+	switch (deep_record_replay(slot, unit, low))
+	{
+		case DEEP_LOWER_UNCHANGED:
+			break;
+		case DEEP_LOWER_ADDED:
+		case DEEP_LOWER_LOWERED:
+			/* a new lifetime takes it up once recovery has ended */
+			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
+			break;
+		case DEEP_LOWER_FULL:
+			if (low >= upstream->backfill_low[slot])
+				break;
+			ereport(WARNING,
+					(errmsg("flakeid_redo: back-fill's record of deep units cannot take the primary's deep %s unit, so the primary's low-water of every %s unit is taken down to it",
+							generator_slot_name(slot), generator_slot_name(slot)),
+					 errhint("Set flakeid.backfill_deep_units_max on a standby at least as high as on its primary, and keep \"%s\" readable.",
+							 DEEP_RECORD_FILE)));
+			upstream->backfill_low[slot] = low;
+			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
+			if (mark_state_usable())
+			{
+				FlakeidPersisted state;
+				OwnBounds	own;
+
+				published_bounds(&own);
+				current_state(&state, &own);
+				(void) state_save(&state, FATAL);
+			}
+			break;
 	}
 	flakeid_lock_release();
 }

@@ -112,16 +112,28 @@ extern void mark_upstream_taken_up(void);
  */
 extern void mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms);
 
+/*
+ * Replay of a DEEP record (startup process): the primary's deep unit joins
+ * this server's record of deep units (deep_record.h), which a new
+ * back-fill lifetime takes up once recovery has ended.  When the record
+ * cannot take it (full, or unusable), the primary's low-water of the whole
+ * slot comes down to it instead (a WARNING): fewer sequences for every unit
+ * of the slot, never a repeat.  A failure to save is FATAL.
+ */
+extern void mark_replay_deep(int slot, uint64 unit, uint32 low);
+
 /* saves the configured snowflake epoch unless it is saved or refused (may take flakeid_lock) */
 extern void mark_save_snowflake_epoch(void);
 
 /*
  * Makes the saved bounds cover `sequence`, back-filled in `unit` of `slot`:
- * unless the slot's low-water or a deep range of the unit (IssuedBounds) is
- * at or below it, saves (and WAL-logs) `low` (at or below `sequence`) as
- * the slot's low-water (slot_wide) or as the unit's deep range, then
- * publishes it.  Returns the unit's saved low-water afterwards.  Takes
- * flakeid_lock and fsyncs; raises on failure, and nothing is published.
+ * unless the slot's low-water or the unit's deep entry (deep_record.h) or a
+ * deep range of 1.3's holding it (IssuedBounds) is at or below it, saves
+ * (and WAL-logs) `low` (at or below `sequence`) as the slot's low-water
+ * (slot_wide: the state file) or as the unit's deep entry (flakeid.deep),
+ * then publishes it.  Returns the unit's saved low-water afterwards.  Takes
+ * flakeid_lock and fsyncs; raises on failure (54000 when the record of deep
+ * units is full), and nothing is published.
  */
 extern uint32 mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide);
 

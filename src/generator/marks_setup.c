@@ -14,6 +14,7 @@
 #include "utils/timestamp.h"
 
 #include "generator/clock.h"
+#include "generator/deep_record.h"
 #include "generator/marks_setup.h"
 #include "generator/state_witness.h"
 #include "generator/settings.h"
@@ -126,6 +127,29 @@ start_state_afresh(FlakeidPersisted *saved)
 			 errdetail("The unusable state file was set aside as \"%s\" (if there was one).", aside),
 			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
 	return true;
+}
+
+/*
+ * flakeid.start_afresh, at start, when back-fill's record of deep units
+ * (deep_record.h) cannot be used but the state file can: back-fill before
+ * now is refused (the floor, saved first), then the record starts empty.
+ * Live IDs are not concerned.  In the postmaster: never raises.
+ */
+void
+mark_backfill_afresh(FlakeidPersisted *saved)
+{
+	int64		now = flakeid_clock_unix_us();
+
+	if (!start_afresh || mark_shared->state_refusal != STATE_USABLE || deep_record_usable())
+		return;
+	saved->own.backfill_floor = Max(saved->own.backfill_floor, now);
+	saved->deep_record = PERSISTED_DEEP_VERSION;
+	if (!state_save(saved, LOG) || !deep_record_start_afresh())
+		return;
+	ereport(LOG,
+			(errmsg("back-fill before %s is refused: its record of deep units was lost",
+					timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
+			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
 }
 
 /*

@@ -81,6 +81,9 @@ extern LWLockPadded *mark_locks;
  */
 extern void mark_load_state(FlakeidPersisted *saved);
 
+/* at start, after deep_record_load: flakeid.start_afresh for back-fill's record of deep units */
+extern void mark_backfill_afresh(FlakeidPersisted *saved);
+
 static inline bool
 mark_state_usable(void)
 {

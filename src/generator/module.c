@@ -7,6 +7,7 @@
 #include "generator/backfill.h"
 #include "generator/clock.h"
 #include "generator/counters.h"
+#include "generator/deep_record.h"
 #include "generator/epoch.h"
 #include "generator/horizon.h"
 #include "generator/identity.h"
@@ -28,6 +29,7 @@ generator_module_init(void)
 	stats_init();
 	mark_init();
 	wal_record_init();
+	deep_record_init();
 	counters_init();
 	horizon_init();
 	backfill_init();

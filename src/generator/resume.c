@@ -13,6 +13,7 @@
 #include "storage/ipc.h"
 
 #include "generator/counters.h"
+#include "generator/deep_record.h"
 #include "generator/epoch.h"
 #include "generator/marks.h"
 #include "generator/resume.h"
@@ -92,6 +93,8 @@ resume_at_start(void)
 	FlakeidPersisted saved;
 
 	mark_load_state(&saved);
+	deep_record_load(saved.deep_record);
+	mark_backfill_afresh(&saved);
 	epoch_set_issued_under(saved.snowflake_epoch_ms);
 	resume_after(&saved.own);
 	mark_set_upstream(&saved.upstream);

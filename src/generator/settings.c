@@ -46,6 +46,8 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_START_AFRESH] = {"flakeid.start_afresh", "marks_setup.c", 0},
 	/* a refused "off" must not become on: it lets back-fill below a lost record */
 	[SETTING_ACCEPT_BACKFILL_LOSS] = {"flakeid.accept_backfill_loss", "marks_setup.c", READ_BY_ALL},
+	/* a refused value leaves the default bound: back-fill refuses more or fewer new deep units, never repeats */
+	[SETTING_BACKFILL_DEEP_UNITS_MAX] = {"flakeid.backfill_deep_units_max", "deep_record.c", 0},
 };
 
 /* the configured text of each refused setting (NULL: it took, or none was configured) */

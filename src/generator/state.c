@@ -200,6 +200,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 									   *file_version));
 	state->system_identifier = persisted.system_identifier;
 	state->snowflake_epoch_ms = persisted.snowflake_epoch_ms;
+	state->deep_record = persisted.deep_record;
 	if ((unknown = bounds_from_persisted(&persisted.own, &state->own)) != NULL ||
 		(unknown = bounds_from_persisted(&persisted.upstream, &state->upstream)) != NULL)
 	{
@@ -239,6 +240,7 @@ state_save(const FlakeidPersisted *state, int elevel)
 	persisted_state_empty(&persisted);
 	persisted.system_identifier = GetSystemIdentifier();
 	persisted.snowflake_epoch_ms = state->snowflake_epoch_ms;
+	persisted.deep_record = state->deep_record;
 	bounds_to_persisted(&state->own, &persisted.own);
 	bounds_to_persisted(&state->upstream, &persisted.upstream);
 	size = persisted_state_encode(&persisted, file, sizeof(file));

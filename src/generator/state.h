@@ -39,6 +39,7 @@ typedef struct FlakeidPersisted
 									 * upstream; -1: none, or not known (version 1) */
 	IssuedBounds own;			/* what this server issued */
 	IssuedBounds upstream;		/* what its primary issued, replayed from the WAL */
+	uint32		deep_record;	/* the version of flakeid.deep that goes with it (deep_record.h); 0: none */
 } FlakeidPersisted;
 
 #define STATE_VERSION	PERSISTED_STATE_VERSION

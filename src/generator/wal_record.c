@@ -127,13 +127,27 @@ wait_for_synchronous_standbys(XLogRecPtr lsn)
  * builds without the record, only for bench/wal_cost (its cost) and the
  * failover test's negative control.
  */
+/* inserts and flushes one record of ours, and waits for the synchronous standbys if asked to */
+static void
+log_and_flush(uint8 info, const uint8 *record, size_t size)
+{
+	XLogRecPtr	lsn;
+
+	if (size == 0)
+		elog(ERROR, "flakeid's WAL record does not fit in %d bytes", RECORD_ROOM);
+	XLogBeginInsert();
+	XLogRegisterData((char *) record, (uint32) size);
+	lsn = XLogInsert(FLAKEID_RMGR_ID, info);
+	XLogFlush(lsn);
+	if (mark_synchronous)
+		wait_for_synchronous_standbys(lsn);
+}
+
 void
 wal_record_log(const FlakeidPersisted *state)
 {
 	static uint8 record[RECORD_ROOM];
 	static PersistedBounds own;
-	size_t		size;
-	XLogRecPtr	lsn;
 
 #ifdef FLAKEID_NO_MARK_WAL
 	return;
@@ -141,15 +155,21 @@ wal_record_log(const FlakeidPersisted *state)
 	if (RecoveryInProgress())
 		return;
 	bounds_to_persisted(&state->own, &own);
-	size = persisted_issued_encode(&own, state->snowflake_epoch_ms, record, sizeof(record));
-	if (size == 0)
-		elog(ERROR, "flakeid's WAL record does not fit in %d bytes", RECORD_ROOM);
-	XLogBeginInsert();
-	XLogRegisterData((char *) record, (uint32) size);
-	lsn = XLogInsert(FLAKEID_RMGR_ID, XLOG_FLAKEID_ISSUED);
-	XLogFlush(lsn);
-	if (mark_synchronous)
-		wait_for_synchronous_standbys(lsn);
+	log_and_flush(XLOG_FLAKEID_ISSUED, record,
+				  persisted_issued_encode(&own, state->snowflake_epoch_ms, record, sizeof(record)));
+}
+
+void
+wal_record_log_deep(const PersistedDeepUnit *deep_unit)
+{
+	uint8		record[128];
+
+#ifdef FLAKEID_NO_MARK_WAL
+	return;
+#endif
+	if (RecoveryInProgress())
+		return;
+	log_and_flush(XLOG_FLAKEID_DEEP, record, persisted_deep_record_encode(deep_unit, record, sizeof(record)));
 }
 
 void

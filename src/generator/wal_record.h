@@ -23,6 +23,7 @@
 #define XLOG_FLAKEID_BOUNDS		PERSISTED_RECORD_BOUNDS	/* 1.2's, read */
 #define XLOG_FLAKEID_ISSUED		PERSISTED_RECORD_ISSUED	/* a save's bounds, from 1.3 on */
 #define XLOG_FLAKEID_PREPARED	PERSISTED_RECORD_PREPARED	/* a prepared transaction's holding, from 1.3 on */
+#define XLOG_FLAKEID_DEEP		PERSISTED_RECORD_DEEP	/* a deep unit of back-fill lowered, from 1.4 on */
 
 /* defines flakeid.mark_synchronous (from _PG_init, while preloading) */
 extern void wal_record_init(void);
@@ -34,6 +35,13 @@ extern void wal_record_init(void);
  * cancel of that wait raises 57014.
  */
 extern void wal_record_log(const FlakeidPersisted *state);
+
+/*
+ * Logs and flushes a deep unit of back-fill lowered (DEEP) before it is
+ * used, as wal_record_log does (a standby logs nothing; the same wait for
+ * synchronous standbys).
+ */
+extern void wal_record_log_deep(const PersistedDeepUnit *deep_unit);
 
 /*
  * Logs a prepared transaction's holding (PREPARED), before the transaction

@@ -73,6 +73,35 @@ for my $case ('damaged', 'missing')
 	is(sqlstate_of($node, "SELECT snowflake_new_at($past)"), '55000', "$case: the floor is kept across a restart");
 }
 
+# back-fill's record of deep units (flakeid.deep) damaged: back-fill into past units is refused, and
+# the way on is the same setting: the floor moves up to the new start, the record starts empty
+$node->stop('fast');
+{
+	open(my $fh, '+<', "$datadir/flakeid.deep") or die "flakeid.deep: $!";
+	print $fh "\xff" x 8;
+	close $fh;
+}
+$node->start;
+my $recent = sql("SELECT clock_timestamp() - interval '1 ms'");    # (after the last start's floor)
+is(sqlstate_of($node, "SELECT snowflake_new_at('$recent')"), 'XX001', 'flakeid.deep damaged: back-fill into a past unit is refused');
+like(message_of($node, "SELECT snowflake_new_at('$recent')"), qr/HINT:  .*not an older copy.*set flakeid.start_afresh = on/,
+	'flakeid.deep damaged: the hint says to start afresh');
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'ok', 'flakeid.deep damaged: live IDs are not concerned');
+$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$node->restart;
+ok(log_count($node, qr/flakeid started back-fill's record of deep units afresh/) >= 1, 'flakeid.deep: the log says it started afresh');
+ok(scalar(glob("$datadir/flakeid.deep.set-aside-*")), 'flakeid.deep: the damaged file was set aside');
+is(sqlstate_of($node, "SELECT snowflake_new_at('$recent')"), '55000', 'flakeid.deep: back-fill before the new start is refused');
+is(sqlstate_of($node, "SELECT snowflake_new_at(clock_timestamp())"), 'ok', 'flakeid.deep: back-fill after it works');
+$node->stop('fast');
+{
+	my $conf = slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
+	open(my $fh, '>', "$datadir/postgresql.conf") or die $!;
+	print $fh $conf;
+	close $fh;
+}
+$node->start;
+
 # a standby made now, then promoted, keeps the floor (it reaches it through the WAL and the file)
 my ($standby) = flakeid_standby($node, 'afresh_standby');
 sql('SELECT snowflake_new()');

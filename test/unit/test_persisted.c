@@ -235,7 +235,7 @@ test_current(void)
 	tap_ok(verdict == PERSISTED_OK && record.snowflake_epoch_ms == 42 &&
 		   memcmp(&record.bounds, &written.own, sizeof(written.own)) == 0,
 		   "an ISSUED record reads back as written");
-	tap_ok(persisted_record_decode(0x40, out, size, &record) == PERSISTED_TOO_NEW,
+	tap_ok(persisted_record_decode(0x70, out, size, &record) == PERSISTED_TOO_NEW,
 		   "a record of an info code this code does not know: TOO_NEW");
 
 	holding.full_xid = (UINT64_C(3) << 32) | 1234;
@@ -251,6 +251,130 @@ test_current(void)
 	tap_ok(verdict == PERSISTED_OK && version == PERSISTED_PREPARED_VERSION && holdings_seen == 2 &&
 		   memcmp(&first_holding, &holding, sizeof(holding)) == 0,
 		   "a prepared file of version %u with two holdings reads back as written", PERSISTED_PREPARED_VERSION);
+}
+
+/* flakeid.deep and the DEEP record (1.4) */
+static PersistedDeepUnit deep_seen[8];
+static int	deep_count;
+
+static bool
+take_deep(void *arg, const PersistedDeepUnit *deep_unit)
+{
+	(void) arg;
+	if (deep_count < 8)
+		deep_seen[deep_count] = *deep_unit;
+	deep_count++;
+	return true;
+}
+
+static PersistedVerdict
+decode_deep(const uint8_t *bytes, size_t size, size_t *good_size)
+{
+	uint32_t	version = 0;
+
+	deep_count = 0;
+	return persisted_deep_decode(bytes, size, take_deep, NULL, &version, good_size);
+}
+
+static void
+test_deep(void)
+{
+	PersistedDeepUnit units[3],
+				scratch;
+	PersistedState written,
+				read_back;
+	uint8_t		out[PERSISTED_DEEP_HEADER + 3 * PERSISTED_DEEP_ENTRY];
+	uint8_t		stamp[PERSISTED_FILE_MAX];
+	size_t		size,
+				good = 0;
+	uint32_t	version = 0;
+
+	tap_ok(persisted_deep_unit_set(&units[0], "snowflake", UINT64_C(1500000000000), 0) &&
+		   persisted_deep_unit_set(&units[1], "siq user", 77, 1024) &&
+		   persisted_deep_unit_set(&units[2], "a generator of 1.9", UINT64_MAX, 4095),
+		   "deep units of three slots");
+	tap_ok(!persisted_deep_unit_set(&scratch, "", 1, 1) &&
+		   !persisted_deep_unit_set(&scratch, "a name of thirty-two characters!", 1, 1),
+		   "a name that is not a slot's is refused");
+	persisted_deep_header_encode(out);
+	for (int i = 0; i < 3; i++)
+		persisted_deep_entry_encode(&units[i], out + PERSISTED_DEEP_HEADER + i * PERSISTED_DEEP_ENTRY);
+	tap_ok(decode_deep(out, PERSISTED_DEEP_HEADER, &good) == PERSISTED_OK && deep_count == 0 &&
+		   good == PERSISTED_DEEP_HEADER, "an empty flakeid.deep: its header only");
+	tap_ok(decode_deep(out, sizeof(out), &good) == PERSISTED_OK && deep_count == 3 && good == sizeof(out) &&
+		   memcmp(deep_seen, units, sizeof(units)) == 0, "three entries read back as written");
+	tap_ok(decode_deep(out, sizeof(out) - 5, &good) == PERSISTED_OK && deep_count == 2 &&
+		   good == sizeof(out) - PERSISTED_DEEP_ENTRY, "a torn last entry (short) is not read, the others are");
+	out[sizeof(out) - 10] ^= 1;
+	tap_ok(decode_deep(out, sizeof(out), &good) == PERSISTED_OK && deep_count == 2 &&
+		   good == sizeof(out) - PERSISTED_DEEP_ENTRY, "a torn last entry (a bad checksum) is not read");
+	out[sizeof(out) - 10] ^= 1;
+	out[PERSISTED_DEEP_HEADER + PERSISTED_DEEP_ENTRY + 3] ^= 1;
+	tap_ok(decode_deep(out, sizeof(out), &good) == PERSISTED_DAMAGED, "a bad entry before the last: DAMAGED");
+	tap_ok(decode_deep(out, sizeof(out) - 1, &good) == PERSISTED_DAMAGED,
+		   "and so it stays with a torn tail after it");
+	out[PERSISTED_DEEP_HEADER + PERSISTED_DEEP_ENTRY + 3] ^= 1;
+	tap_ok(decode_deep(out, PERSISTED_DEEP_HEADER - 1, &good) == PERSISTED_DAMAGED, "a short header: DAMAGED");
+	out[0] ^= 1;
+	tap_ok(decode_deep(out, sizeof(out), &good) == PERSISTED_DAMAGED, "a bad magic number: DAMAGED");
+	out[0] ^= 1;
+	out[4] = 2;
+	{
+		uint32_t	crc = persisted_crc32c(out, 12);
+
+		memcpy(out + 12, &crc, 4);
+	}
+	tap_ok(persisted_deep_decode(out, sizeof(out), take_deep, NULL, &version, &good) == PERSISTED_TOO_NEW &&
+		   version == 2, "a later version of flakeid.deep: TOO_NEW");
+
+	size = persisted_deep_record_encode(&units[1], stamp, sizeof(stamp));
+	tap_ok(size > 0 && size <= 64 && persisted_record_decode(PERSISTED_RECORD_DEEP, stamp, size, &record) == PERSISTED_OK &&
+		   memcmp(&record.deep_unit, &units[1], sizeof(units[1])) == 0,
+		   "a DEEP record (%zu bytes) reads back as written", size);
+	tap_ok(persisted_deep_record_encode(&units[1], stamp, size - 1) == 0, "a buffer a byte short is refused");
+	tap_ok(persisted_record_decode(PERSISTED_RECORD_DEEP, stamp, 8, &record) == PERSISTED_DAMAGED,
+		   "a DEEP record without its unit: DAMAGED");
+
+	persisted_state_empty(&written);
+	written.system_identifier = 99;
+	written.deep_record = PERSISTED_DEEP_VERSION;
+	size = persisted_state_encode(&written, stamp, sizeof(stamp));
+	tap_ok(persisted_state_decode(stamp, size, 99, &read_back, &version) == PERSISTED_OK &&
+		   read_back.deep_record == PERSISTED_DEEP_VERSION, "a state file naming flakeid.deep reads back as written");
+	written.deep_record = 0;
+	size = persisted_state_encode(&written, stamp, sizeof(stamp));
+	tap_ok(persisted_state_decode(stamp, size, 99, &read_back, &version) == PERSISTED_OK &&
+		   read_back.deep_record == 0, "one that does not (as 1.3 wrote) reads as naming none");
+}
+
+/* a 1.3 reader: a state file of 1.4 naming flakeid.deep carries a required entry of a tag 1.3 did not know */
+static void
+test_deep_required(void)
+{
+	PersistedState written;
+	uint8_t		out[PERSISTED_FILE_MAX];
+	size_t		size;
+	bool		found = false;
+
+	persisted_state_empty(&written);
+	written.system_identifier = 99;
+	written.deep_record = PERSISTED_DEEP_VERSION;
+	size = persisted_state_encode(&written, out, sizeof(out));
+	/* entries from byte 16 on: tag, flags, length, payload */
+	for (size_t at = 16; at + 8 <= size - 4;)
+	{
+		uint16_t	tag,
+					flags;
+		uint32_t	length;
+
+		memcpy(&tag, out + at, 2);
+		memcpy(&flags, out + at + 2, 2);
+		memcpy(&length, out + at + 4, 4);
+		if (tag == ENTRY_DEEP_RECORD)
+			found = (flags & PERSISTED_REQUIRED) != 0 && tag > ENTRY_HOLDING;
+		at += 8 + length;
+	}
+	tap_ok(found, "the DEEP_RECORD entry is required and of a tag after 1.3's last (1.3 refuses the file as too new)");
 }
 
 /* an entry of tag 99 appended to an ISSUED record, with or without the required flag */
@@ -448,6 +572,8 @@ main(int argc, char **argv)
 	test_fixture("flakeid-1.2.prepared", PREPARED, 0, 1, 0, 4, 16, prepared_holds,
 				 "one holding (xid 726) of sno and snowflake, by name");
 	test_current();
+	test_deep();
+	test_deep_required();
 	test_unknown_entries();
 	test_impossible_files();
 	test_random_damage(seed_text ? strtoull(seed_text, NULL, 10) : 20261125);

@@ -1,0 +1,429 @@
+/*
+ * deep_record.c — back-fill's deep units on this server: the table in
+ * shared memory, flakeid.deep, and the DEEP record (deep_record.h)
+ *
+ * The file is appended to an entry at a time, at the end of what was read
+ * or written whole (never O_APPEND: a failed write leaves at most one
+ * entry's worth of bytes, which the next append overwrites), and synced
+ * before the entry is published, under flakeid_lock.  A crash may leave its
+ * last entry torn: it was never published, so nothing was given below it,
+ * and the reader skips it (format/persisted.h).  The WAL record comes first,
+ * as for the state file: what a standby or crash recovery knows is never
+ * less than what the file says.
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "storage/fd.h"
+#include "storage/lwlock.h"
+#include "utils/memutils.h"
+
+#include "format/persisted.h"
+#include "generator/deep_record.h"
+#include "generator/durable_file.h"
+#include "generator/settings.h"
+#include "generator/shmem.h"
+#include "generator/table.h"
+#include "generator/wal_record.h"
+
+#define DEEP_UNITS_MAX_DEFAULT	65536
+#define COMPACT_SLACK			1024	/* entries the file may hold past twice its units */
+
+/* why back-fill of past units refuses, from the file as read at start */
+typedef enum DeepRefusal
+{
+	DEEP_USABLE,
+	DEEP_DAMAGED,				/* unreadable, or not what the appends write */
+	DEEP_TOO_NEW,				/* a later version of the file */
+	DEEP_MISSING,				/* gone, although the state file names it */
+	DEEP_TOO_MANY,				/* more units than flakeid.backfill_deep_units_max */
+	DEEP_UNKNOWN_SLOT			/* names a counter this flakeid does not have */
+} DeepRefusal;
+
+typedef struct DeepShared
+{
+	DeepTable	table;			/* under the lock: readers shared, writers (flakeid_lock held) exclusive */
+	/* set at start, then under flakeid_lock */
+	DeepRefusal refusal;
+	uint32		version;		/* PERSISTED_DEEP_VERSION once the file exists; 0: none */
+	uint64		file_size;		/* the bytes of the file in use: its header and entries */
+	uint64		file_entries;
+} DeepShared;
+
+static int	deep_units_max = DEEP_UNITS_MAX_DEFAULT;
+static DeepShared *deep_shared = NULL;
+static LWLockPadded *deep_locks = NULL;
+
+#define deep_lock	(&deep_locks[0].lock)
+
+static void
+deep_shared_init(void *memory)
+{
+	DeepShared *shared = (DeepShared *) memory;
+
+	memset(shared, 0, sizeof(*shared));
+	deep_table_init(&shared->table, (DeepCell *) ((char *) memory + MAXALIGN(sizeof(DeepShared))),
+					(uint32) deep_units_max);
+}
+
+void
+deep_record_init(void)
+{
+	define_int_setting(SETTING_BACKFILL_DEEP_UNITS_MAX,
+					   "The most time units back-fill records as deep on this server (flakeid.deep).",
+					   "Each costs 48 bytes of shared memory, and 48 bytes of flakeid.deep when it is recorded; past the bound, back-fill refuses a new deep unit.",
+					   &deep_units_max, DEEP_UNITS_MAX_DEFAULT, 1, (int) DEEP_TABLE_MAX, PGC_POSTMASTER, 0, NULL);
+	shmem_request_part(&(ShmemPart) {.name = "flakeid deep units",
+				.size = add_size(MAXALIGN(sizeof(DeepShared)),
+								 mul_size(sizeof(DeepCell), deep_table_cells((uint32) deep_units_max))),
+				.address = (void **) &deep_shared, .init = deep_shared_init, .nlocks = 1, .locks = &deep_locks});
+}
+
+/* --- the file ------------------------------------------------------------------- */
+
+typedef struct LoadContext
+{
+	DeepTable  *table;
+	DeepRefusal refusal;
+	uint64		entries;
+} LoadContext;
+
+static bool
+load_entry(void *arg, const PersistedDeepUnit *deep_unit)
+{
+	LoadContext *load = arg;
+	int			slot = generator_slot_by_name(deep_unit->slot);
+
+	load->entries++;
+	if (slot < 0)
+		load->refusal = DEEP_UNKNOWN_SLOT;
+	else if (deep_table_lower(load->table, (uint32) slot, deep_unit->unit, deep_unit->low) == DEEP_LOWER_FULL)
+		load->refusal = DEEP_TOO_MANY;
+	return load->refusal == DEEP_USABLE;
+}
+
+/* the whole file into a palloc'd buffer; NULL with errno when it cannot be read, ENOENT when there is none */
+static uint8 *
+read_whole(size_t *size)
+{
+	struct stat st;
+	uint8	   *bytes;
+	int			fd = open(DEEP_RECORD_FILE, O_RDONLY | PG_BINARY, 0);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_size > (off_t) MaxAllocHugeSize)
+	{
+		close(fd);
+		return NULL;
+	}
+	*size = (size_t) st.st_size;
+	bytes = palloc_extended(Max(*size, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (bytes == NULL || (*size > 0 && read(fd, bytes, *size) != (ssize_t) *size))
+	{
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	return bytes;
+}
+
+/*
+ * Writes the file whole (durable_file.h): the header and one entry per unit
+ * of the table.  A failure is reported at `elevel`.
+ */
+static bool
+rewrite_whole(int elevel)
+{
+	DeepTable  *table = &deep_shared->table;
+	size_t		size = PERSISTED_DEEP_HEADER + (size_t) table->count * PERSISTED_DEEP_ENTRY;
+	uint8	   *bytes = palloc_extended(size, MCXT_ALLOC_HUGE);
+	uint8	   *next = bytes + PERSISTED_DEEP_HEADER;
+	uint32		at = 0,
+				slot,
+				low;
+	uint64		unit;
+	bool		written;
+
+	persisted_deep_header_encode(bytes);
+	while (deep_table_next(table, &at, &slot, &unit, &low))
+	{
+		PersistedDeepUnit deep_unit;
+
+		(void) persisted_deep_unit_set(&deep_unit, generator_slot_name((int) slot), unit, low);
+		persisted_deep_entry_encode(&deep_unit, next);
+		next += PERSISTED_DEEP_ENTRY;
+	}
+	written = durable_file_write(DEEP_RECORD_FILE, bytes, size, elevel);
+	pfree(bytes);
+	if (!written)
+		return false;
+	deep_shared->version = PERSISTED_DEEP_VERSION;
+	deep_shared->file_size = size;
+	deep_shared->file_entries = table->count;
+	return true;
+}
+
+static void
+log_refusal(DeepRefusal refusal, const char *detail)
+{
+	deep_shared->refusal = refusal;
+	ereport(LOG,
+			(errcode(refusal == DEEP_TOO_NEW ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_DATA_CORRUPTED),
+			 errmsg("back-fill's record of deep units \"%s\" cannot be used, so back-fill into past time units is refused",
+					DEEP_RECORD_FILE),
+			 errdetail_internal("%s", detail)));
+}
+
+/* the file read into the table; the refusal it calls for */
+static void
+load_record(const uint8 *bytes, size_t size)
+{
+	LoadContext load = {&deep_shared->table, DEEP_USABLE, 0};
+	uint32		version = 0;
+	size_t		good_size = 0;
+	PersistedVerdict verdict = persisted_deep_decode(bytes, size, load_entry, &load, &version, &good_size);
+
+	if (load.refusal == DEEP_TOO_MANY)
+		log_refusal(DEEP_TOO_MANY,
+					psprintf("It records more time units than flakeid.backfill_deep_units_max = %d allows.",
+							 deep_units_max));
+	else if (load.refusal == DEEP_UNKNOWN_SLOT)
+		log_refusal(DEEP_UNKNOWN_SLOT, "It names a counter this version of flakeid does not have.");
+	else if (verdict == PERSISTED_TOO_NEW)
+		log_refusal(DEEP_TOO_NEW, psprintf("It has version %u; this version of flakeid reads version %u.",
+										   version, PERSISTED_DEEP_VERSION));
+	else if (verdict != PERSISTED_OK)
+		log_refusal(DEEP_DAMAGED, "Its header, checksums or entries are not what flakeid writes.");
+	else
+	{
+		deep_shared->version = version;
+		deep_shared->file_size = good_size;
+		deep_shared->file_entries = load.entries;
+		/* a torn last entry is rewritten away before anything is appended after it */
+		if (good_size != size && !rewrite_whole(LOG))
+			log_refusal(DEEP_DAMAGED, "Its torn last entry could not be rewritten away.");
+	}
+}
+
+void
+deep_record_load(uint32 state_deep_record)
+{
+	size_t		size = 0;
+	uint8	   *bytes;
+
+	deep_shared_init(deep_shared);	/* (again after a crash) */
+	bytes = read_whole(&size);
+	if (bytes != NULL)
+	{
+		load_record(bytes, size);
+		pfree(bytes);
+	}
+	else if (errno != ENOENT)
+		log_refusal(DEEP_DAMAGED, psprintf("It could not be read: %m."));
+	else if (state_deep_record != 0)
+		log_refusal(DEEP_MISSING,
+					psprintf("It is gone from the data directory, although \"flakeid.state\" says it goes with it (version %u).",
+							 state_deep_record));
+	else if (!rewrite_whole(LOG))
+		log_refusal(DEEP_DAMAGED, "It could not be created.");
+	if (deep_shared->refusal == DEEP_USABLE && deep_shared->table.count > 0)
+		ereport(LOG,
+				(errmsg("back-fill's record of deep units holds %u time units of at most %d",
+						deep_shared->table.count, deep_units_max)));
+}
+
+bool
+deep_record_usable(void)
+{
+	return deep_shared->refusal == DEEP_USABLE;
+}
+
+bool
+deep_record_start_afresh(void)
+{
+	char	   *aside = psprintf("%s.set-aside-" INT64_FORMAT, DEEP_RECORD_FILE, (int64) time(NULL));
+	struct stat st;
+
+	if (stat(DEEP_RECORD_FILE, &st) == 0 && durable_rename(DEEP_RECORD_FILE, aside, LOG) != 0)
+		return false;
+	deep_shared_init(deep_shared);
+	if (!rewrite_whole(LOG))
+	{
+		deep_shared->refusal = DEEP_DAMAGED;
+		return false;
+	}
+	ereport(LOG,
+			(errmsg("flakeid started back-fill's record of deep units afresh, as flakeid.start_afresh says"),
+			 errdetail("The file that could not be used was set aside as \"%s\" (if there was one).", aside)));
+	return true;
+}
+
+uint32
+deep_record_version(void)
+{
+	return deep_shared->version;
+}
+
+void
+deep_record_require(void)
+{
+	switch (deep_shared->refusal)
+	{
+		case DEEP_USABLE:
+			return;
+		case DEEP_TOO_MANY:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("back-fill's record of deep units \"%s\" holds more time units than flakeid.backfill_deep_units_max = %d, so back-fill into past time units is refused",
+							DEEP_RECORD_FILE, deep_units_max),
+					 errhint("Raise flakeid.backfill_deep_units_max to at least the number of deep units the server log names at start, and restart the server.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(deep_shared->refusal == DEEP_TOO_NEW ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_DATA_CORRUPTED),
+					 errmsg("back-fill's record of deep units \"%s\" could not be read at start, so back-fill into past time units is refused",
+							DEEP_RECORD_FILE),
+					 errdetail("The server log of the last start says why. Without the record, a back-filled ID could repeat one given before."),
+					 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks the units recorded since). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
+	}
+}
+
+/* --- the table -------------------------------------------------------------------- */
+
+uint32
+deep_record_low(int slot, uint64 unit)
+{
+	uint32		low;
+
+	LWLockAcquire(deep_lock, LW_SHARED);
+	low = deep_table_low(&deep_shared->table, (uint32) slot, unit);
+	LWLockRelease(deep_lock);
+	return low;
+}
+
+uint32
+deep_record_start_low(int slot, uint64 unit)
+{
+	uint32		low;
+
+	LWLockAcquire(deep_lock, LW_SHARED);
+	low = deep_table_start_low(&deep_shared->table, (uint32) slot, unit);
+	LWLockRelease(deep_lock);
+	return low;
+}
+
+void
+deep_record_begin_lifetime(void)
+{
+	LWLockAcquire(deep_lock, LW_EXCLUSIVE);
+	deep_table_begin_lifetime(&deep_shared->table);
+	LWLockRelease(deep_lock);
+}
+
+/* appends one entry at the end in use and syncs it; a failure is reported at `elevel` */
+static bool
+append_entry(const PersistedDeepUnit *deep_unit, int elevel)
+{
+	uint8		entry[PERSISTED_DEEP_ENTRY];
+	int			fd;
+
+	persisted_deep_entry_encode(deep_unit, entry);
+	fd = OpenTransientFile(DEEP_RECORD_FILE, O_WRONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not open file \"%s\": %m", DEEP_RECORD_FILE)));
+		return false;
+	}
+	errno = 0;
+	if (pg_pwrite(fd, entry, sizeof(entry), (off_t) deep_shared->file_size) != (ssize_t) sizeof(entry))
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", DEEP_RECORD_FILE)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	/* a failed fsync is not retried (the entry is not published): the next append rewrites it */
+	if (pg_fsync(fd) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync file \"%s\": %m", DEEP_RECORD_FILE)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	if (CloseTransientFile(fd) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not close file \"%s\": %m", DEEP_RECORD_FILE)));
+		return false;
+	}
+	deep_shared->file_size += PERSISTED_DEEP_ENTRY;
+	deep_shared->file_entries++;
+	return true;
+}
+
+/* publishes an entry saved, and rewrites the file whole once it holds twice its units */
+static DeepLower
+publish(int slot, uint64 unit, uint32 low)
+{
+	DeepLower	outcome;
+
+	LWLockAcquire(deep_lock, LW_EXCLUSIVE);
+	outcome = deep_table_lower(&deep_shared->table, (uint32) slot, unit, low);
+	LWLockRelease(deep_lock);
+	if (deep_shared->file_entries > 2 * (uint64) deep_shared->table.count + COMPACT_SLACK)
+		(void) rewrite_whole(WARNING);
+	return outcome;
+}
+
+static void
+refuse_full(int slot)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("cannot back-fill deeper into another %s time unit: back-fill's record of deep units is full",
+					generator_slot_name(slot)),
+			 errdetail("This server records each time unit that back-fill takes deeper than every unit's share (an eighth of a pool per server lifetime), one entry per unit, and holds at most %d of them (flakeid.backfill_deep_units_max). A new one is refused rather than merged with another, which would cost the units between them.",
+					   deep_units_max),
+			 errhint("Back-fill this time unit no deeper, or spread the times over units already recorded; or raise flakeid.backfill_deep_units_max (48 bytes of shared memory each) and restart the server.")));
+}
+
+void
+deep_record_lower(int slot, uint64 unit, uint32 low)
+{
+	PersistedDeepUnit deep_unit;
+	DeepLower	outcome;
+
+	deep_record_require();
+	/* only this process writes the table, under flakeid_lock: it can be read without the deep lock */
+	outcome = deep_table_check(&deep_shared->table, (uint32) slot, unit, low);
+	if (outcome == DEEP_LOWER_UNCHANGED)
+		return;
+	if (outcome == DEEP_LOWER_FULL)
+		refuse_full(slot);
+	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
+		elog(ERROR, "flakeid: counter slot %d has no name", slot);
+	wal_record_log_deep(&deep_unit);
+	(void) append_entry(&deep_unit, ERROR);
+	(void) publish(slot, unit, low);
+}
+
+DeepLower
+deep_record_replay(int slot, uint64 unit, uint32 low)
+{
+	PersistedDeepUnit deep_unit;
+	DeepLower	outcome;
+
+	if (deep_shared->refusal != DEEP_USABLE)
+		return DEEP_LOWER_FULL;
+	outcome = deep_table_check(&deep_shared->table, (uint32) slot, unit, low);
+	if (outcome == DEEP_LOWER_UNCHANGED || outcome == DEEP_LOWER_FULL)
+		return outcome;
+	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
+		elog(FATAL, "flakeid: counter slot %d has no name", slot);
+	(void) append_entry(&deep_unit, FATAL);
+	return publish(slot, unit, low);
+}
