@@ -7,8 +7,11 @@
 #include "postgres.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "access/xlog.h"
+#include "common/controldata_utils.h"
+#include "miscadmin.h"
 #include "storage/fd.h"
 #include "utils/datetime.h"
 #include "utils/timestamp.h"
@@ -26,6 +29,12 @@ LWLockPadded *mark_locks = NULL;
 static char *accept_state_from = NULL;
 static bool start_afresh = false;
 bool		accept_backfill_loss = false;
+
+bool
+mark_start_afresh_requested(void)
+{
+	return start_afresh;
+}
 
 /* strictly a system identifier: digits only, in range, not 0; or empty for none */
 static bool
@@ -91,22 +100,50 @@ accepted_foreign_system(void)
  * on that repeats nothing, which an operator chooses.  The file (if any)
  * is set aside as flakeid.state.set-aside-<Unix time>, and a new one saved
  * with
- *   - every mark ADVANCE_LEAD_US + MARK_RESERVE_US (62 s) past the clock:
- *     no save leaves a mark further ahead of the clock than that, so with
- *     the clock where it was no live ID repeats one the lost file covered;
- *   - a back-fill floor at the clock: what back-fill gave before is
+ *   - every mark ADVANCE_LEAD_US + MARK_RESERVE_US (62 s) past the latest
+ *     instant any lost save could have read its clock at (afresh_instant):
+ *     no save leaves a mark further ahead of its clock than that;
+ *   - a back-fill floor at the same instant: what back-fill gave before is
  *     unknown (back-filled IDs lie in the past, so no clock test covers
- *     them), so back-fill before this instant is refused until an operator
- *     sets flakeid.accept_backfill_loss (backfill.c).  1.3's hint, "remove
- *     the file once the clock is past every ID", let back-fill repeat.
+ *     them, and up to the live generator's position, which may lie 60 s
+ *     ahead), so back-fill before it is refused until an operator sets
+ *     flakeid.accept_backfill_loss (backfill.c).  1.3's hint, "remove the
+ *     file once the clock is past every ID", let back-fill repeat.
  * True when the new file was saved (the server then issues); false leaves
  * the refusal, logged.  In the postmaster: never raises.
  */
+/*
+ * The latest instant a lost save could have read its clock at, as far as
+ * this server can tell: the clock, the last checkpoint's time in pg_control
+ * (every save before it read a clock at or before it; a clock set back
+ * since leaves it ahead), and the marks of the unusable file where it
+ * could be read (an old release's file refused for its marks, another
+ * cluster's), less the 62 s a save leaves them ahead.  Saves after the
+ * checkpoint are in the WAL, which crash recovery replays into the
+ * primary's bounds and takes up when it ends.  Unix µs.
+ */
+static int64
+afresh_instant(const FlakeidPersisted *read)
+{
+	int64		instant = flakeid_clock_unix_us();
+	const IssuedBounds *sides[] = {&read->own, &read->upstream};
+	bool		crc_ok = false;
+	ControlFileData *control = get_controlfile(DataDir, &crc_ok);
+
+	if (control != NULL && crc_ok)
+		instant = Max(instant, ((int64) control->checkPointCopy.time + 1) * USECS_PER_SEC);
+	for (int side = 0; side < 2; side++)
+		for (int m = 0; m < MARK_COUNT; m++)
+			if (sides[side]->marks[m] > 0 && sides[side]->marks[m] < PERSISTED_MARK_MAX)
+				instant = Max(instant, sides[side]->marks[m] - (ADVANCE_LEAD_US + MARK_RESERVE_US));
+	return instant;
+}
+
 static bool
 start_state_afresh(FlakeidPersisted *saved)
 {
-	int64		now = flakeid_clock_unix_us();
-	char	   *aside = psprintf("flakeid.state.set-aside-" INT64_FORMAT, now / USECS_PER_SEC);
+	int64		now = afresh_instant(saved);
+	char	   *aside = psprintf("flakeid.state.set-aside-" INT64_FORMAT "-%d", flakeid_clock_unix_us() / USECS_PER_SEC, (int) getpid());
 	char		resume[MAXDATELEN + 1];
 	struct stat st;
 
@@ -116,14 +153,14 @@ start_state_afresh(FlakeidPersisted *saved)
 	saved->system_identifier = GetSystemIdentifier();
 	for (int m = 0; m < MARK_COUNT; m++)
 		saved->own.marks[m] = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
-	saved->own.backfill_floor = now;
+	saved->own.backfill_floor = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
 	if (!state_save(saved, LOG))
 		return false;
 	/* timestamptz_to_str returns a static buffer: one call per message part */
 	strlcpy(resume, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[0])), sizeof(resume));
 	ereport(LOG,
-			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before %s is refused",
-					resume, timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
+			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
+					resume),
 			 errdetail("The unusable state file was set aside as \"%s\" (if there was one).", aside),
 			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
 	return true;
@@ -138,10 +175,13 @@ start_state_afresh(FlakeidPersisted *saved)
 void
 mark_backfill_afresh(FlakeidPersisted *saved)
 {
+	/* (back-fill may lie up to the live generator's position: the marks) */
 	int64		now = flakeid_clock_unix_us();
 
 	if (!start_afresh || mark_shared->state_refusal != STATE_USABLE || deep_record_usable())
 		return;
+	for (int m = 0; m < MARK_COUNT; m++)
+		now = Max(now, saved->own.marks[m]);
 	saved->own.backfill_floor = Max(saved->own.backfill_floor, now);
 	saved->deep_record = PERSISTED_DEEP_VERSION;
 	if (!state_save(saved, LOG) || !deep_record_start_afresh())

@@ -28,6 +28,9 @@ typedef enum StateRefusal
 /* flakeid.accept_backfill_loss: back-fill before the floor is let through (backfill.c) */
 extern bool accept_backfill_loss;
 
+/* flakeid.start_afresh (identity.c takes over a copy's witness with it) */
+extern bool mark_start_afresh_requested(void);
+
 typedef struct MarkShared
 {
 	PaddedWord	marks[MARK_COUNT];	/* the saved marks (Unix µs), read before every ID */

@@ -151,6 +151,15 @@ state_witness_ensure(int elevel)
 	return witness_seen = true;
 }
 
+bool
+state_witness_take_over(void)
+{
+	if (!write_witness(ERROR))
+		return false;			/* (not reached) */
+	witness_seen = true;
+	return true;
+}
+
 WitnessPlace
 state_witness_place(unsigned long long *recorded, unsigned long long *found)
 {

@@ -57,4 +57,7 @@ typedef enum WitnessPlace
  */
 extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found);
 
+/* with flakeid_lock held: writes the witness again for this data directory; ERROR on failure */
+extern bool state_witness_take_over(void);
+
 #endif

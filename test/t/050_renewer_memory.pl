@@ -24,11 +24,17 @@ sql('SELECT snowflake_new()');
 sql(q{
 CREATE FUNCTION saved_mark() RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-	b bytea := pg_read_binary_file('flakeid.state', 65, 8);	-- version 4: MARKS of side 0, the monotonic mark
+	-- version 4: entries (tag 2 bytes, flags 2, length 4, payload) after a 16-byte header; the
+	-- monotonic mark is 9 bytes into the payload of the first MARKS entry (tag 3): side 0's
+	f bytea := pg_read_binary_file('flakeid.state');
+	at int := 16;
 	v bigint := 0;
 BEGIN
+	WHILE get_byte(f, at) <> 3 OR get_byte(f, at + 1) <> 0 LOOP
+		at := at + 8 + get_byte(f, at + 4) + (get_byte(f, at + 5) << 8) + (get_byte(f, at + 6) << 16);
+	END LOOP;
 	FOR i IN REVERSE 7..0 LOOP
-		v := (v << 8) | get_byte(b, i);
+		v := (v << 8) | get_byte(f, at + 17 + i);
 	END LOOP;
 	RETURN v;
 END $$;

@@ -80,6 +80,24 @@ is(sqlstate_of($restored, 'SELECT sno_new()'), 'ok', 'and again after a restart:
 like(slurp_file($restored->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
 	'the witness was written again, with this data directory');
 
+# the original gone, an older copy takes over (a restore of a backup): flakeid.start_afresh, the
+# hint's other step; the original may have back-filled after the copy, so back-fill before it is refused
+my $older = PostgreSQL::Test::Cluster->new('copy_older');
+$older->init_from_backup($orig, 'cold');
+$older->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$older->start;
+like(message_of($copy, 'SELECT snowflake_new()'), qr/HINT:  .*a restore of a backup\), set flakeid.start_afresh = on/,
+	'the hint names flakeid.start_afresh for a copy that may be older');
+is(sqlstate_of($older, "SELECT $_->{new}"), 'ok', "with flakeid.start_afresh, the older copy takes over and issues $_->{format}") for @derived;
+ok(log_count($older, qr/flakeid took this copy of a data directory over as its own, as flakeid.start_afresh says/) == 1,
+	'its log says it took over');
+is(sqlstate_of($older, "SELECT snowflake_new_at('2024-01-01 00:00:00+00')"), '55000',
+	'and refuses back-fill before then (what the original back-filled after the copy is not in it)');
+$older->restart;
+is(sqlstate_of($older, "SELECT sno_new(), snowflake_new_at('2024-01-01 00:00:00+00')"), '55000',
+	'after a restart the floor holds');
+is(sqlstate_of($older, 'SELECT sno_new()'), 'ok', 'and the witness is its own');
+
 # a witness of 1.3 (no place line) is taken up as this data directory's own
 my $sysid = psql_on($copy, 'SELECT system_identifier FROM pg_control_system()');
 $copy->stop;
@@ -90,5 +108,5 @@ $copy->start;
 is(sqlstate_of($copy, 'SELECT snowflake_new()'), 'ok', "a witness of 1.3 is taken up: the server issues");
 like(slurp_file($copy->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
 	'and its witness now names this data directory');
-stop_checked($copy, $restored, $standby);
+stop_checked($copy, $restored, $standby, $older);
 done_testing();

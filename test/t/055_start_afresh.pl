@@ -14,7 +14,9 @@ use FlakeidTest;
 use Test::More;
 use PostgreSQL::Test::Utils qw(slurp_file);
 
-my $node = flakeid_node('afresh');
+my $node = flakeid_node('afresh', 'flakeid.allow_debug_clock_offset' => 'on');
+# (times past the floor, 62 s ahead of the clock, are back-filled on a clock moved ahead for the session)
+my $ahead = 'SET flakeid.debug_clock_offset_ms = 90000;';
 my $datadir = $node->data_dir;
 sub sql { return $node->safe_psql('postgres', $_[0]); }
 my $past = "'2024-01-01 00:00:00+00'";
@@ -61,8 +63,10 @@ for my $case ('damaged', 'missing')
 		"$case: the message says why, and what an operator may do");
 	is(sqlstate_of($node, "SELECT sno_new_at($past), kuid96_new_at($past), siq_new_at($past, 'user'), kuid_new_at($past), flax_new_at($past)"),
 		'55000', "$case: for every generator");
-	is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at(clock_timestamp()), 'after' FROM generate_series(1, 10)"), 'ok',
-		"$case: back-fill after the start works");
+	is(sqlstate_of($node, "$ahead INSERT INTO ids SELECT snowflake_new_at(clock_timestamp() + interval '85 s'), 'after' FROM generate_series(1, 10)"), 'ok',
+		"$case: back-fill after the floor works");
+	is(sqlstate_of($node, "$ahead SELECT snowflake_new_at(clock_timestamp() + interval '55 s')"), '55000',
+		"$case: the floor lies 62 s ahead of the start (back-fill may lie up to the live generator's position)");
 	# across a restart, with the setting off again
 	$node->stop('fast');
 	my $conf = slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
@@ -82,17 +86,19 @@ $node->stop('fast');
 	close $fh;
 }
 $node->start;
-my $recent = sql("SELECT clock_timestamp() - interval '1 ms'");    # (after the last start's floor)
-is(sqlstate_of($node, "SELECT snowflake_new_at('$recent')"), 'XX001', 'flakeid.deep damaged: back-fill into a past unit is refused');
-like(message_of($node, "SELECT snowflake_new_at('$recent')"), qr/HINT:  .*not an older copy.*set flakeid.start_afresh = on/,
+my $recent = sql("SELECT clock_timestamp() + interval '85 s'");    # (past the last start's floor)
+# (a live ID at the session's clock first: $recent is then a past unit, which the ledger gives)
+is(sqlstate_of($node, "$ahead SELECT snowflake_new(); SELECT snowflake_new_at('$recent')"), 'XX001', 'flakeid.deep damaged: back-fill into a past unit is refused');
+like(message_of($node, "$ahead SELECT snowflake_new_at('$recent')"), qr/HINT:  .*not an older copy.*set flakeid.start_afresh = on/,
 	'flakeid.deep damaged: the hint says to start afresh');
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'ok', 'flakeid.deep damaged: live IDs are not concerned');
 $node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 $node->restart;
 ok(log_count($node, qr/flakeid started back-fill's record of deep units afresh/) >= 1, 'flakeid.deep: the log says it started afresh');
 ok(scalar(glob("$datadir/flakeid.deep.set-aside-*")), 'flakeid.deep: the damaged file was set aside');
-is(sqlstate_of($node, "SELECT snowflake_new_at('$recent')"), '55000', 'flakeid.deep: back-fill before the new start is refused');
-is(sqlstate_of($node, "SELECT snowflake_new_at(clock_timestamp())"), 'ok', 'flakeid.deep: back-fill after it works');
+is(sqlstate_of($node, "$ahead SELECT snowflake_new_at('$recent')"), '55000', 'flakeid.deep: back-fill before the new start is refused');
+is(sqlstate_of($node, "SET flakeid.debug_clock_offset_ms = 150000; SELECT snowflake_new_at(clock_timestamp() + interval '145 s')"), 'ok',
+	'flakeid.deep: back-fill after it works');
 $node->stop('fast');
 {
 	my $conf = slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
@@ -121,4 +127,47 @@ ok(poll_until(sub { sqlstate_of($node, "SELECT snowflake_new_at('2023-06-01 00:0
 is(sqlstate_of($node, "SELECT 1 FROM pg_settings WHERE name = 'flakeid.accept_backfill_loss' AND context = 'sighup'"), 'ok',
 	'(a reload takes it)');
 stop_checked($node, $standby);
+
+# Back-fill lost up to the live generator's position, which *_advance_past may
+# put 60 s ahead: the floor lies 62 s ahead of the start, not at it (a floor at
+# the clock let the next back-fill repeat IDs back-filled 40 s ahead)
+my $lead = flakeid_node('afresh_lead');
+$lead->safe_psql('postgres', 'CREATE TABLE t (id bigint PRIMARY KEY)');
+$lead->safe_psql('postgres', "SELECT snowflake_advance_past(snowflake_lower_bound(clock_timestamp() + interval '55 s'))");
+$lead->safe_psql('postgres', "INSERT INTO t SELECT snowflake_new_at(date_trunc('second', clock_timestamp()) + interval '40 s') FROM generate_series(1, 300)");
+$lead->stop('fast');
+unlink($lead->data_dir . '/flakeid.state') or die $!;
+$lead->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$lead->start;
+is(sqlstate_of($lead, "INSERT INTO t SELECT snowflake_new_at(snowflake_time(min(id))) FROM t, generate_series(1, 300) GROUP BY generate_series"),
+	'55000', 'back-fill lost 40 s ahead of the clock (after an advance) is behind the floor: refused, not repeated');
+stop_checked($lead);
+
+# A clock set back before the start afresh: the last checkpoint's time in pg_control, which the old
+# clock wrote, bounds the lost marks (the marks at the new clock + 62 s repeated live IDs)
+SKIP:
+{
+	skip "libfaketime is not installed ($LIBFAKETIME)", 2 unless -f $LIBFAKETIME;
+	fake_clock_setup();
+	my $work = PostgreSQL::Test::Utils::tempdir();
+	my $offset = sub { PostgreSQL::Test::Utils::append_to_file("$work/o.new", "$_[0]\n"); rename("$work/o.new", "$work/offset") or die $!; };
+	$offset->('+600');    # the clock 10 minutes fast
+	my %fake = (LD_PRELOAD => $LIBFAKETIME, FAKETIME_TIMESTAMP_FILE => "$work/offset", FAKETIME_NO_CACHE => 1, FAKETIME_DONT_RESET => 1);
+	my $fast = flakeid_node('afresh_fast', -env => \%fake);
+	$fast->safe_psql('postgres', 'CREATE TABLE t (id bigint PRIMARY KEY)');
+	$fast->safe_psql('postgres', 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)');
+	$fast->stop('fast');
+	$offset->('+0');      # the clock corrected, and the state lost
+	unlink($fast->data_dir . '/flakeid.state') or die $!;
+	$fast->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	{
+		local @ENV{ keys %fake } = values %fake;
+		$fast->start;
+	}
+	is($fast->safe_psql('postgres', 'SELECT snowflake_new() > max(id) FROM t'), 't',
+		'the clock set back 10 minutes, the state lost, start afresh: new IDs lie above the old ones');
+	is(sqlstate_of($fast, 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)'), 'ok', 'and repeat none');
+	stop_checked($fast);
+	fake_clock_teardown();
+}
 done_testing();

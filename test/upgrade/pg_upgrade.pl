@@ -92,8 +92,12 @@ sub upgrade
 	chdir $cwd;
 	if ($with_state)
 	{
-		system('cp', $old->data_dir . '/flakeid.state', $new->data_dir . '/flakeid.state') == 0 or die "cp: $!";
-		chmod 0600, $new->data_dir . '/flakeid.state';
+		# (flakeid.deep, back-fill's record of deep units, goes with the state from 1.4 on)
+		for my $file (grep { -e $old->data_dir . "/$_" } 'flakeid.state', 'flakeid.deep')
+		{
+			system('cp', $old->data_dir . "/$file", $new->data_dir . "/$file") == 0 or die "cp: $!";
+			chmod 0600, $new->data_dir . "/$file";
+		}
 		$new->append_conf('postgresql.conf', "flakeid.accept_state_from = '$old_sysid'\n");
 	}
 	$new->start;
@@ -135,6 +139,8 @@ for my $t (@types)
 }
 is($new->safe_psql('postgres', "SET enable_seqscan = off; SELECT count(*) FROM parts WHERE id < sno_lower_bound(now() + interval '1 day')"),
 	'1000', 'the partitioned table answers by its index');
+is($new->psql('postgres', "SELECT snowflake_new_at('2024-01-01 00:00:00+00'), sno_new_at('2024-01-01 00:00:00+00')"), 0,
+	'back-fill into the past works on the new cluster (its record of deep units came with the state)');
 $new->stop;
 
 fake_clock_teardown();
