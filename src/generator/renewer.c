@@ -15,6 +15,7 @@
 
 #include "generator/counters.h"
 #include "generator/marks.h"
+#include "generator/state_witness.h"
 #include "generator/renewer.h"
 #include "generator/resume.h"
 
@@ -98,6 +99,15 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 	/* no database: as the logical replication launcher, so that pg_stat_activity shows it */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	pass_context = AllocSetContextCreate(TopMemoryContext, "flakeid mark renewer pass", ALLOCSET_DEFAULT_SIZES);
+
+	/*
+	 * Recovery has ended (the worker starts then): the witness names this
+	 * data directory and timeline from now on, before any ID (a copy made
+	 * later is told apart: state_witness.h).
+	 */
+	flakeid_lock_acquire();
+	state_witness_settle();
+	flakeid_lock_release();
 	for (;;)
 	{
 		MemoryContext outer;

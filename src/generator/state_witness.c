@@ -7,6 +7,12 @@
  *   flakeid issued IDs in the cluster with system identifier N
  *   place: timeline T, inode I
  *
+ * Before the first save (from 1.4) the first line reads "flakeid runs, and
+ * has issued no ID yet, in the cluster with system identifier N": the
+ * renewer writes it when recovery ends (state_witness_settle), so that a
+ * copy made before any ID (a golden image) is told apart too; it does not
+ * say the cluster issued IDs, and the first save rewrites it.
+ *
  * The second line (from 1.4) names the timeline it was written on and the
  * inode of the file itself: the file is written once, through a temporary
  * file renamed over it, and the inode is that temporary file's, taken
@@ -28,6 +34,7 @@
 #include "generator/state_witness.h"
 
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
+#define WITNESS_READY_TEXT	"flakeid runs, and has issued no ID yet, in the cluster with system identifier "
 #define WITNESS_PLACE		"place: timeline %u, inode %llu"
 
 static bool witness_seen = false;
@@ -38,6 +45,7 @@ typedef struct Witness
 	bool		readable;		/* it could be read */
 	bool		ours;			/* of flakeid, with this cluster's system identifier */
 	bool		foreign;		/* of flakeid, with another cluster's */
+	bool		ready;			/* of flakeid, ours, written before any save (WITNESS_READY_TEXT) */
 	bool		placed;			/* with a place line */
 	TimeLineID	timeline;
 	unsigned long long inode;	/* recorded */
@@ -52,6 +60,7 @@ read_witness(Witness *w)
 	ssize_t		size;
 	struct stat st;
 	const char *place;
+	size_t		prefix;
 
 	memset(w, 0, sizeof(*w));
 	fd = open(STATE_WITNESS_FILE, O_RDONLY | PG_BINARY, 0);
@@ -74,14 +83,19 @@ read_witness(Witness *w)
 	w->readable = true;
 	w->file_inode = (unsigned long long) st.st_ino;
 	text[size] = '\0';
-	if (strncmp(text, WITNESS_TEXT, strlen(WITNESS_TEXT)) != 0)
+	if (strncmp(text, WITNESS_TEXT, strlen(WITNESS_TEXT)) == 0)
+		prefix = strlen(WITNESS_TEXT);
+	else if (strncmp(text, WITNESS_READY_TEXT, strlen(WITNESS_READY_TEXT)) == 0)
+		prefix = strlen(WITNESS_READY_TEXT);
+	else
 		return;
-	if (strtoull(text + strlen(WITNESS_TEXT), NULL, 10) != GetSystemIdentifier())
+	if (strtoull(text + prefix, NULL, 10) != GetSystemIdentifier())
 	{
 		w->foreign = true;
 		return;
 	}
 	w->ours = true;
+	w->ready = prefix == strlen(WITNESS_READY_TEXT);
 	place = strstr(text, "\nplace: ");
 	w->placed = place != NULL && sscanf(place + 1, WITNESS_PLACE, &w->timeline, &w->inode) == 2;
 }
@@ -96,7 +110,15 @@ state_witness_says_issued(void)
 		ereport(LOG,
 				(errmsg("ignoring \"%s\": it was written by another cluster", STATE_WITNESS_FILE)));
 	/* (one that cannot be read, or not flakeid's text, counts as saying so) */
-	return w.present && !w.foreign;
+	return w.present && !w.foreign && !w.ready;
+}
+
+static bool
+stat_witness_absent(void)
+{
+	struct stat st;
+
+	return stat(STATE_WITNESS_FILE, &st) != 0 && errno == ENOENT;
 }
 
 /* the timeline this server writes on, or replays during recovery */
@@ -117,7 +139,7 @@ current_timeline(void)
  * the rename keeps, can be written into it.
  */
 static bool
-write_witness(int elevel)
+write_witness(bool issued, int elevel)
 {
 	char	   *temp = psprintf("%s.tmp", STATE_WITNESS_FILE);	/* durable_file_write's */
 	int			fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
@@ -132,21 +154,23 @@ write_witness(int elevel)
 		return false;
 	}
 	CloseTransientFile(fd);
-	text = psprintf(WITNESS_TEXT UINT64_FORMAT "\n" WITNESS_PLACE "\n", GetSystemIdentifier(),
-					current_timeline(), (unsigned long long) st.st_ino);
+	text = psprintf("%s" UINT64_FORMAT "\n" WITNESS_PLACE "\n", issued ? WITNESS_TEXT : WITNESS_READY_TEXT,
+					GetSystemIdentifier(), current_timeline(), (unsigned long long) st.st_ino);
 	return durable_file_write(STATE_WITNESS_FILE, text, strlen(text), elevel);
 }
 
 bool
 state_witness_ensure(int elevel)
 {
-	struct stat st;
+	Witness		w;
 
 	if (witness_seen)
 		return true;
-	if (stat(STATE_WITNESS_FILE, &st) == 0)
+	read_witness(&w);
+	/* (any file but this cluster's "no ID yet" one is left as it is: another cluster's, an unreadable one) */
+	if (w.present && !w.ready)
 		return witness_seen = true;
-	if (!write_witness(elevel))
+	if (!write_witness(true, elevel))
 		return false;
 	return witness_seen = true;
 }
@@ -154,7 +178,10 @@ state_witness_ensure(int elevel)
 bool
 state_witness_take_over(void)
 {
-	if (!write_witness(ERROR))
+	Witness		w;
+
+	read_witness(&w);
+	if (!write_witness(!w.ready, ERROR))
 		return false;			/* (not reached) */
 	witness_seen = true;
 	return true;
@@ -176,7 +203,7 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found)
 	if (w.placed && w.timeline == timeline)
 		return WITNESS_PLACE_COPY;
 	/* written by 1.3 (no place), or on an earlier timeline: this history's own from now on */
-	if (!write_witness(ERROR))
+	if (!write_witness(!w.ready, ERROR))
 		return WITNESS_PLACE_NONE;	/* (not reached) */
 	ereport(LOG,
 			(errmsg("flakeid recorded this data directory in \"%s\" (timeline %u)", STATE_WITNESS_FILE, timeline),
@@ -184,4 +211,18 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found)
 			 errdetail("It was written by an earlier release of flakeid, which did not record it.")));
 	witness_seen = true;
 	return WITNESS_PLACE_OURS;
+}
+
+void
+state_witness_settle(void)
+{
+	unsigned long long recorded,
+				found;
+
+	if (stat_witness_absent())
+	{
+		(void) write_witness(false, WARNING);
+		return;
+	}
+	(void) state_witness_place(&recorded, &found);
 }

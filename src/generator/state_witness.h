@@ -57,6 +57,16 @@ typedef enum WitnessPlace
  */
 extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found);
 
+/*
+ * In the renewer, once recovery has ended, with flakeid_lock held: writes
+ * a witness that says no ID was issued yet where there is none, and takes
+ * up one of an earlier timeline or of 1.3 as this data directory's
+ * (state_witness_place), so that a copy made after it (of a server that
+ * has issued nothing, of a promoted standby before its first ID) is told
+ * apart.  ERROR when a rewrite fails; a first write that fails is a WARNING.
+ */
+extern void state_witness_settle(void);
+
 /* with flakeid_lock held: writes the witness again for this data directory; ERROR on failure */
 extern bool state_witness_take_over(void);
 

@@ -152,8 +152,10 @@ my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
 $node->stop('fast');
 File::Copy::copy("$work/v1.state", $node->data_dir . '/flakeid.state') or die "v1.state: $!";
 chmod(0600, $node->data_dir . '/flakeid.state');
+# (the witness of a cluster that issued IDs: from 1.4 a server that issued none has one saying so)
+unlink($node->data_dir . '/global/flakeid.issued');
 PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/global/flakeid.issued',
-	"flakeid issued IDs in the cluster with system identifier $system\n") unless -e $node->data_dir . '/global/flakeid.issued';
+	"flakeid issued IDs in the cluster with system identifier $system\n");
 start_at_clock($node);
 is($refused_by_all->($node), join(' ', ('XX001') x @calls),
 	"the 1.0 fixture beside this cluster's global/flakeid.issued: every generator, live and back-fill, is ERROR XX001");

@@ -108,5 +108,34 @@ $copy->start;
 is(sqlstate_of($copy, 'SELECT snowflake_new()'), 'ok', "a witness of 1.3 is taken up: the server issues");
 like(slurp_file($copy->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
 	'and its witness now names this data directory');
-stop_checked($copy, $restored, $standby, $older);
+# a copy made before any ID (a golden image: the extension created, nothing issued): the witness is
+# written when recovery ends, saying no ID was issued yet, and names the data directory all the same
+my $golden = flakeid_node('copy_golden');
+ok(poll_until(sub { -e $golden->data_dir . '/global/flakeid.issued' }, timeout => 60),
+	'a server that issued nothing has a witness once recovery ended');
+like(slurp_file($golden->data_dir . '/global/flakeid.issued'), qr/^flakeid runs, and has issued no ID yet, .*\nplace: timeline 1, /s,
+	'which says no ID was issued yet (a missing state file is then a first start)');
+$golden->stop;
+$golden->backup_fs_cold('golden');
+$golden->start;
+my $image = PostgreSQL::Test::Cluster->new('copy_image');
+$image->init_from_backup($golden, 'golden');
+$image->start;
+is(sqlstate_of($image, 'SELECT sno_new()'), '55000', 'a copy made before any ID is refused a derived identity (1.4 first missed it)');
+is(sqlstate_of($golden, 'SELECT sno_new()'), 'ok', 'its original issues');
+
+# a promoted standby copied before its first ID: the witness is taken up when recovery ends
+my ($standby2) = flakeid_standby($golden, 'copy_standby2');
+$standby2->promote;
+ok(poll_until(sub { slurp_file($standby2->data_dir . '/global/flakeid.issued') =~ /place: timeline 2, / }, timeout => 60),
+	'a promoted standby takes the witness up when recovery ends, before any ID');
+$standby2->stop;
+$standby2->backup_fs_cold('promoted');
+$standby2->start;
+my $promoted_copy = PostgreSQL::Test::Cluster->new('copy_promoted');
+$promoted_copy->init_from_backup($standby2, 'promoted');
+$promoted_copy->start;
+is(sqlstate_of($promoted_copy, 'SELECT snowflake_new()'), '55000', 'a copy of it is refused (1.4 first missed it: 45,111 equal snowflakes)');
+is(sqlstate_of($standby2, 'SELECT snowflake_new()'), 'ok', 'the promoted standby issues');
+stop_checked($copy, $restored, $standby, $older, $golden, $image, $standby2, $promoted_copy);
 done_testing();
