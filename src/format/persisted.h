@@ -107,8 +107,9 @@ typedef struct PersistedState
 	uint64_t	system_identifier;	/* of the cluster that wrote it; 0: not recorded (versions 1, 2) */
 	int64_t		snowflake_epoch_ms; /* -1: none, or not known (version 1) */
 	/*
-	 * the version of flakeid.deep that goes with the file (a required
-	 * entry, so that 1.3 refuses it); 0: none (files before 1.4)
+	 * the identifier of the flakeid.deep that goes with the file (its
+	 * header's; a required entry, so that 1.3 refuses it); 0: none (files
+	 * before 1.4, or before the first save that names one)
 	 */
 	uint32_t	deep_record;
 	PersistedBounds own;
@@ -203,7 +204,7 @@ extern size_t persisted_prepared_encode(const PersistedHolding *const *holdings,
 extern bool persisted_deep_unit_set(PersistedDeepUnit *deep_unit, const char *slot, uint64_t unit, uint32_t low);
 
 /* the header of an empty file (PERSISTED_DEEP_HEADER bytes) */
-extern void persisted_deep_header_encode(uint8_t *out);
+extern void persisted_deep_header_encode(uint8_t *out, uint32_t file_id);
 
 /* one entry (PERSISTED_DEEP_ENTRY bytes), to be appended */
 extern void persisted_deep_entry_encode(const PersistedDeepUnit *deep_unit, uint8_t *out);
@@ -219,7 +220,7 @@ extern void persisted_deep_entry_encode(const PersistedDeepUnit *deep_unit, uint
  */
 extern PersistedVerdict persisted_deep_decode(const uint8_t *file, size_t size,
 											  bool (*each) (void *arg, const PersistedDeepUnit *deep_unit),
-											  void *arg, uint32_t *version, size_t *good_size);
+											  void *arg, uint32_t *version, uint32_t *file_id, size_t *good_size);
 
 /* CRC-32C (Castagnoli), as PostgreSQL's pg_crc32c computes it */
 extern uint32_t persisted_crc32c(const void *data, size_t size);

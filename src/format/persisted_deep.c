@@ -1,8 +1,10 @@
 /*
  * persisted_deep.c — flakeid.deep, back-fill's deep units (persisted.h)
  *
- *   version 1 (1.4): a header (magic "FLKD", the version, reserved 0, a
- *              CRC-32C of the 12 bytes before it), then entries of 48
+ *   version 1 (1.4): a header (magic "FLKD", the version, the file's
+ *              identifier (random, not 0: flakeid.state names the file
+ *              that goes with it), a CRC-32C of the 12 bytes before it),
+ *              then entries of 48
  *              bytes appended one at a time: the slot's name NUL-padded to
  *              32 bytes, the unit (uint64), the low-water (uint32), a
  *              CRC-32C of the 44 bytes before it.  A unit may have several
@@ -41,9 +43,9 @@ persisted_deep_unit_set(PersistedDeepUnit *deep_unit, const char *slot, uint64_t
 }
 
 void
-persisted_deep_header_encode(uint8_t *out)
+persisted_deep_header_encode(uint8_t *out, uint32_t file_id)
 {
-	uint32_t	header[3] = {DEEP_MAGIC, PERSISTED_DEEP_VERSION, 0};
+	uint32_t	header[3] = {DEEP_MAGIC, PERSISTED_DEEP_VERSION, file_id};
 	uint32_t	crc;
 
 	memcpy(out, header, sizeof(header));
@@ -90,7 +92,7 @@ entry_decode(const uint8_t *entry, PersistedDeepUnit *deep_unit)
 PersistedVerdict
 persisted_deep_decode(const uint8_t *file, size_t size,
 					  bool (*each) (void *arg, const PersistedDeepUnit *deep_unit), void *arg,
-					  uint32_t *version, size_t *good_size)
+					  uint32_t *version, uint32_t *file_id, size_t *good_size)
 {
 	uint32_t	header[3];
 	uint32_t	crc;
@@ -98,6 +100,7 @@ persisted_deep_decode(const uint8_t *file, size_t size,
 				tail;
 
 	*version = 0;
+	*file_id = 0;
 	*good_size = 0;
 	if (size < PERSISTED_DEEP_HEADER)
 		return PERSISTED_DAMAGED;
@@ -108,8 +111,9 @@ persisted_deep_decode(const uint8_t *file, size_t size,
 	*version = header[1];
 	if (header[1] > PERSISTED_DEEP_VERSION)
 		return PERSISTED_TOO_NEW;
-	if (header[2] != 0)
+	if (header[2] == 0)
 		return PERSISTED_DAMAGED;
+	*file_id = header[2];
 	count = (size - PERSISTED_DEEP_HEADER) / PERSISTED_DEEP_ENTRY;
 	tail = (size - PERSISTED_DEEP_HEADER) % PERSISTED_DEEP_ENTRY;
 	*good_size = PERSISTED_DEEP_HEADER;

@@ -22,7 +22,7 @@ typedef enum EntryTag
 	ENTRY_LOW = 4,				/* side, slot name, uint32 low */
 	ENTRY_DEEP = 5,				/* side, slot name, uint64 first, last, uint32 low */
 	ENTRY_HOLDING = 6,			/* uint64 full xid, count, (slot name, uint64 unit)... */
-	ENTRY_DEEP_RECORD = 7,		/* uint32 the version of flakeid.deep that goes with the state (1.4) */
+	ENTRY_DEEP_RECORD = 7,		/* uint32 the identifier of the flakeid.deep that goes with the state (1.4) */
 	ENTRY_DEEP_UNIT = 8,		/* slot name, uint64 unit, uint32 low: a DEEP record (1.4) */
 	ENTRY_FLOOR = 9				/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
 } EntryTag;

@@ -50,6 +50,8 @@ typedef struct DeepShared
 	/* set at start, then under flakeid_lock */
 	DeepRefusal refusal;
 	uint32		version;		/* PERSISTED_DEEP_VERSION once the file exists; 0: none */
+	uint32		file_id;		/* the file's identifier (its header's); 0: none yet */
+	uint32		named_id;		/* the identifier flakeid.state named at start (0: none) */
 	uint64		file_size;		/* the bytes of the file in use: its header and entries */
 	uint64		file_entries;
 } DeepShared;
@@ -149,7 +151,17 @@ rewrite_whole(int elevel)
 	uint64		unit;
 	bool		written;
 
-	persisted_deep_header_encode(bytes);
+	/* a new file gets an identifier of its own; a rewrite keeps it (the state names it) */
+	if (deep_shared->file_id == 0)
+	{
+		uint32		id = 0;
+
+		while (id == 0)
+			if (!pg_strong_random(&id, sizeof(id)))
+				id = (uint32) random();
+		deep_shared->file_id = id;
+	}
+	persisted_deep_header_encode(bytes, deep_shared->file_id);
 	while (deep_table_next(table, &at, &slot, &unit, &low))
 	{
 		PersistedDeepUnit deep_unit;
@@ -184,9 +196,10 @@ static void
 load_record(const uint8 *bytes, size_t size)
 {
 	LoadContext load = {&deep_shared->table, DEEP_USABLE, 0};
-	uint32		version = 0;
+	uint32		version = 0,
+				file_id = 0;
 	size_t		good_size = 0;
-	PersistedVerdict verdict = persisted_deep_decode(bytes, size, load_entry, &load, &version, &good_size);
+	PersistedVerdict verdict = persisted_deep_decode(bytes, size, load_entry, &load, &version, &file_id, &good_size);
 
 	if (load.refusal == DEEP_TOO_MANY)
 		log_refusal(DEEP_TOO_MANY,
@@ -199,8 +212,13 @@ load_record(const uint8 *bytes, size_t size)
 										   version, PERSISTED_DEEP_VERSION));
 	else if (verdict != PERSISTED_OK)
 		log_refusal(DEEP_DAMAGED, "Its header, checksums or entries are not what flakeid writes.");
+	else if (deep_shared->named_id != 0 && file_id != deep_shared->named_id)
+		log_refusal(DEEP_DAMAGED,
+					psprintf("It is not the record that goes with \"flakeid.state\": its identifier is %u, the state names %u (a record of another cluster, or an older or newer copy).",
+							 file_id, deep_shared->named_id));
 	else
 	{
+		deep_shared->file_id = file_id;
 		deep_shared->version = version;
 		deep_shared->file_size = good_size;
 		deep_shared->file_entries = load.entries;
@@ -217,6 +235,7 @@ deep_record_load(uint32 state_deep_record)
 	uint8	   *bytes;
 
 	deep_shared_init(deep_shared);	/* (again after a crash) */
+	deep_shared->named_id = state_deep_record;
 	bytes = read_whole(&size);
 	if (bytes != NULL)
 	{
@@ -227,7 +246,7 @@ deep_record_load(uint32 state_deep_record)
 		log_refusal(DEEP_DAMAGED, psprintf("It could not be read: %m."));
 	else if (state_deep_record != 0)
 		log_refusal(DEEP_MISSING,
-					psprintf("It is gone from the data directory, although \"flakeid.state\" says it goes with it (version %u).",
+					psprintf("It is gone from the data directory, although \"flakeid.state\" says it goes with it (identifier %u).",
 							 state_deep_record));
 	else if (!rewrite_whole(LOG))
 		log_refusal(DEEP_DAMAGED, "It could not be created.");
@@ -251,7 +270,7 @@ deep_record_start_afresh(void)
 
 	if (stat(DEEP_RECORD_FILE, &st) == 0 && durable_rename(DEEP_RECORD_FILE, aside, LOG) != 0)
 		return false;
-	deep_shared_init(deep_shared);
+	deep_shared_init(deep_shared);	/* (the new file gets an identifier of its own) */
 	if (!rewrite_whole(LOG))
 	{
 		deep_shared->refusal = DEEP_DAMAGED;
@@ -264,9 +283,10 @@ deep_record_start_afresh(void)
 }
 
 uint32
-deep_record_version(void)
+deep_record_id(void)
 {
-	return deep_shared->version;
+	/* (an unusable record: the state goes on naming the one it named) */
+	return deep_shared->refusal == DEEP_USABLE ? deep_shared->file_id : deep_shared->named_id;
 }
 
 void
@@ -281,7 +301,7 @@ deep_record_require(void)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("back-fill's record of deep units \"%s\" holds more time units than flakeid.backfill_deep_units_max = %d, so back-fill into past time units is refused",
 							DEEP_RECORD_FILE, deep_units_max),
-					 errhint("Raise flakeid.backfill_deep_units_max to at least the number of deep units the server log names at start, and restart the server.")));
+					 errhint("Raise flakeid.backfill_deep_units_max above the number of units the file holds (at most its size less 16 bytes, divided by 48), and restart the server.")));
 			break;
 		default:
 			ereport(ERROR,
@@ -417,8 +437,15 @@ deep_record_replay(int slot, uint64 unit, uint32 low)
 	PersistedDeepUnit deep_unit;
 	DeepLower	outcome;
 
+	/*
+	 * A record that could not be read at start: back-fill into past units
+	 * is refused until an operator acts, and starting afresh refuses it
+	 * below a floor past every replayed unit; taking the unit's low-water
+	 * as the whole slot's instead (the full table's fallback) would cost
+	 * every unit for good.
+	 */
 	if (deep_shared->refusal != DEEP_USABLE)
-		return DEEP_LOWER_FULL;
+		return DEEP_LOWER_UNCHANGED;
 	outcome = deep_table_check(&deep_shared->table, (uint32) slot, unit, low);
 	if (outcome == DEEP_LOWER_UNCHANGED || outcome == DEEP_LOWER_FULL)
 		return outcome;

@@ -38,8 +38,12 @@ extern void deep_record_init(void);
  */
 extern void deep_record_load(uint32 state_deep_record);
 
-/* the version of flakeid.deep the state file is to name (0: none) */
-extern uint32 deep_record_version(void);
+/*
+ * The identifier of the flakeid.deep the state file is to name (0: none):
+ * a record that is not the one the state names (a file of another cluster,
+ * an older or newer copy, one a start made afresh) is refused at start.
+ */
+extern uint32 deep_record_id(void);
 
 /* whether the record read at start can be used (deep_record_require passes) */
 extern bool deep_record_usable(void);

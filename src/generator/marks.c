@@ -63,7 +63,7 @@ current_state(FlakeidPersisted *state, const OwnBounds *own)
 	state->own.backfill_floor = own->floor;
 	state->upstream = mark_shared->upstream;
 	state->snowflake_epoch_ms = own->snowflake_epoch_ms;
-	state->deep_record = deep_record_version();
+	state->deep_record = deep_record_id();
 }
 
 /*

@@ -183,13 +183,33 @@ mark_backfill_afresh(FlakeidPersisted *saved)
 	for (int m = 0; m < MARK_COUNT; m++)
 		now = Max(now, saved->own.marks[m]);
 	saved->own.backfill_floor = Max(saved->own.backfill_floor, now);
-	saved->deep_record = PERSISTED_DEEP_VERSION;
+	/* the floor first; then the new record, which the state names (mark_name_deep_record) */
 	if (!state_save(saved, LOG) || !deep_record_start_afresh())
 		return;
 	ereport(LOG,
 			(errmsg("back-fill before %s is refused: its record of deep units was lost",
 					timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
 			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
+}
+
+/*
+ * At start, once the record of deep units is read: a state file that names
+ * no record, or another one than the one in use (a state of 1.3, one saved
+ * afresh, a record started afresh), is saved at once naming it, so that
+ * from then on only that file is taken with it (deep_record.h).  Only where
+ * the state file exists: a server that issued nothing writes nothing.  In
+ * the postmaster: never raises.
+ */
+void
+mark_name_deep_record(FlakeidPersisted *saved)
+{
+	struct stat st;
+
+	if (mark_shared->state_refusal != STATE_USABLE || !deep_record_usable() ||
+		saved->deep_record == deep_record_id() || stat("flakeid.state", &st) != 0)
+		return;
+	saved->deep_record = deep_record_id();
+	(void) state_save(saved, LOG);
 }
 
 /*

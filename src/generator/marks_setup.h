@@ -87,6 +87,9 @@ extern void mark_load_state(FlakeidPersisted *saved);
 /* at start, after deep_record_load: flakeid.start_afresh for back-fill's record of deep units */
 extern void mark_backfill_afresh(FlakeidPersisted *saved);
 
+/* at start, after mark_backfill_afresh: the state file names the record of deep units in use */
+extern void mark_name_deep_record(FlakeidPersisted *saved);
+
 static inline bool
 mark_state_usable(void)
 {

@@ -12,6 +12,7 @@ use strict;
 use warnings;
 use FlakeidTest;
 use Test::More;
+use File::Copy ();
 use PostgreSQL::Test::Utils qw(slurp_file);
 
 my $node = flakeid_node('afresh', 'flakeid.allow_debug_clock_offset' => 'on');
@@ -127,6 +128,22 @@ ok(poll_until(sub { sqlstate_of($node, "SELECT snowflake_new_at('2023-06-01 00:0
 is(sqlstate_of($node, "SELECT 1 FROM pg_settings WHERE name = 'flakeid.accept_backfill_loss' AND context = 'sighup'"), 'ok',
 	'(a reload takes it)');
 stop_checked($node, $standby);
+
+# A flakeid.deep that is not the one the state names (another cluster's, an older or newer copy, or
+# one made at a first start of a pg_upgrade's new cluster) is refused: 1.4's first record was taken
+# silently, and back-fill repeated (1000 of 1000 in the review's pg_upgrade probe)
+my $deep_a = flakeid_node('afresh_deep_a');
+my $deep_b = flakeid_node('afresh_deep_b');
+$deep_a->safe_psql('postgres', 'CREATE TABLE t (id bigint PRIMARY KEY)');
+$deep_a->safe_psql('postgres', "INSERT INTO t SELECT snowflake_new_at('2020-01-01 00:00:00.123+00') FROM generate_series(1, 3000)");
+$deep_a->stop('fast');
+$deep_b->stop('fast');
+File::Copy::copy($deep_b->data_dir . '/flakeid.deep', $deep_a->data_dir . '/flakeid.deep') or die "flakeid.deep: $!";
+$deep_a->start;
+is(sqlstate_of($deep_a, "INSERT INTO t SELECT snowflake_new_at('2020-01-01 00:00:00.123+00') FROM generate_series(1, 1000)"), 'XX001',
+	'another flakeid.deep than the one the state names: back-fill into past units is refused, not repeated');
+ok(log_count($deep_a, qr/It is not the record that goes with "flakeid.state"/) == 1, 'the log says why');
+stop_checked($deep_a, $deep_b);
 
 # Back-fill lost up to the live generator's position, which *_advance_past may
 # put 60 s ahead: the floor lies 62 s ahead of the start, not at it (a floor at

@@ -270,10 +270,11 @@ take_deep(void *arg, const PersistedDeepUnit *deep_unit)
 static PersistedVerdict
 decode_deep(const uint8_t *bytes, size_t size, size_t *good_size)
 {
-	uint32_t	version = 0;
+	uint32_t	version = 0,
+				file_id = 0;
 
 	deep_count = 0;
-	return persisted_deep_decode(bytes, size, take_deep, NULL, &version, good_size);
+	return persisted_deep_decode(bytes, size, take_deep, NULL, &version, &file_id, good_size);
 }
 
 static void
@@ -287,7 +288,8 @@ test_deep(void)
 	uint8_t		stamp[PERSISTED_FILE_MAX];
 	size_t		size,
 				good = 0;
-	uint32_t	version = 0;
+	uint32_t	version = 0,
+				file_id = 0;
 
 	tap_ok(persisted_deep_unit_set(&units[0], "snowflake", UINT64_C(1500000000000), 0) &&
 		   persisted_deep_unit_set(&units[1], "siq user", 77, 1024) &&
@@ -296,7 +298,12 @@ test_deep(void)
 	tap_ok(!persisted_deep_unit_set(&scratch, "", 1, 1) &&
 		   !persisted_deep_unit_set(&scratch, "a name of thirty-two characters!", 1, 1),
 		   "a name that is not a slot's is refused");
-	persisted_deep_header_encode(out);
+	persisted_deep_header_encode(out, 0);
+	tap_ok(decode_deep(out, PERSISTED_DEEP_HEADER, &good) == PERSISTED_DAMAGED,
+		   "a header without the file's identifier (0): DAMAGED");
+	persisted_deep_header_encode(out, 0xC0FFEE);
+	tap_ok(persisted_deep_decode(out, PERSISTED_DEEP_HEADER, take_deep, NULL, &version, &file_id, &good) == PERSISTED_OK &&
+		   file_id == 0xC0FFEE, "the file's identifier reads back");
 	for (int i = 0; i < 3; i++)
 		persisted_deep_entry_encode(&units[i], out + PERSISTED_DEEP_HEADER + i * PERSISTED_DEEP_ENTRY);
 	tap_ok(decode_deep(out, PERSISTED_DEEP_HEADER, &good) == PERSISTED_OK && deep_count == 0 &&
@@ -324,7 +331,7 @@ test_deep(void)
 
 		memcpy(out + 12, &crc, 4);
 	}
-	tap_ok(persisted_deep_decode(out, sizeof(out), take_deep, NULL, &version, &good) == PERSISTED_TOO_NEW &&
+	tap_ok(persisted_deep_decode(out, sizeof(out), take_deep, NULL, &version, &file_id, &good) == PERSISTED_TOO_NEW &&
 		   version == 2, "a later version of flakeid.deep: TOO_NEW");
 
 	size = persisted_deep_record_encode(&units[1], stamp, sizeof(stamp));
