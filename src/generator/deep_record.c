@@ -143,14 +143,21 @@ rewrite_whole(int elevel)
 {
 	DeepTable  *table = &deep_shared->table;
 	size_t		size = PERSISTED_DEEP_HEADER + (size_t) table->count * PERSISTED_DEEP_ENTRY;
-	uint8	   *bytes = palloc_extended(size, MCXT_ALLOC_HUGE);
-	uint8	   *next = bytes + PERSISTED_DEEP_HEADER;
+	/* (no memory is a failure at `elevel`: in the postmaster an ERROR would end it) */
+	uint8	   *bytes = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	uint8	   *next;
 	uint32		at = 0,
 				slot,
 				low;
 	uint64		unit;
 	bool		written;
 
+	if (bytes == NULL)
+	{
+		ereport(elevel, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory writing \"%s\"", DEEP_RECORD_FILE)));
+		return false;
+	}
+	next = bytes + PERSISTED_DEEP_HEADER;
 	/* a new file gets an identifier of its own; a rewrite keeps it (the state names it) */
 	if (deep_shared->file_id == 0)
 	{
@@ -265,7 +272,7 @@ deep_record_usable(void)
 bool
 deep_record_start_afresh(void)
 {
-	char	   *aside = psprintf("%s.set-aside-" INT64_FORMAT, DEEP_RECORD_FILE, (int64) time(NULL));
+	char	   *aside = psprintf("%s.set-aside-" INT64_FORMAT "-%d", DEEP_RECORD_FILE, (int64) time(NULL), (int) getpid());
 	struct stat st;
 
 	if (stat(DEEP_RECORD_FILE, &st) == 0 && durable_rename(DEEP_RECORD_FILE, aside, LOG) != 0)
