@@ -445,14 +445,14 @@ deep_record_replay(int slot, uint64 unit, uint32 low)
 	DeepLower	outcome;
 
 	/*
-	 * A record that could not be read at start: back-fill into past units
-	 * is refused until an operator acts, and starting afresh refuses it
-	 * below a floor past every replayed unit; taking the unit's low-water
-	 * as the whole slot's instead (the full table's fallback) would cost
-	 * every unit for good.
+	 * A record that could not be read at start keeps nothing: the unit's
+	 * low-water is taken as the whole slot's instead (the full table's
+	 * fallback, mark_replay_deep), which costs every unit of the slot but
+	 * survives an operator putting the old file back or raising the bound
+	 * (a review found that dropping it let those ways on repeat IDs).
 	 */
 	if (deep_shared->refusal != DEEP_USABLE)
-		return DEEP_LOWER_UNCHANGED;
+		return DEEP_LOWER_FULL;
 	outcome = deep_table_check(&deep_shared->table, (uint32) slot, unit, low);
 	if (outcome == DEEP_LOWER_UNCHANGED || outcome == DEEP_LOWER_FULL)
 		return outcome;

@@ -304,30 +304,8 @@ refuse_in_copy(const IdentityDef *id)
 	WitnessPlace place;
 
 	flakeid_lock_acquire();
-	place = state_witness_place(&recorded, &found);
+	place = state_witness_place(&recorded, &found, ERROR);
 
-	/*
-	 * flakeid.start_afresh: the copy takes over from its original, which
-	 * may have issued after the copy was made (a restore of an older
-	 * backup).  Its live IDs are covered once its clock is past the
-	 * original's (as after any move); what the original back-filled after
-	 * the copy is not, so back-fill is refused from here on before the
-	 * latest the original's live generator can have reached, were it
-	 * stopped now: 62 s ahead of the clock (the floor, saved before the
-	 * witness is rewritten).
-	 */
-	if (place == WITNESS_PLACE_COPY && mark_start_afresh_requested())
-	{
-		int64		now = flakeid_clock_unix_us() + ADVANCE_LEAD_US + MARK_RESERVE_US;
-
-		mark_raise_backfill_floor_locked(now);
-		(void) state_witness_take_over();
-		place = WITNESS_PLACE_OURS;
-		ereport(LOG,
-				(errmsg("flakeid took this copy of a data directory over as its own, as flakeid.start_afresh says: back-fill before %s is refused",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
-				 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
-	}
 	flakeid_lock_release();
 	if (place == WITNESS_PLACE_COPY)
 		ereport(ERROR,
@@ -335,8 +313,8 @@ refuse_in_copy(const IdentityDef *id)
 				 errmsg("cannot derive %s in a copy of another data directory", SETTING_NAME(id)),
 				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu); derived from the same system identifier, this server would issue the IDs of the one it was copied from.",
 						   STATE_WITNESS_FILE, recorded, found),
-				 errhint("If the original still runs, or may run again, set %s and the other identities to values no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.start_afresh = on and restart the server instead (back-fill before then is refused, docs/OPERATIONS.md, \"Starting afresh\").",
-						 SETTING_NAME(id), STATE_WITNESS_FILE)));
+				 errhint("If the original still runs, or may run again, set %s and the other identities to values no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\").",
+						 SETTING_NAME(id), STATE_WITNESS_FILE, recorded)));
 }
 
 uint32

@@ -278,18 +278,6 @@ unit_low(const OwnBounds *own, int slot, uint64 unit)
 	return Min(own->lows[slot], Min(range, entry));
 }
 
-void
-mark_raise_backfill_floor_locked(int64 floor)
-{
-	OwnBounds	own;
-
-	published_bounds(&own);
-	if (floor <= own.floor)
-		return;
-	own.floor = floor;
-	(void) save_locked(&own, ERROR);
-}
-
 uint32
 mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide)
 {

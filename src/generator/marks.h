@@ -137,13 +137,6 @@ extern void mark_save_snowflake_epoch(void);
  */
 extern uint32 mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide);
 
-/*
- * With flakeid_lock held: raises the back-fill floor to `floor` (Unix µs)
- * and saves it (and WAL-logs it) before returning; ERROR on failure, and
- * nothing is published.
- */
-extern void mark_raise_backfill_floor_locked(int64 floor);
-
 /* the back-fill floor (Unix µs; 0: none): back-fill before it is refused (backfill.c) */
 static inline int64
 mark_backfill_floor(void)

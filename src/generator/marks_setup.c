@@ -30,11 +30,7 @@ static char *accept_state_from = NULL;
 static bool start_afresh = false;
 bool		accept_backfill_loss = false;
 
-bool
-mark_start_afresh_requested(void)
-{
-	return start_afresh;
-}
+static char *take_over_from = NULL;
 
 /* strictly a system identifier: digits only, in range, not 0; or empty for none */
 static bool
@@ -63,6 +59,15 @@ check_accept_state_from(char **newval, void **extra pg_attribute_unused(), GucSo
 	return false;
 }
 
+static bool
+check_take_over_from(char **newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
+{
+	if (**newval == '\0' || strspn(*newval, "0123456789") == strlen(*newval))
+		return true;
+	GUC_check_errdetail("flakeid.take_over_from takes the inode the refusal names, digits only, or an empty string.");
+	return false;
+}
+
 /* from _PG_init, while preloading */
 void
 mark_init(void)
@@ -75,6 +80,10 @@ mark_init(void)
 						"Starts the generators afresh when the generator state file is damaged, missing, newer or another cluster's.",
 						"The file is set aside; the generators resume 62 s ahead of the clock, and back-fill before the start is refused until flakeid.accept_backfill_loss is on.",
 						&start_afresh, false, PGC_POSTMASTER, 0);
+	define_string_setting(SETTING_TAKE_OVER_FROM,
+						  "Takes this copy of a data directory over from its original: the inode the witness records.",
+						  "For a copy that replaces its original for good and may be older than it (a restore of a backup): the generators resume 62 s ahead of the clock, and back-fill before that is refused.",
+						  &take_over_from, "", PGC_POSTMASTER, 0, check_take_over_from, NULL);
 	define_bool_setting(SETTING_ACCEPT_BACKFILL_LOSS,
 						"Lets back-fill give IDs before the instant the generators started afresh.",
 						"Only where no ID back-filled before that start can meet a new one: their record was lost, and back-fill could repeat them.",
@@ -180,8 +189,14 @@ mark_backfill_afresh(FlakeidPersisted *saved)
 
 	if (!start_afresh || mark_shared->state_refusal != STATE_USABLE || deep_record_usable())
 		return;
+	/* (the primary's marks too: a standby's pending bounds, which promotion takes up) */
 	for (int m = 0; m < MARK_COUNT; m++)
-		now = Max(now, saved->own.marks[m]);
+	{
+		if (saved->own.marks[m] < PERSISTED_MARK_MAX)
+			now = Max(now, saved->own.marks[m]);
+		if (saved->upstream.marks[m] < PERSISTED_MARK_MAX)
+			now = Max(now, saved->upstream.marks[m]);
+	}
 	saved->own.backfill_floor = Max(saved->own.backfill_floor, now);
 	/* the floor first; then the new record, which the state names (mark_name_deep_record) */
 	if (!state_save(saved, LOG) || !deep_record_start_afresh())
@@ -190,6 +205,47 @@ mark_backfill_afresh(FlakeidPersisted *saved)
 			(errmsg("back-fill before %s is refused: its record of deep units was lost",
 					timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
 			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
+}
+
+/*
+ * flakeid.take_over_from, at start: a copy of a data directory that
+ * replaces its original for good, and may be older than it (a restore of a
+ * file-level backup), takes over.  The original may have issued after the
+ * copy was made: its live IDs up to 62 s past its clock, its back-fill as
+ * far.  So, as a start afresh does, every mark and the back-fill floor go
+ * 62 s past the latest instant a save could have read (afresh_instant),
+ * saved before the witness is rewritten for this data directory.  Only
+ * where the witness records the inode the setting names: a copy of this
+ * server made later records another, and is refused as any copy is, the
+ * setting left on or not.  In the postmaster: never raises.
+ */
+void
+mark_take_over_copy(FlakeidPersisted *saved)
+{
+	unsigned long long recorded = 0;
+	int64		instant;
+
+	if (take_over_from == NULL || take_over_from[0] == '\0')
+		return;
+	if (mark_shared->state_refusal != STATE_USABLE || !state_witness_copy_of(&recorded) ||
+		recorded != strtoull(take_over_from, NULL, 10))
+	{
+		ereport(LOG,
+				(errmsg("flakeid.take_over_from = '%s' took nothing over", take_over_from),
+				 errdetail("Only a copy of a data directory whose witness \"%s\" records that inode is taken over, with a usable state file.",
+						   STATE_WITNESS_FILE)));
+		return;
+	}
+	instant = afresh_instant(saved) + ADVANCE_LEAD_US + MARK_RESERVE_US;
+	for (int m = 0; m < MARK_COUNT; m++)
+		saved->own.marks[m] = Max(saved->own.marks[m], instant);
+	saved->own.backfill_floor = Max(saved->own.backfill_floor, instant);
+	if (!state_save(saved, LOG) || !state_witness_take_over(LOG))
+		return;
+	ereport(LOG,
+			(errmsg("flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says: the generators resume after %s, and back-fill before it is refused",
+					timestamptz_to_str(flakeid_timestamptz_from_unix_us(instant))),
+			 errhint("Set flakeid.take_over_from = '' again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
 }
 
 /*

@@ -28,8 +28,8 @@ typedef enum StateRefusal
 /* flakeid.accept_backfill_loss: back-fill before the floor is let through (backfill.c) */
 extern bool accept_backfill_loss;
 
-/* flakeid.start_afresh (identity.c takes over a copy's witness with it) */
-extern bool mark_start_afresh_requested(void);
+/* at start, after deep_record_load: flakeid.take_over_from (a copy takes over from its original) */
+extern void mark_take_over_copy(FlakeidPersisted *saved);
 
 typedef struct MarkShared
 {

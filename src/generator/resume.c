@@ -95,6 +95,7 @@ resume_at_start(void)
 	mark_load_state(&saved);
 	deep_record_load(saved.deep_record);
 	mark_backfill_afresh(&saved);
+	mark_take_over_copy(&saved);
 	mark_name_deep_record(&saved);
 	epoch_set_issued_under(saved.snowflake_epoch_ms);
 	resume_after(&saved.own);

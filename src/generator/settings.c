@@ -46,6 +46,7 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_START_AFRESH] = {"flakeid.start_afresh", "marks_setup.c", 0},
 	/* a refused "off" must not become on: it lets back-fill below a lost record */
 	[SETTING_ACCEPT_BACKFILL_LOSS] = {"flakeid.accept_backfill_loss", "marks_setup.c", READ_BY_ALL},
+	[SETTING_TAKE_OVER_FROM] = {"flakeid.take_over_from", "marks_setup.c", 0},
 	/* a refused value leaves the default bound: back-fill refuses more or fewer new deep units, never repeats */
 	[SETTING_BACKFILL_DEEP_UNITS_MAX] = {"flakeid.backfill_deep_units_max", "deep_record.c", 0},
 };

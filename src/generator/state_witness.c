@@ -28,6 +28,8 @@
 
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
+#include "common/controldata_utils.h"
+#include "miscadmin.h"
 #include "storage/fd.h"
 
 #include "generator/durable_file.h"
@@ -127,6 +129,14 @@ current_timeline(void)
 {
 	TimeLineID	timeline = 0;
 
+	/* (at start, in the postmaster, before recovery: the timeline of the last checkpoint) */
+	if (!IsUnderPostmaster)
+	{
+		bool		crc_ok = false;
+		ControlFileData *control = get_controlfile(DataDir, &crc_ok);
+
+		return control != NULL && crc_ok ? control->checkPointCopy.ThisTimeLineID : 0;
+	}
 	if (!RecoveryInProgress())
 		return GetWALInsertionTimeLine();
 	(void) GetXLogReplayRecPtr(&timeline);
@@ -139,7 +149,7 @@ current_timeline(void)
  * the rename keeps, can be written into it.
  */
 static bool
-write_witness(bool issued, int elevel)
+write_witness_at(bool issued, unsigned long long place, int elevel)
 {
 	char	   *temp = psprintf("%s.tmp", STATE_WITNESS_FILE);	/* durable_file_write's */
 	int			fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
@@ -155,8 +165,15 @@ write_witness(bool issued, int elevel)
 	}
 	CloseTransientFile(fd);
 	text = psprintf("%s" UINT64_FORMAT "\n" WITNESS_PLACE "\n", issued ? WITNESS_TEXT : WITNESS_READY_TEXT,
-					GetSystemIdentifier(), current_timeline(), (unsigned long long) st.st_ino);
+					GetSystemIdentifier(), current_timeline(), place != 0 ? place : (unsigned long long) st.st_ino);
 	return durable_file_write(STATE_WITNESS_FILE, text, strlen(text), elevel);
+}
+
+/* the witness, naming this data directory */
+static bool
+write_witness(bool issued, int elevel)
+{
+	return write_witness_at(issued, 0, elevel);
 }
 
 bool
@@ -170,25 +187,42 @@ state_witness_ensure(int elevel)
 	/* (any file but this cluster's "no ID yet" one is left as it is: another cluster's, an unreadable one) */
 	if (w.present && !w.ready)
 		return witness_seen = true;
-	if (!write_witness(true, elevel))
+
+	/*
+	 * A "no ID yet" witness of another data directory on this timeline (a
+	 * copy's: a generator without identity saved first) keeps the place it
+	 * names, so that the copy is still refused a derived identity.
+	 */
+	if (!write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
+						  w.inode != w.file_inode ? w.inode : 0, elevel))
 		return false;
 	return witness_seen = true;
 }
 
 bool
-state_witness_take_over(void)
+state_witness_copy_of(unsigned long long *recorded)
 {
 	Witness		w;
 
 	read_witness(&w);
-	if (!write_witness(!w.ready, ERROR))
-		return false;			/* (not reached) */
+	*recorded = w.inode;
+	return w.ours && w.placed && w.inode != w.file_inode;
+}
+
+bool
+state_witness_take_over(int elevel)
+{
+	Witness		w;
+
+	read_witness(&w);
+	if (!write_witness(!w.ready, elevel))
+		return false;
 	witness_seen = true;
 	return true;
 }
 
 WitnessPlace
-state_witness_place(unsigned long long *recorded, unsigned long long *found)
+state_witness_place(unsigned long long *recorded, unsigned long long *found, int elevel)
 {
 	Witness		w;
 	TimeLineID	timeline = current_timeline();
@@ -203,8 +237,8 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found)
 	if (w.placed && w.timeline == timeline)
 		return WITNESS_PLACE_COPY;
 	/* written by 1.3 (no place), or on an earlier timeline: this history's own from now on */
-	if (!write_witness(!w.ready, ERROR))
-		return WITNESS_PLACE_NONE;	/* (not reached) */
+	if (!write_witness(!w.ready, elevel))
+		return WITNESS_PLACE_NONE;	/* (below ERROR: taken up at the next look) */
 	ereport(LOG,
 			(errmsg("flakeid recorded this data directory in \"%s\" (timeline %u)", STATE_WITNESS_FILE, timeline),
 			 w.placed ? errdetail("It was recorded on timeline %u before.", w.timeline) :
@@ -219,10 +253,13 @@ state_witness_settle(void)
 	unsigned long long recorded,
 				found;
 
+	struct stat st;
+
+	/* (a state file beside no witness: IDs were issued, and a lost state must be told from a first start) */
 	if (stat_witness_absent())
 	{
-		(void) write_witness(false, WARNING);
+		(void) write_witness(stat("flakeid.state", &st) == 0, WARNING);
 		return;
 	}
-	(void) state_witness_place(&recorded, &found);
+	(void) state_witness_place(&recorded, &found, WARNING);
 }

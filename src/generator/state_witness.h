@@ -52,10 +52,10 @@ typedef enum WitnessPlace
  * which records no place, or one written on an earlier timeline (a promoted
  * standby, a restore that ended on a timeline of its own) is rewritten for
  * this data directory, and is its own.  *recorded and *found are the
- * inodes, for a message.  With flakeid_lock held (the rewrite); ERROR when
- * the rewrite fails.
+ * inodes, for a message.  With flakeid_lock held (the rewrite); a rewrite
+ * that fails is reported at `elevel` (NONE below ERROR).
  */
-extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found);
+extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found, int elevel);
 
 /*
  * In the renewer, once recovery has ended, with flakeid_lock held: writes
@@ -63,11 +63,14 @@ extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned l
  * up one of an earlier timeline or of 1.3 as this data directory's
  * (state_witness_place), so that a copy made after it (of a server that
  * has issued nothing, of a promoted standby before its first ID) is told
- * apart.  ERROR when a rewrite fails; a first write that fails is a WARNING.
+ * apart.  A write that fails is a WARNING (the renewer goes on).
  */
 extern void state_witness_settle(void);
 
-/* with flakeid_lock held: writes the witness again for this data directory; ERROR on failure */
-extern bool state_witness_take_over(void);
+/* whether the witness of this cluster records another data directory (*recorded: its inode) */
+extern bool state_witness_copy_of(unsigned long long *recorded);
+
+/* writes the witness again for this data directory (at start, or with flakeid_lock held); false at `elevel` */
+extern bool state_witness_take_over(int elevel);
 
 #endif

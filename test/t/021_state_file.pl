@@ -255,7 +255,15 @@ sub with_entry    # with_entry(NAME, TAG, FLAGS, PAYLOAD): v4.state with that en
 {
 	my ($name, $tag, $flags, $payload) = @_;
 	my $bytes = slurp_file("$work/v4.state");
-	my $body = substr($bytes, 16, length($bytes) - 20) . pack('S< S< L<', $tag, $flags, length($payload)) . $payload;
+	# (without the entry naming its flakeid.deep, tag 7: the fixture's cluster's record does not come along)
+	my ($body, $at, $entries) = ('', 0, substr($bytes, 16, length($bytes) - 20));
+	while ($at < length $entries)
+	{
+		my ($t, undef, $len) = unpack('S< S< L<', substr($entries, $at, 8));
+		$body .= substr($entries, $at, 8 + $len) unless $t == 7;
+		$at += 8 + $len;
+	}
+	$body .= pack('S< S< L<', $tag, $flags, length($payload)) . $payload;
 	my $head = pack('L< L< L< L<', 0x464C4B31, 4, length($body), 0);
 	open(my $fh, '>:raw', "$work/$name") or die "$name: $!";
 	print $fh $head . $body . pack('L<', crc32c($head . $body));

@@ -80,23 +80,36 @@ is(sqlstate_of($restored, 'SELECT sno_new()'), 'ok', 'and again after a restart:
 like(slurp_file($restored->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
 	'the witness was written again, with this data directory');
 
-# the original gone, an older copy takes over (a restore of a backup): flakeid.start_afresh, the
-# hint's other step; the original may have back-filled after the copy, so back-fill before it is refused
+# the original gone, an older copy takes over (a restore of a backup): flakeid.take_over_from with the
+# inode the refusal names, the hint's other step; the original may have issued after the copy, so
+# the generators resume 62 s ahead and back-fill before that is refused (kuid, without identity, too)
+my ($recorded) = message_of($copy, 'SELECT snowflake_new()') =~ /set flakeid.take_over_from = '(\d+)'/;
+ok(defined $recorded, 'the hint names flakeid.take_over_from and the inode for a copy that may be older');
 my $older = PostgreSQL::Test::Cluster->new('copy_older');
 $older->init_from_backup($orig, 'cold');
-$older->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$older->append_conf('postgresql.conf', "flakeid.take_over_from = '" . ($recorded // '') . "'\n");
 $older->start;
-like(message_of($copy, 'SELECT snowflake_new()'), qr/HINT:  .*a restore of a backup\), set flakeid.start_afresh = on/,
-	'the hint names flakeid.start_afresh for a copy that may be older');
 is(sqlstate_of($older, "SELECT $_->{new}"), 'ok', "with flakeid.start_afresh, the older copy takes over and issues $_->{format}") for @derived;
-ok(log_count($older, qr/flakeid took this copy of a data directory over as its own, as flakeid.start_afresh says/) == 1,
-	'its log says it took over');
+ok(log_count($older, qr/flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says/) == 1,
+	'its log says it took over, at start');
 is(sqlstate_of($older, "SELECT snowflake_new_at('2024-01-01 00:00:00+00')"), '55000',
 	'and refuses back-fill before then (what the original back-filled after the copy is not in it)');
+is(sqlstate_of($older, "SELECT kuid_new_at('2024-01-01 00:00:00+00')"), '55000',
+	'kuid back-fill too (a generator without identity; the first takeover, at derivation, missed it)');
 $older->restart;
 is(sqlstate_of($older, "SELECT sno_new(), snowflake_new_at('2024-01-01 00:00:00+00')"), '55000',
 	'after a restart the floor holds');
 is(sqlstate_of($older, 'SELECT sno_new()'), 'ok', 'and the witness is its own');
+
+# the setting left on takes no later copy over: that copy's witness records another inode
+$older->stop;
+$older->backup_fs_cold('older');
+$older->start;
+my $later = PostgreSQL::Test::Cluster->new('copy_later');
+$later->init_from_backup($older, 'older');
+$later->start;
+is(sqlstate_of($later, 'SELECT sno_new()'), '55000', 'a copy of the taken-over server, the setting still on, is refused');
+ok(log_count($later, qr/took nothing over/) == 1, 'its log says the setting took nothing over');
 
 # a witness of 1.3 (no place line) is taken up as this data directory's own
 my $sysid = psql_on($copy, 'SELECT system_identifier FROM pg_control_system()');
@@ -121,7 +134,9 @@ $golden->start;
 my $image = PostgreSQL::Test::Cluster->new('copy_image');
 $image->init_from_backup($golden, 'golden');
 $image->start;
-is(sqlstate_of($image, 'SELECT sno_new()'), '55000', 'a copy made before any ID is refused a derived identity (1.4 first missed it)');
+is(sqlstate_of($image, 'SELECT kuid_new()'), 'ok', 'the copy issues kuid (no identity) first, which saves its state');
+is(sqlstate_of($image, 'SELECT sno_new()'), '55000',
+	'a copy made before any ID is still refused a derived identity (1.4 first missed it, then lost it to that first save)');
 is(sqlstate_of($golden, 'SELECT sno_new()'), 'ok', 'its original issues');
 
 # a promoted standby copied before its first ID: the witness is taken up when recovery ends
@@ -137,5 +152,16 @@ $promoted_copy->init_from_backup($standby2, 'promoted');
 $promoted_copy->start;
 is(sqlstate_of($promoted_copy, 'SELECT snowflake_new()'), '55000', 'a copy of it is refused (1.4 first missed it: 45,111 equal snowflakes)');
 is(sqlstate_of($standby2, 'SELECT snowflake_new()'), 'ok', 'the promoted standby issues');
-stop_checked($copy, $restored, $standby, $older, $golden, $image, $standby2, $promoted_copy);
+# the witness removed beside a state file (the move's step): it is written again saying IDs were
+# issued, so that a state file lost later is refused as missing, not a first start
+$golden->stop;
+unlink($golden->data_dir . '/global/flakeid.issued') or die $!;
+$golden->start;
+ok(poll_until(sub { (-e $golden->data_dir . '/global/flakeid.issued') && slurp_file($golden->data_dir . '/global/flakeid.issued') =~ /^flakeid issued IDs/ },
+		timeout => 60), 'the witness removed beside a state file: written again saying IDs were issued');
+$golden->stop;
+unlink($golden->data_dir . '/flakeid.state') or die $!;
+$golden->start;
+is(sqlstate_of($golden, 'SELECT kuid_new()'), 'XX001', 'the state lost after it: refused as missing, not a first start');
+stop_checked($copy, $restored, $standby, $older, $later, $golden, $image, $standby2, $promoted_copy);
 done_testing();
