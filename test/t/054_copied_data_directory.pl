@@ -89,7 +89,7 @@ my $older = PostgreSQL::Test::Cluster->new('copy_older');
 $older->init_from_backup($orig, 'cold');
 $older->append_conf('postgresql.conf', "flakeid.take_over_from = '" . ($recorded // '') . "'\n");
 $older->start;
-is(sqlstate_of($older, "SELECT $_->{new}"), 'ok', "with flakeid.start_afresh, the older copy takes over and issues $_->{format}") for @derived;
+is(sqlstate_of($older, "SELECT $_->{new}"), 'ok', "with flakeid.take_over_from, the older copy takes over and issues $_->{format}") for @derived;
 ok(log_count($older, qr/flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says/) == 1,
 	'its log says it took over, at start');
 is(sqlstate_of($older, "SELECT snowflake_new_at('2024-01-01 00:00:00+00')"), '55000',
