@@ -395,6 +395,24 @@ raise_upstream(const IssuedBounds *record)
 }
 
 /*
+ * With flakeid_lock held, in redo: saves the state with the replayed
+ * bounds; FATAL when it cannot.  A damaged, newer or foreign file read at
+ * start waits for an operator, as on a primary: it is left as it is.
+ */
+static void
+save_replayed_locked(void)
+{
+	FlakeidPersisted state;
+	OwnBounds	own;
+
+	if (!mark_state_usable())
+		return;
+	published_bounds(&own);
+	current_state(&state, &own);
+	(void) state_save(&state, FATAL);
+}
+
+/*
  * The state file is rewritten only when the record changed something, and
  * a failure to save stops recovery (FATAL): a restartpoint could otherwise
  * pass a record whose bounds are then kept nowhere.
@@ -413,16 +431,7 @@ mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms)
 	{
 		if (bounds_exceed_own(&mark_shared->upstream))
 			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
-		/* a damaged, newer or foreign file read at start waits for an operator, as on a primary */
-		if (mark_state_usable())
-		{
-			FlakeidPersisted state;
-			OwnBounds	own;
-
-			published_bounds(&own);
-			current_state(&state, &own);
-			(void) state_save(&state, FATAL);
-		}
+		save_replayed_locked();
 	}
 	flakeid_lock_release();
 }
@@ -454,15 +463,7 @@ mark_replay_deep(int slot, uint64 unit, uint32 low)
 							 DEEP_RECORD_FILE)));
 			upstream->backfill_low[slot] = low;
 			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
-			if (mark_state_usable())
-			{
-				FlakeidPersisted state;
-				OwnBounds	own;
-
-				published_bounds(&own);
-				current_state(&state, &own);
-				(void) state_save(&state, FATAL);
-			}
+			save_replayed_locked();
 			break;
 	}
 	flakeid_lock_release();

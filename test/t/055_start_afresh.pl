@@ -20,6 +20,16 @@ my $node = flakeid_node('afresh', 'flakeid.allow_debug_clock_offset' => 'on');
 my $ahead = 'SET flakeid.debug_clock_offset_ms = 90000;';
 my $datadir = $node->data_dir;
 sub sql { return $node->safe_psql('postgres', $_[0]); }
+sub afresh_off    # afresh_off(NODE): restarted with flakeid.start_afresh off again, as the log's hint says
+{
+	my ($n) = @_;
+	$n->stop('fast');
+	my $conf = slurp_file($n->data_dir . '/postgresql.conf') =~ s/flakeid.start_afresh = on\n//gr;
+	open(my $fh, '>', $n->data_dir . '/postgresql.conf') or die $!;
+	print $fh $conf;
+	close $fh;
+	$n->start;
+}
 my $past = "'2024-01-01 00:00:00+00'";
 sql('CREATE TABLE ids (id bigint PRIMARY KEY, how text)');
 sql("INSERT INTO ids SELECT snowflake_new_at($past), 'back-filled' FROM generate_series(1, 100)");
@@ -69,12 +79,7 @@ for my $case ('damaged', 'missing')
 	is(sqlstate_of($node, "$ahead SELECT snowflake_new_at(clock_timestamp() + interval '55 s')"), '55000',
 		"$case: the floor lies 62 s ahead of the start (back-fill may lie up to the live generator's position)");
 	# across a restart, with the setting off again
-	$node->stop('fast');
-	my $conf = slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
-	open(my $fh, '>', "$datadir/postgresql.conf") or die $!;
-	print $fh $conf;
-	close $fh;
-	$node->start;
+	afresh_off($node);
 	is(sqlstate_of($node, "SELECT snowflake_new_at($past)"), '55000', "$case: the floor is kept across a restart");
 }
 
@@ -100,14 +105,7 @@ ok(scalar(glob("$datadir/flakeid.deep.set-aside-*")), 'flakeid.deep: the damaged
 is(sqlstate_of($node, "$ahead SELECT snowflake_new_at('$recent')"), '55000', 'flakeid.deep: back-fill before the new start is refused');
 is(sqlstate_of($node, "SET flakeid.debug_clock_offset_ms = 150000; SELECT snowflake_new_at(clock_timestamp() + interval '145 s')"), 'ok',
 	'flakeid.deep: back-fill after it works');
-$node->stop('fast');
-{
-	my $conf = slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
-	open(my $fh, '>', "$datadir/postgresql.conf") or die $!;
-	print $fh $conf;
-	close $fh;
-}
-$node->start;
+afresh_off($node);
 
 # a standby made now, then promoted, keeps the floor (it reaches it through the WAL and the file)
 my ($standby) = flakeid_standby($node, 'afresh_standby');
