@@ -51,7 +51,8 @@ typedef enum DeepLower
 	DEEP_LOWER_UNCHANGED,		/* the unit's entry is at or below it already */
 	DEEP_LOWER_LOWERED,			/* the unit's entry was lowered */
 	DEEP_LOWER_ADDED,			/* a new entry */
-	DEEP_LOWER_FULL				/* a new unit, and the table holds max entries: nothing changed */
+	DEEP_LOWER_FULL,			/* a new unit, and the table holds max entries: nothing changed */
+	DEEP_LOWER_LOST				/* (deep_record_replay) the record is refused: it is named lost */
 } DeepLower;
 
 /* the cells a table of `max` entries needs (max from 1 to DEEP_TABLE_MAX) */

@@ -31,6 +31,15 @@
 #include "generator/wal_record.h"
 
 #define DEEP_UNITS_MAX_DEFAULT	65536
+
+/*
+ * What flakeid.state names once replay brought a deep unit that a record
+ * refused at start could not keep: no file is that record any longer (an
+ * identifier never given to a file), so back-fill into past units stays
+ * refused, the old file put back or the bound raised, until the record is
+ * started afresh (whose floor covers the unit).
+ */
+#define DEEP_RECORD_LOST		UINT32_MAX
 #define COMPACT_SLACK			1024	/* entries the file may hold past twice its units */
 
 /* why back-fill of past units refuses, from the file as read at start */
@@ -163,7 +172,7 @@ rewrite_whole(int elevel)
 	{
 		uint32		id = 0;
 
-		while (id == 0)
+		while (id == 0 || id == DEEP_RECORD_LOST)
 			if (!pg_strong_random(&id, sizeof(id)))
 				id = (uint32) random();
 		deep_shared->file_id = id;
@@ -219,6 +228,9 @@ load_record(const uint8 *bytes, size_t size)
 										   version, PERSISTED_DEEP_VERSION));
 	else if (verdict != PERSISTED_OK)
 		log_refusal(DEEP_DAMAGED, "Its header, checksums or entries are not what flakeid writes.");
+	else if (deep_shared->named_id == DEEP_RECORD_LOST)
+		log_refusal(DEEP_DAMAGED,
+					"Deep units back-filled on this server or its primary were replayed from the WAL while the record could not be used, so it lacks them.");
 	else if (deep_shared->named_id != 0 && file_id != deep_shared->named_id)
 		log_refusal(DEEP_DAMAGED,
 					psprintf("It is not the record that goes with \"flakeid.state\": its identifier is %u, the state names %u (a record of another cluster, or an older or newer copy).",
@@ -445,14 +457,21 @@ deep_record_replay(int slot, uint64 unit, uint32 low)
 	DeepLower	outcome;
 
 	/*
-	 * A record that could not be read at start keeps nothing: the unit's
-	 * low-water is taken as the whole slot's instead (the full table's
-	 * fallback, mark_replay_deep), which costs every unit of the slot but
-	 * survives an operator putting the old file back or raising the bound
-	 * (a review found that dropping it let those ways on repeat IDs).
+	 * A record that could not be read at start keeps nothing: the state
+	 * names it lost (DEEP_RECORD_LOST, saved by the caller), so that
+	 * back-fill into past units stays refused until the record is started
+	 * afresh, even once the old file is put back or the bound raised (a
+	 * review found that dropping the unit let those ways on repeat IDs; a
+	 * second that lowering the whole slot instead, the full table's
+	 * fallback, used up every unit of a primary's slot for good).
 	 */
 	if (deep_shared->refusal != DEEP_USABLE)
-		return DEEP_LOWER_FULL;
+	{
+		if (deep_shared->named_id == DEEP_RECORD_LOST)
+			return DEEP_LOWER_UNCHANGED;
+		deep_shared->named_id = DEEP_RECORD_LOST;
+		return DEEP_LOWER_LOST;
+	}
 	outcome = deep_table_check(&deep_shared->table, (uint32) slot, unit, low);
 	if (outcome == DEEP_LOWER_UNCHANGED || outcome == DEEP_LOWER_FULL)
 		return outcome;

@@ -313,8 +313,8 @@ refuse_in_copy(const IdentityDef *id)
 				 errmsg("cannot derive %s in a copy of another data directory", SETTING_NAME(id)),
 				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu); derived from the same system identifier, this server would issue the IDs of the one it was copied from.",
 						   STATE_WITNESS_FILE, recorded, found),
-				 errhint("If the original still runs, or may run again, set %s and the other identities to values no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\").",
-						 SETTING_NAME(id), STATE_WITNESS_FILE, recorded)));
+				 errhint("If the original still runs, or may run again, set %s and the other identities to values no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\").",
+						 SETTING_NAME(id), STATE_WITNESS_FILE, recorded, found)));
 }
 
 uint32

@@ -62,9 +62,13 @@ check_accept_state_from(char **newval, void **extra pg_attribute_unused(), GucSo
 static bool
 check_take_over_from(char **newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
 {
-	if (**newval == '\0' || strspn(*newval, "0123456789") == strlen(*newval))
+	unsigned long long recorded,
+				found;
+	char		end;
+
+	if (**newval == '\0' || sscanf(*newval, "%llu:%llu%c", &recorded, &found, &end) == 2)
 		return true;
-	GUC_check_errdetail("flakeid.take_over_from takes the inode the refusal names, digits only, or an empty string.");
+	GUC_check_errdetail("flakeid.take_over_from takes the two inodes the refusal names, as RECORDED:FOUND, or an empty string.");
 	return false;
 }
 
@@ -215,24 +219,30 @@ mark_backfill_afresh(FlakeidPersisted *saved)
  * far.  So, as a start afresh does, every mark and the back-fill floor go
  * 62 s past the latest instant a save could have read (afresh_instant),
  * saved before the witness is rewritten for this data directory.  Only
- * where the witness records the inode the setting names: a copy of this
- * server made later records another, and is refused as any copy is, the
- * setting left on or not.  In the postmaster: never raises.
+ * where the witness records the first inode the setting names and its file
+ * is the second: one data directory, not a sibling copy of the same
+ * original (another restore of the same backup) nor a later copy of this
+ * one, which are refused as any copy is, the setting left on or not.  In
+ * the postmaster: never raises.
  */
 void
 mark_take_over_copy(FlakeidPersisted *saved)
 {
-	unsigned long long recorded = 0;
+	unsigned long long recorded = 0,
+				found = 0,
+				named_recorded = 0,
+				named_found = 0;
 	int64		instant;
 
 	if (take_over_from == NULL || take_over_from[0] == '\0')
 		return;
-	if (mark_shared->state_refusal != STATE_USABLE || !state_witness_copy_of(&recorded) ||
-		recorded != strtoull(take_over_from, NULL, 10))
+	(void) sscanf(take_over_from, "%llu:%llu", &named_recorded, &named_found);
+	if (mark_shared->state_refusal != STATE_USABLE || !state_witness_copy_of(&recorded, &found) ||
+		recorded != named_recorded || found != named_found)
 	{
 		ereport(LOG,
 				(errmsg("flakeid.take_over_from = '%s' took nothing over", take_over_from),
-				 errdetail("Only a copy of a data directory whose witness \"%s\" records that inode is taken over, with a usable state file.",
+				 errdetail("Only the copy of a data directory whose witness \"%s\" records the first inode, in a file whose own is the second, is taken over, with a usable state file.",
 						   STATE_WITNESS_FILE)));
 		return;
 	}

@@ -33,6 +33,7 @@
 #include "storage/fd.h"
 
 #include "generator/durable_file.h"
+#include "generator/marks_setup.h"
 #include "generator/state_witness.h"
 
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
@@ -189,6 +190,17 @@ state_witness_ensure(int elevel)
 		return witness_seen = true;
 
 	/*
+	 * In the postmaster, at start (a save afresh, a migration), a present
+	 * one is left to the renewer (state_witness_settle): before recovery
+	 * the timeline is pg_control's, which lags a fast promotion, and a
+	 * witness placed on it would be taken up later as an earlier
+	 * timeline's.  (Not noted as seen: the children it forks would inherit
+	 * that.)
+	 */
+	if (w.present && !IsUnderPostmaster)
+		return true;
+
+	/*
 	 * A "no ID yet" witness of another data directory on this timeline (a
 	 * copy's: a generator without identity saved first) keeps the place it
 	 * names, so that the copy is still refused a derived identity.
@@ -200,12 +212,13 @@ state_witness_ensure(int elevel)
 }
 
 bool
-state_witness_copy_of(unsigned long long *recorded)
+state_witness_copy_of(unsigned long long *recorded, unsigned long long *found)
 {
 	Witness		w;
 
 	read_witness(&w);
 	*recorded = w.inode;
+	*found = w.file_inode;
 	return w.ours && w.placed && w.inode != w.file_inode;
 }
 
@@ -255,11 +268,20 @@ state_witness_settle(void)
 
 	struct stat st;
 
-	/* (a state file beside no witness: IDs were issued, and a lost state must be told from a first start) */
+	/*
+	 * This cluster's state file beside it (usable, so this cluster's, or
+	 * taken up as its own): IDs were issued, and a state lost later must be
+	 * told from a first start.  Another cluster's or a damaged one says
+	 * nothing of this cluster's IDs.
+	 */
+	bool		issued = mark_state_usable() && stat("flakeid.state", &st) == 0;
+
 	if (stat_witness_absent())
 	{
-		(void) write_witness(stat("flakeid.state", &st) == 0, WARNING);
+		(void) write_witness(issued, WARNING);
 		return;
 	}
-	(void) state_witness_place(&recorded, &found, WARNING);
+	/* (a "no ID yet" one beside such a state becomes "issued": a save at start leaves it to this) */
+	if (state_witness_place(&recorded, &found, WARNING) == WITNESS_PLACE_OURS && issued)
+		(void) state_witness_ensure(WARNING);
 }

@@ -67,8 +67,8 @@ extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned l
  */
 extern void state_witness_settle(void);
 
-/* whether the witness of this cluster records another data directory (*recorded: its inode) */
-extern bool state_witness_copy_of(unsigned long long *recorded);
+/* whether the witness of this cluster records another data directory (*recorded: its inode; *found: the file's) */
+extern bool state_witness_copy_of(unsigned long long *recorded, unsigned long long *found);
 
 /* writes the witness again for this data directory (at start, or with flakeid_lock held); false at `elevel` */
 extern bool state_witness_take_over(int elevel);

@@ -83,12 +83,21 @@ like(slurp_file($restored->data_dir . '/global/flakeid.issued'), qr/\nplace: tim
 # the original gone, an older copy takes over (a restore of a backup): flakeid.take_over_from with the
 # inode the refusal names, the hint's other step; the original may have issued after the copy, so
 # the generators resume 62 s ahead and back-fill before that is refused (kuid, without identity, too)
-my ($recorded) = message_of($copy, 'SELECT snowflake_new()') =~ /set flakeid.take_over_from = '(\d+)'/;
-ok(defined $recorded, 'the hint names flakeid.take_over_from and the inode for a copy that may be older');
 my $older = PostgreSQL::Test::Cluster->new('copy_older');
 $older->init_from_backup($orig, 'cold');
-$older->append_conf('postgresql.conf', "flakeid.take_over_from = '" . ($recorded // '') . "'\n");
+my $sibling = PostgreSQL::Test::Cluster->new('copy_sibling');    # another restore of the same backup
+$sibling->init_from_backup($orig, 'cold');
 $older->start;
+my ($inodes) = message_of($older, 'SELECT snowflake_new()') =~ /set flakeid.take_over_from = '(\d+:\d+)'/;
+ok(defined $inodes, 'the hint names flakeid.take_over_from with the two inodes, for a copy that may be older');
+$inodes //= '';
+$older->append_conf('postgresql.conf', "flakeid.take_over_from = '$inodes'\n");
+$older->restart;
+$sibling->append_conf('postgresql.conf', "flakeid.take_over_from = '$inodes'\n");
+$sibling->start;
+is(sqlstate_of($sibling, 'SELECT sno_new()'), '55000',
+	'a sibling copy given the same setting takes nothing over (its witness file is another): refused');
+ok(log_count($sibling, qr/took nothing over/) == 1, 'its log says so');
 is(sqlstate_of($older, "SELECT $_->{new}"), 'ok', "with flakeid.take_over_from, the older copy takes over and issues $_->{format}") for @derived;
 ok(log_count($older, qr/flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says/) == 1,
 	'its log says it took over, at start');
@@ -163,5 +172,5 @@ $golden->stop;
 unlink($golden->data_dir . '/flakeid.state') or die $!;
 $golden->start;
 is(sqlstate_of($golden, 'SELECT kuid_new()'), 'XX001', 'the state lost after it: refused as missing, not a first start');
-stop_checked($copy, $restored, $standby, $older, $later, $golden, $image, $standby2, $promoted_copy);
+stop_checked($copy, $restored, $standby, $older, $sibling, $later, $golden, $image, $standby2, $promoted_copy);
 done_testing();
