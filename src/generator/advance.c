@@ -10,7 +10,6 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
-#include "utils/datetime.h"
 
 #include "generator/clock.h"
 #include "generator/counters.h"
@@ -32,27 +31,6 @@ refuse_ahead_of_clock(const GeneratorDef *def, int64 ahead_us)
 }
 
 /*
- * The ID lies within the lead, but the generator would issue further ahead
- * to sort after it: kuid96 of a node sorting after this server's, whose IDs
- * this server's pass only at the end of the ID's 256-second window (issue
- * 61: kuid_new() ran 315 s ahead of the clock).  The lead is a promise about
- * what the generator issues, so it bounds that too.
- */
-static void
-refuse_issue_ahead_of_clock(const GeneratorDef *def, int64 ahead_us, int64 first_after_us)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("advancing the %s generator past this ID would take it %.3f s ahead of this server's clock",
-					def->name, ahead_us / 1e6),
-			 errdetail("This server's IDs sort after it only from %s on (kuid96: the end of the ID's 256-second window, as its node sorts after this server's); an advance may take a generator at most %d s ahead of the clock.",
-					   timestamptz_to_str(flakeid_timestamptz_from_unix_us(first_after_us)),
-					   (int) (ADVANCE_LEAD_US / USECS_PER_SEC)),
-			 errhint("Call again once the clock has reached %s.",
-					 timestamptz_to_str(flakeid_timestamptz_from_unix_us(first_after_us - ADVANCE_LEAD_US)))));
-}
-
-/*
  * The marks first, then the counter: a restart between the two resumes
  * after the raised marks, and a generator call between them issues before
  * the raise, as it would have before the call.  sno raises both of its
@@ -65,7 +43,6 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 	const GeneratorDef *def = &generator_defs[gen];
 	int			slot = def->first_slot + variant;
 	int64		latest[MARK_COUNT] = {0};
-	int64		now;
 	int64		ahead;
 
 	Assert(variant >= 0 && variant < def->variants);
@@ -75,8 +52,7 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 				 errmsg("cannot advance the %s generator during recovery", def->name),
 				 errhint("Advance it on the primary: the raise reaches the standbys through the WAL.")));
 	(void) generator_prepare(def, variant);	/* the preload, the state file, settings, identities */
-	now = clock_read(def);
-	ahead = id_unix_us - now;
+	ahead = id_unix_us - clock_read(def);
 	if (ahead > ADVANCE_LEAD_US)
 		refuse_ahead_of_clock(def, ahead);
 	/* (unreachable while the lead is 60 s: a counter counts units far past any clock) */
@@ -84,10 +60,6 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the %s generator cannot issue past the last time unit it can count", def->name)));
-	/* the first unit it may issue in: at most the lead ahead as well */
-	if (def->format->unit_start(through_unit) - now > ADVANCE_LEAD_US)
-		refuse_issue_ahead_of_clock(def, def->format->unit_start(through_unit) - now,
-									def->format->unit_start(through_unit + 1));
 
 	if (def->ticktock)
 		latest[MARK_SNO_FLAG0] = latest[MARK_SNO_FLAG1] = def->format->unit_start(through_unit + 1);
