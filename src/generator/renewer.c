@@ -106,7 +106,7 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 	 * later is told apart: state_witness.h).
 	 */
 	flakeid_lock_acquire();
-	state_witness_settle();
+	state_witness_settle(mark_state_usable());
 	flakeid_lock_release();
 	for (;;)
 	{

@@ -33,7 +33,6 @@
 #include "storage/fd.h"
 
 #include "generator/durable_file.h"
-#include "generator/marks_setup.h"
 #include "generator/state_witness.h"
 
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
@@ -261,7 +260,7 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, int
 }
 
 void
-state_witness_settle(void)
+state_witness_settle(bool state_usable)
 {
 	unsigned long long recorded,
 				found;
@@ -274,7 +273,7 @@ state_witness_settle(void)
 	 * told from a first start.  Another cluster's or a damaged one says
 	 * nothing of this cluster's IDs.
 	 */
-	bool		issued = mark_state_usable() && stat("flakeid.state", &st) == 0;
+	bool		issued = state_usable && stat("flakeid.state", &st) == 0;
 
 	if (stat_witness_absent())
 	{

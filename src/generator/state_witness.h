@@ -63,9 +63,11 @@ extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned l
  * up one of an earlier timeline or of 1.3 as this data directory's
  * (state_witness_place), so that a copy made after it (of a server that
  * has issued nothing, of a promoted standby before its first ID) is told
- * apart.  A write that fails is a WARNING (the renewer goes on).
+ * apart.  `state_usable`: the state file read at start is this cluster's
+ * (mark_state_usable), so one beside it means IDs were issued.  A write
+ * that fails is a WARNING (the renewer goes on).
  */
-extern void state_witness_settle(void);
+extern void state_witness_settle(bool state_usable);
 
 /* whether the witness of this cluster records another data directory (*recorded: its inode; *found: the file's) */
 extern bool state_witness_copy_of(unsigned long long *recorded, unsigned long long *found);
