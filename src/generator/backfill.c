@@ -405,6 +405,7 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 			{
 				bool		known;
 
+				debug_pause(DEBUG_PAUSE_BACKFILL_CLOSED);
 				if (def->ticktock)
 					flakeid_lock_acquire();	/* sno's timeline (may wait, cancellably, behind a save) */
 				known = counters_closed_live_top(slot, word, pool, live_top);

@@ -76,6 +76,7 @@ static const char *const debug_pause_names[DEBUG_PAUSE_COUNT] = {
 	[DEBUG_PAUSE_SAVE_RENAMED] = "save_renamed",
 	[DEBUG_PAUSE_TOGGLE_SWAPPED] = "toggle_swapped",
 	[DEBUG_PAUSE_HORIZON_CELL_READ] = "horizon_cell_read",
+	[DEBUG_PAUSE_BACKFILL_CLOSED] = "backfill_closed",
 };
 
 static char *debug_pause_at = NULL;

@@ -169,9 +169,19 @@ counters_closed_live_top(int slot, uint64 word, const CounterPool *pool, int64 *
 	/* the closing raised its record before its compare-and-swap, which put `word` there */
 	pg_read_barrier();
 	replaced = pg_atomic_read_u64(&counter_shared->slots[slot].closed_replaced.value);
-	/* a record of a later unit says nothing of this one */
+	/*
+	 * A record of a later unit: the live counter issued there after `word`
+	 * was read, and a later closing replaced the record.  The unit is a
+	 * past one now, whose live IDs the server no longer counts, as when the
+	 * counter is found past it (from_live_counter).  Refusing it as a pool
+	 * used up was false: a back-fill one unit behind the clock, overtaken by
+	 * a live ID and a second horizon (test/t/041_backfill_closed_unit.pl).
+	 */
 	if (counter_unit(replaced) > counter_unit(word))
-		return false;
+	{
+		*live_top = (int64) pool->seq_min - 1;
+		return true;
+	}
 	/* the word the closing replaced was the counter's last in that unit, if it reached the unit */
 	*live_top = counter_unit(replaced) == counter_unit(word) ?
 		(int64) counter_seq(replaced) : (int64) pool->seq_min - 1;

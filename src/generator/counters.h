@@ -128,10 +128,12 @@ counters_closed(int slot, uint64 word)
  * horizon or an advance closed (counters_closed, read before this): true
  * with *live_top, the highest sequence of back-fill's tick-tock (0) the
  * live counter issued in that unit (pool->seq_min - 1 when none), which
- * back-fill's sequences there must lie above.  False when the counter's
- * record does not say (a later closing's record, or sno on tick-tock 1 in a
- * unit its tick-tock 0 may have reached): the caller takes every sequence
- * as issued.  For sno, with flakeid_lock held (its timeline).
+ * back-fill's sequences there must lie above; when a later closing's record
+ * shows the counter has left the unit, it is a past unit (pool->seq_min - 1:
+ * its live IDs are no longer known, README "Past units count down").  False
+ * when the record does not say (sno on tick-tock 1 in a unit its tick-tock 0
+ * may have reached): the caller takes every sequence as issued.  For sno,
+ * with flakeid_lock held (its timeline).
  */
 extern bool counters_closed_live_top(int slot, uint64 word, const CounterPool *pool, int64 *live_top);
 

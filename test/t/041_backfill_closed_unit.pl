@@ -15,6 +15,9 @@
 #    repeats a live one, none another), and the refusal says what it is: the
 #    live generator issued N of the unit's sequences, N being the live IDs
 #    counted there.
+# 3. sno on tick-tock 1 (below).
+# 4. A back-fill overtaken, between the closed word and the closing's
+#    record, by a live ID and a second horizon: given, not refused.
 # flax has no horizon, no advance and no ledger (random within its
 # millisecond): it is not concerned.
 use strict;
@@ -115,6 +118,33 @@ my $given = sqlstate_of($toggled, "CREATE TABLE filled AS SELECT sno_new_at(sno_
 is($given, 'ok', "sno on tick-tock 1: 100 back-fills into the unit advance_past closed are given (tick-tock 0 never reached it)");
 is($toggled->safe_psql('postgres', 'SELECT count(*) FROM filled JOIN live USING (id)'), $given eq 'ok' ? '0' : '',
 	'and none repeats a live ID') if $given eq 'ok';
+
+# --- 4. overtaken between reading the closed word and the closing's record ----------------------
+# A back-fill one unit behind the clock finds the unit closed by a horizon
+# and pauses (backfill_closed) before it reads the record of that closing.
+# Meanwhile the live counter issues in a later unit and a second horizon
+# closes that one, replacing the record.  The unit is a past one now, and
+# back-fill takes it from the ledger; the first mend of item 3 refused it
+# as a pool used up (54000, "every sequence of its pool of 4096 was
+# issued"), although the unit held one live ID at most.
+my $first = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
+ok(wait_clock_past($toggled, "snowflake_time($first)"), 'snowflake: the clock has left the unit of a live ID');
+my $h = $toggled->safe_psql('postgres', 'SELECT snowflake_horizon()');
+my $paused = psql_start($toggled, "SET flakeid.debug_pause_at = 'backfill_closed'; SET flakeid.debug_pause_ms = 10000;
+	SELECT snowflake_new_at(snowflake_time($h) - interval '1 ms')");
+ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE query LIKE '%SELECT snowflake_new_at%' AND wait_event_type = 'Extension'}),
+	'snowflake: a back-fill one unit behind the horizon found its unit closed, and pauses (backfill_closed)');
+my $second = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
+ok(wait_clock_past($toggled, "snowflake_time($second)"), 'snowflake: a live ID in a later unit, and the clock past it');
+ok($toggled->safe_psql('postgres', "SELECT snowflake_horizon() > $second") eq 't', 'snowflake: a second horizon closed that unit');
+is($toggled->safe_psql('postgres', q{SELECT count(*) FROM pg_stat_activity
+	WHERE query LIKE '%SELECT snowflake_new_at%' AND wait_event_type = 'Extension'}), '1',
+	'snowflake: the back-fill was still paused meanwhile (the interleaving held)');
+my ($status, $given_id, $err) = psql_finish($paused);
+is($status, 0, 'snowflake: the overtaken back-fill is given an ID, not refused') or diag($err);
+like($given_id, qr/^\d+$/, 'snowflake: and it is a snowflake');
+isnt($given_id, $first, 'snowflake: not the live ID of that unit') if $status == 0;
 stop_checked($toggled);
 
 stop_checked($node);
