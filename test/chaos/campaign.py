@@ -232,6 +232,26 @@ class Faults:
         return {'node': n.name}
 
 
+def what_holds(system):
+    """What the primary's sessions wait on and what holds its horizons, when
+    a writer or a poller did not end: for the failing history's report."""
+    lines = []
+    try:
+        with psycopg.connect(system.primary.conninfo(), connect_timeout=10) as c:
+            c.execute("SET statement_timeout = '10s'")
+            for r in c.execute("SELECT pid, backend_type, state, wait_event_type, wait_event, "
+                               "round(extract(epoch FROM clock_timestamp() - xact_start)), left(query, 60) "
+                               "FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"):
+                lines.append('session then: pid %s %s %s, waits on %s/%s, transaction open %s s: %s' % r)
+            for r in c.execute('SELECT * FROM flakeid_horizon_holders()'):
+                lines.append('horizon holder then: %s' % (r,))
+            for r in c.execute('SELECT gid, transaction, prepared FROM pg_prepared_xacts'):
+                lines.append('prepared then: %s' % (r,))
+    except (psycopg.Error, OSError) as e:
+        lines.append('what holds the horizon could not be read: %s' % e)
+    return lines
+
+
 def log_problems(system, killed):
     """The servers' logs: PANICs, processes ended by a signal or an
     exception, other than the backends the history killed itself."""
@@ -311,11 +331,15 @@ def run_history(seed, opt, formats, out):
         for t in workload.threads[2:2 + 2 * len(workload.formats)]:
             t.join(30)
         catch_up = time.time() + 120
+        behind = False
         for f in workload.formats:
             for via in ('direct', 'bouncer'):
                 if not workload.poll_until(f['format'], via, catch_up):
+                    behind = True
                     problems.append('the %s poller (%s) had not reached the end of the table 120 s after the '
                                     'writers stopped' % (f['format'], via))
+        if behind or any('did not stop' in p for p in problems):
+            fault_log.extend('(after the end) ' + line for line in what_holds(system))
         final = {}
         with psycopg.connect(system.primary.conninfo()) as c:
             for f in workload.formats:
@@ -385,6 +409,10 @@ def main():
             print('# its first violation: %s' % violations.first())
             for kind, texts in violations.by_kind.items():
                 print('# %s: %d%s' % (kind, len(texts), (', e.g. ' + texts[-1]) if len(texts) > 1 else ''))
+                if kind not in ('missed', 'repeated'):
+                    # the rare kinds whole: a call that never ended, a poller that never caught up
+                    for text in texts[:20]:
+                        print('#   ' + text)
             print('# its fault log:')
             for entry in fault_log:
                 print('#   ' + entry)
