@@ -401,7 +401,7 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 			return true;
 		case COUNTER_WAIT:
 			/* closed by a horizon or an advance: the live counter issues nothing more there */
-			if (counters_closed(slot, word))
+			if (counters_await_closed(slot, word))
 			{
 				bool		known;
 

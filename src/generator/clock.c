@@ -77,6 +77,7 @@ static const char *const debug_pause_names[DEBUG_PAUSE_COUNT] = {
 	[DEBUG_PAUSE_TOGGLE_SWAPPED] = "toggle_swapped",
 	[DEBUG_PAUSE_HORIZON_CELL_READ] = "horizon_cell_read",
 	[DEBUG_PAUSE_BACKFILL_CLOSED] = "backfill_closed",
+	[DEBUG_PAUSE_CLOSING_SWAPPED] = "closing_swapped",
 };
 
 static char *debug_pause_at = NULL;
@@ -154,7 +155,9 @@ flakeid_serve_cancel_or_terminate(void)
  * an I/O error, and nothing it was to publish is.  Not at toggle_swapped:
  * an error there, between sno's compare-and-swap and the cells' second
  * lowering, would leave the toggle half done (horizon_toggle_end never
- * run, every horizon then waiting for it), so that pause runs to its end.
+ * run, every horizon then waiting for it), so that pause runs to its end;
+ * so does closing_swapped, whose closing is counted as under way until
+ * it ends (counters_await_closed).
  * At recovery_decided, a pause
  * that began during recovery also ends 1 ms after recovery does: a call
  * then goes on before the renewer's next pass takes the primary's bounds
@@ -170,7 +173,7 @@ debug_pause_slow(void)
 	{
 		long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until);
 
-		if (debug_pause_point != DEBUG_PAUSE_TOGGLE_SWAPPED)
+		if (debug_pause_point != DEBUG_PAUSE_TOGGLE_SWAPPED && debug_pause_point != DEBUG_PAUSE_CLOSING_SWAPPED)
 		{
 			flakeid_serve_cancel_or_terminate();
 			CHECK_FOR_INTERRUPTS();

@@ -52,6 +52,7 @@ typedef enum DebugPausePoint
 	DEBUG_PAUSE_TOGGLE_SWAPPED, /* sno's toggle is published, the cells not yet lowered again (issue.c) */
 	DEBUG_PAUSE_HORIZON_CELL_READ,	/* a horizon's scan read a cell holding a unit (horizon_cells.c) */
 	DEBUG_PAUSE_BACKFILL_CLOSED,	/* a back-fill found its unit closed, the closing's record not read (backfill.c) */
+	DEBUG_PAUSE_CLOSING_SWAPPED,	/* a closing's word is swapped in, closed_word not yet raised (issue.c) */
 	DEBUG_PAUSE_COUNT
 } DebugPausePoint;
 

@@ -7,6 +7,9 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+#include "utils/wait_event.h"
+
 #include "generator/clock.h"
 #include "generator/counters.h"
 #include "generator/shmem.h"
@@ -27,6 +30,7 @@ counters_shared_init(void *part)
 		pg_atomic_init_u64(&shared->slots[s].resumed_word.value, 0);
 		pg_atomic_init_u64(&shared->slots[s].closed_word.value, 0);
 		pg_atomic_init_u64(&shared->slots[s].closed_replaced.value, 0);
+		pg_atomic_init_u64(&shared->slots[s].closings.value, 0);
 	}
 	pg_atomic_init_u64(&shared->sno_wall_safe.value, 0);
 	pg_atomic_init_u64(&shared->sno_floor.value, 0);
@@ -159,6 +163,28 @@ counters_live_floor(const GeneratorDef *def, int slot)
 
 	pg_read_barrier();
 	return word != 0 ? counter_unit(word) : generator_clock_unit(def);
+}
+
+bool
+counters_await_closed(int slot, uint64 word)
+{
+	CounterSlot *c = &counter_shared->slots[slot];
+
+	for (;;)
+	{
+		if (counters_closed(slot, word))
+			return true;
+		if (pg_atomic_read_u64(&c->closings.value) == 0 || pg_atomic_read_u64(&c->word.value) != word)
+		{
+			/* (a closing counts itself down after its raise: read closed_word after the count) */
+			pg_read_barrier();
+			return counters_closed(slot, word);
+		}
+		pgstat_report_wait_start(PG_WAIT_EXTENSION);
+		pg_usleep(10L);
+		pgstat_report_wait_end();
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 bool

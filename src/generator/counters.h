@@ -40,6 +40,13 @@ typedef struct CounterSlot
 	 * issued in the closed unit, if it holds that unit (counters_closed).
 	 */
 	PaddedWord	closed_replaced;
+	/*
+	 * Closings of this counter under way (issue_close_through): counted up
+	 * before the compare-and-swap, down once closed_word is raised, so that
+	 * a back-fill that meets a closed word before closed_word says so waits
+	 * for it (counters_await_closed) instead of taking the pool as used up.
+	 */
+	PaddedWord	closings;
 } CounterSlot;
 
 typedef struct CounterShared
@@ -115,13 +122,24 @@ extern void counters_latest_unit_starts(int64 latest[MARK_COUNT], bool closings)
  * than a pool the live counter used up or a counter resumed after its mark
  * (whose earlier lifetime's IDs in that unit nothing records).  A closing
  * raises closed_word after its compare-and-swap, so for an instant after it
- * the answer may still be false: a caller takes that as a pool used up.
+ * the answer may still be false (counters_await_closed waits it out).
  */
 static inline bool
 counters_closed(int slot, uint64 word)
 {
 	return word == pg_atomic_read_u64(&counter_shared->slots[slot].closed_word.value);
 }
+
+/*
+ * counters_closed, once no closing of `slot` is under way or the counter
+ * has left `word`: a closing that swapped `word` in has raised closed_word
+ * by then.  Waits (cancellably, 10 µs naps) only while a closing is between
+ * its compare-and-swap and that raise, which takes no lock and no I/O (a
+ * test's closing_swapped pause aside).  Read at once, such a word looked
+ * like a pool used up, and back-fill at the present was refused beside a
+ * poller (the fault campaign counted it apart until 1.4).
+ */
+extern bool counters_await_closed(int slot, uint64 word);
 
 /*
  * For a back-fill into the unit of `word`, a counter word of `slot` that a

@@ -387,12 +387,14 @@ issue_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit
 uint64
 issue_close_through(const GeneratorDef *def, int slot, uint64 unit)
 {
-	SlotAccess	target = {def, slot_word(slot)};
-	uint64		word = pg_atomic_read_u64(target.counter);
+	pg_atomic_uint64 *counter = slot_word(slot);
+	pg_atomic_uint64 *closings = &counter_shared->slots[slot].closings.value;
+	uint64		word = pg_atomic_read_u64(counter);
 
 	for (;;)
 	{
 		uint64		closed = counter_word(unit, counter_flag(word), COUNTER_SEQ_MASK);
+		bool		swapped;
 
 		if (counter_unit(word) > unit || word == closed)
 			return counter_unit(word);
@@ -406,10 +408,17 @@ issue_close_through(const GeneratorDef *def, int slot, uint64 unit)
 		 */
 		if (counter_seq(word) != COUNTER_SEQ_MASK)
 			(void) atomic_raise_u64(&counter_shared->slots[slot].closed_replaced.value, word);
-		if (slot_exchange(&target, &word, closed))
+		/* slot_exchange's order: the mark first (it may ERROR), then, counted as under way, the swap */
+		mark_ensure(mark_of(def, closed), def->format->unit_start(counter_unit(closed)));
+		(void) pg_atomic_fetch_add_u64(closings, 1);
+		swapped = pg_atomic_compare_exchange_u64(counter, &word, closed);
+		if (swapped)
 		{
+			debug_pause(DEBUG_PAUSE_CLOSING_SWAPPED);
 			(void) atomic_raise_u64(&counter_shared->slots[slot].closed_word.value, closed);
-			return unit;
 		}
+		(void) pg_atomic_fetch_sub_u64(closings, 1);
+		if (swapped)
+			return unit;
 	}
 }

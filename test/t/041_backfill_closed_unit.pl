@@ -18,6 +18,8 @@
 # 3. sno on tick-tock 1 (below).
 # 4. A back-fill overtaken, between the closed word and the closing's
 #    record, by a live ID and a second horizon: given, not refused.
+# 5. A back-fill that meets a closing between its swap and its record
+#    waits for the record: given, not refused.
 # flax has no horizon, no advance and no ledger (random within its
 # millisecond): it is not concerned.
 use strict;
@@ -145,6 +147,31 @@ my ($status, $given_id, $err) = psql_finish($paused);
 is($status, 0, 'snowflake: the overtaken back-fill is given an ID, not refused') or diag($err);
 like($given_id, qr/^\d+$/, 'snowflake: and it is a snowflake');
 isnt($given_id, $first, 'snowflake: not the live ID of that unit') if $status == 0;
+
+# --- 5. a closing between its swap and its record ----------------------------------------------
+# advance_past closes the unit of a live ID and pauses (closing_swapped)
+# right after its compare-and-swap, before it records the closed word.  A
+# back-fill into that unit meets the closed word unrecorded: it waits for
+# the closing to record it, then draws from the ledger.  Without the wait
+# it took the word for a pool used up (54000), beside any poller.
+my $live = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
+my $closing = psql_start($toggled, "SET flakeid.debug_pause_at = 'closing_swapped'; SET flakeid.debug_pause_ms = 5000;
+	SELECT snowflake_advance_past($live)");
+ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE query LIKE '%SELECT snowflake_advance_past%' AND wait_event_type = 'Extension'}),
+	'snowflake: advance_past swapped its closing in, and pauses before recording it (closing_swapped)');
+my $backfill = psql_start($toggled, "SELECT snowflake_new_at(snowflake_time($live))");
+ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE query LIKE 'SELECT snowflake_new_at%' AND wait_event_type = 'Extension'}),
+	'snowflake: a back-fill into the unit waits for the closing to be recorded');
+is($toggled->safe_psql('postgres', q{SELECT count(*) FROM pg_stat_activity
+	WHERE query LIKE '%SELECT snowflake_advance_past%' AND wait_event_type = 'Extension'}), '1',
+	'snowflake: the closing was still paused then (the interleaving held)');
+my ($closing_status, undef, $closing_err) = psql_finish($closing);
+is($closing_status, 0, 'snowflake: the advance ends') or diag($closing_err);
+my ($bf_status, $bf_id, $bf_err) = psql_finish($backfill);
+is($bf_status, 0, 'snowflake: the back-fill is given an ID once the closing is recorded, not refused') or diag($bf_err);
+isnt($bf_id, $live, 'snowflake: not the live ID of that unit') if $bf_status == 0;
 stop_checked($toggled);
 
 stop_checked($node);
