@@ -20,9 +20,19 @@ A history's promises (docs/TESTS.md, "The fault campaign"):
 * horizon past the clock: no horizon's time more than HORIZON_LEAD ahead of
   the server's clock in the same call.
 * refused: back-fill of a unit this history gave few or no IDs never ends
-  with 54000 (the pool used up).  At the present it may, when a horizon
-  call closed the unit between the clock's reading and the draw: counted
-  apart (docs/TESTS.md).
+  with 54000 (the pool used up), at the present neither (a unit a horizon
+  closed goes to the ledger: 1.3 refused it).  sno at the present near a
+  step back of the clock may be refused the safe way (docs/OPERATIONS.md,
+  "Back-fill": a unit its earlier tick-tock may have reached): counted
+  apart.
+* available: after every fault is healed, every server accepts a
+  connection and the primary issues an ID of every format within
+  AVAILABLE_WITHIN (campaign.py) seconds.
+* bounded memory: the private resident memory (RssAnon) of each server's
+  postmaster, startup process and renewer grows by at most MEMORY_BOUND_KB
+  over its life in the history, from its first sample.
+* no internal error: no call ends with a SQLSTATE of class XX (internal
+  error, data corrupted: a horizon refused as damaged is one).
 * false clock regression: a generator's clock_regressions counter does not
   grow while no clock stepped back and no server restarted or was promoted.
 * order: one backend's live IDs of one ordered format strictly increase
@@ -34,6 +44,7 @@ from collections import defaultdict
 
 HORIZON_LEAD = 30          # seconds: clock steps back are at most a few seconds each
 STUCK_AFTER_CANCEL = 2     # seconds
+MEMORY_BOUND_KB = 16 * 1024   # growth of one process's private resident memory over a history
 QUIET_AROUND = 5           # seconds before a fault that may move a clock-regression counter
 CATCH_UP = 21              # seconds after it: the offsets' spread (16 s), the marks' reserve (2 s) and 3 s
 
@@ -67,6 +78,13 @@ def id_key(fmt, text):
 def era_of(t, promotions):
     """How many promotions had fenced their old primary by time T."""
     return sum(1 for p in promotions if p['fence'] <= t)
+
+
+def steps_back_windows(faults):
+    """(from, to, port) around each fault that may step a clock back or
+    restart a server (port None: every server)."""
+    return [(f['t0'] - 1, f['t1'] + (10 if f.get('down') else 1 + abs(f.get('delta') or 0)), f.get('port'))
+            for f in faults if f.get('steps_back') or f.get('down')]
 
 
 def check(history):
@@ -163,12 +181,10 @@ def check(history):
     # --- refused back-fill --------------------------------------------------
     for fmt, kind, unit, n, state, t in history['backfills']:
         stats['back-fill calls'] += 1
-        if state == '54000' and kind == 'present':
-            # the horizon closes the unit before the clock's (horizon_unit): a back-fill at the
-            # present whose time was read in that unit finds it closed and is refused; no ID is
-            # repeated, the call can be retried.  Counted apart, and in docs/TESTS.md.
-            stats['back-fill at the present refused in a unit the horizon had closed'] += 1
-        elif state == '54000' and kind in ('fresh', 'again'):
+        if state == '54000' and kind == 'present' and fmt == 'sno' and any(
+                a - QUIET_AROUND <= t <= b + CATCH_UP for a, b, _ in steps_back_windows(faults)):
+            stats['sno back-fill at the present refused near a step back, the safe way'] += 1
+        elif state == '54000' and kind in ('fresh', 'again', 'present'):
             v.add('refused', '%s back-fill of %d IDs at %s (%s unit) was refused: the pool used up' % (
                 fmt, n, unit or 'the present', kind))
 
@@ -198,8 +214,7 @@ def check(history):
     # clock left behind, until the clock catches up (a few seconds: the marks' reserve is 2 s).  A step
     # back of d seconds: until the clock has made up the d, as sno counts on above a horizon's floor
     # until its clock reaches it, then toggles (seed 2038 met a toggle 1.6 s after a 2 s step)
-    steps_back = [(f['t0'] - 1, f['t1'] + (10 if f.get('down') else 1 + abs(f.get('delta') or 0)), f.get('port'))
-                  for f in faults if f.get('steps_back') or f.get('down')]
+    steps_back = steps_back_windows(faults)
     last_of = {}
     for rec in history['ids']:
         fmt, ident, how, origin = rec[0], rec[1], rec[2], rec[3]
@@ -216,6 +231,31 @@ def check(history):
             stats['sno order broken across a clock step, restart or promotion, as its spec says'] += 1
             continue
         v.add('order', '%s: %s then %s from one backend (%s)' % (fmt, prev[1], ident, describe(origin)))
+
+    # --- available ---------------------------------------------------------------
+    for kind, ended, seconds, failed in history.get('availability', []):
+        stats['availability probes'] += 1
+        if seconds is None:
+            v.add('unavailable', 'after %s (healed at %.1f): %s' % (kind, ended, failed))
+        else:
+            stats['slowest availability after a fault, s'] = max(stats['slowest availability after a fault, s'],
+                                                                 int(seconds + 0.999))
+
+    # --- bounded memory -------------------------------------------------------------
+    first, last = {}, {}
+    for t, node, what, pid, kb in history.get('memory', []):
+        first.setdefault((node, what, pid), kb)
+        last[(node, what, pid)] = max(kb, last.get((node, what, pid), 0))
+    for key, kb in last.items():
+        grew = kb - first[key]
+        stats['largest memory growth of a process, kB'] = max(stats['largest memory growth of a process, kB'], grew)
+        if grew > MEMORY_BOUND_KB:
+            v.add('memory', '%s\'s %s (pid %d) grew from %d kB to %d kB' % (key[0], key[1], key[2], first[key], kb))
+
+    # --- internal errors ------------------------------------------------------------
+    for state, count in sorted(history.get('errors', {}).items()):
+        if state.startswith('XX'):
+            v.add('internal error', '%d calls ended with SQLSTATE %s' % (count, state))
 
     # --- faults not asked for -------------------------------------------------
     for text in history['problems']:

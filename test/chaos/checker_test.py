@@ -125,6 +125,32 @@ ok(found(h, 'order') == 0, 'sno going back 2 to 3 s after a step back of 3 s is 
 h['faults'] = [{'t0': 997.0, 't1': 997.0, 'steps_back': True, 'moves_clock': True, 'port': 5432, 'delta': -1}]
 ok(found(h, 'order') == 1, 'sno going back 5 s after a step back of 1 s is out of order')
 
+h = clean(5)
+h['backfills'].append(('kuid', 'present', None, 3, '54000', 1001.0))
+ok(found(h, 'refused') == 1, 'a back-fill at the present refused is found (1.3 counted it apart)')
+h['backfills'][-1] = ('sno', 'present', None, 3, '54000', 1001.0)
+ok(found(h, 'refused') == 1, 'sno at the present with no step back near too')
+h['faults'] = [{'t0': 999.0, 't1': 999.5, 'steps_back': True, 'moves_clock': True, 'port': 5432, 'delta': -2}]
+ok(found(h, 'refused') == 0, 'sno at the present just after a step back is refused the safe way')
+
+h = clean(9)
+h['availability'] = [('kill -9 postmaster', 1000.0, 3.2, None)]
+ok(found(h, 'unavailable') == 0, 'a server back 3 s after its fault is available')
+h['availability'].append(('immediate stop', 1010.0, None, 'a: FATAL: could not access status of transaction 33727'))
+ok(found(h, 'unavailable') == 1, 'a server not back within the bound is unavailable')
+
+h = clean(10)
+h['memory'] = [(1000.0 + i, 'b', 'startup', 77, 9000 + 2000 * i) for i in range(5)]
+ok(found(h, 'memory') == 0, 'a startup process growing by 8 MB is within the bound')
+h['memory'] += [(1010.0, 'b', 'startup', 77, 9000 + 41 * 1000)]
+ok(found(h, 'memory') == 1, 'one growing by 41 MB is not')
+h['memory'] += [(1011.0, 'b', 'startup', 78, 60000)]
+ok(found(h, 'memory') == 1, 'a new process (another pid) starts its own count')
+
+h = clean(11)
+h['errors'] = {'XX001': 3, '54000': 2, 'OperationalError': 5}
+ok(found(h, 'internal error') == 1, 'calls ending with XX001 are an internal error, other SQLSTATEs are not')
+
 h = clean(8)
 h['problems'] = ['a: PANIC: something']
 ok(found(h, 'fault not asked for') == 1, 'a PANIC is a fault not asked for')

@@ -47,7 +47,10 @@ def schema_sql(formats):
     in a table) per format with a horizon, and a table for parallel back-fill."""
     parts = ['CREATE TABLE cursors (reader text PRIMARY KEY, last text NOT NULL);',
              'CREATE TABLE par AS SELECT g FROM generate_series(1, 4000) g;',
-             'ALTER TABLE par SET (parallel_workers = 2);']
+             'ALTER TABLE par SET (parallel_workers = 2);',
+             # transaction IDs used up between checkpoints, in bursts (the burner)
+             'CREATE PROCEDURE burn_xids(n int) LANGUAGE plpgsql AS $$ BEGIN '
+             'FOR i IN 1 .. n LOOP PERFORM pg_current_xact_id(); COMMIT; END LOOP; END $$;']
     for f in formats:
         parts.append('CREATE TABLE t_{format} (id {type} NOT NULL DEFAULT {new}, client int, txn bigint);'
                      'CREATE INDEX ON t_{format} (id);'.format(**f))
@@ -80,6 +83,8 @@ class Recorder:
         self.backfills = []      # (format, unit class, unit key, n, sqlstate, t)
         self.calls = []          # [desc, start, cancel_at, end]
         self.samples = []        # (t, port, postmaster start, {generator: clock_regressions})
+        self.memory = []         # (t, node, process, pid, private resident kB)
+        self.availability = []   # (fault kind, t fault ended, seconds until every generator issued, or None, what failed)
         self.errors = {}         # sqlstate or class -> count
         self.notes = []          # (t, text): unexpected client-side troubles
 
@@ -274,6 +279,20 @@ class Workload:
             # (a cancelled wait for the synchronous standby commits locally, with a warning)
             self.rec.outcome[txn] = 'committed'
 
+    def burner(self):
+        """Transaction IDs used up in bursts of 20,000 to 40,000 between
+        checkpoints, beside the two-phase writers: 1.3 could not start
+        again after a crash when a saved holding named a transaction whose
+        commit-log page was not on disk yet."""
+        rng = random.Random('%s/burner' % self.seed)
+        while not self.stop_writing.wait(rng.uniform(3, 15)):
+            try:
+                with psycopg.connect(self.system.primary.conninfo(connect_timeout=3), autocommit=True) as c:
+                    c.execute("SET synchronous_commit = off; SET statement_timeout = '30s'")
+                    c.execute('CALL burn_xids(%d)' % rng.randint(20000, 40000))
+            except psycopg.Error as e:
+                self.rec.error(e)
+
     def op_prepare(self, conn, rng, n):
         self.op_insert(conn, rng, n, prepare=True)
 
@@ -282,9 +301,12 @@ class Workload:
         f = rng.choice(self.formats)
         origin = self.origin(conn)
         got = self.call(conn, 'select', 'SELECT %s::text FROM generate_series(1, %d)' % (f['new'], rng.randint(1, 200)))
+        # recorded before the rollback: through pgbouncer, another client's transaction may take this
+        # server backend as soon as it ends, and its IDs, recorded first, would read as issued first
+        # (1.3's seed 784: "order: snowflake ... from one backend")
+        self.record_ids(f['format'], got, 'live', origin, txn)
         conn.rollback()
         self.rec.outcome[txn] = 'none'
-        self.record_ids(f['format'], got, 'live', origin, txn)
 
     def backfill_time(self, rng, fmt):
         """A unit to back-fill and its class: a fresh one (never given here
@@ -357,10 +379,10 @@ class Workload:
         origin = self.origin(conn)
         got = self.call(conn, 'alternate', 'SELECT sno_new_at(clock_timestamp())::text, sno_new()::text '
                         'FROM generate_series(1, %d)' % rng.randint(10, 100))
+        self.record_ids('sno', [(r[0],) for r in got], 'backfill', origin, txn)
+        self.record_ids('sno', [(r[1],) for r in got], 'live', origin, txn)    # (before the rollback: op_select)
         conn.rollback()
         self.rec.outcome[txn] = 'none'
-        self.record_ids('sno', [(r[0],) for r in got], 'backfill', origin, txn)
-        self.record_ids('sno', [(r[1],) for r in got], 'live', origin, txn)
 
     # --- prepared transactions ------------------------------------------------
     def resolve_due(self, everything=False):
@@ -485,8 +507,33 @@ class Workload:
         return next(f['type'] for f in self.formats if f['format'] == fmt)
 
     # --- the monitor ----------------------------------------------------------
+    WATCHED = (('startup', 'startup'), ('flakeid mark renewer', 'renewer'))
+
+    def sample_memory(self):
+        """The private resident memory (RssAnon: shared memory left out) of
+        each server's postmaster, startup process and renewer."""
+        t = time.time()
+        for n in self.system.nodes:
+            pm = n.postmaster_pid()
+            if pm is None:
+                continue
+            for pid in [pm] + n.children(pm):
+                try:
+                    title = open('/proc/%d/cmdline' % pid, 'rb').read().replace(b'\0', b' ').decode(errors='replace')
+                    rss = next(int(line.split()[1]) for line in open('/proc/%d/status' % pid)
+                               if line.startswith('RssAnon:'))
+                except (OSError, StopIteration, ValueError, IndexError):
+                    continue
+                what = 'postmaster' if pid == pm else next((w for key, w in self.WATCHED if key in title), None)
+                if what:
+                    self.rec.memory.append((t, n.name, what, pid, rss))
+
     def monitor(self):
+        k = 0
         while not self.stop_all.is_set():
+            k += 1
+            if k % 4 == 0:
+                self.sample_memory()
             try:
                 p = self.system.primary
                 with psycopg.connect(p.conninfo(connect_timeout=2), autocommit=True) as c:
@@ -511,6 +558,7 @@ class Workload:
                 run(self.poller, f, via)
         for n in range(writers):
             run(self.writer, n)
+        run(self.burner)
 
     def setup_cursors(self, conn):
         for f in self.formats:
