@@ -184,7 +184,7 @@ def check(history):
         if state == '54000' and kind == 'present' and fmt == 'sno' and any(
                 a - QUIET_AROUND <= t <= b + CATCH_UP for a, b, _ in steps_back_windows(faults)):
             stats['sno back-fill at the present refused near a step back, the safe way'] += 1
-        elif state == '54000' and kind in ('fresh', 'again', 'present'):
+        elif state == '54000' and kind in ('fresh', 'again', 'present', 'deep'):
             v.add('refused', '%s back-fill of %d IDs at %s (%s unit) was refused: the pool used up' % (
                 fmt, n, unit or 'the present', kind))
 

@@ -132,6 +132,7 @@ class Workload:
         self.txn_numbers = itertools.count(1)
         self.backfill_units = {f['format']: [] for f in self.formats}
         self.full_units = {f['format']: 0 for f in self.formats}
+        self.deep_units = {}
         self.threads = []
         self.final_pending = {}
         self.local = threading.local()   # each thread's seeded generator (writer, poller)
@@ -224,8 +225,8 @@ class Workload:
                     time.sleep(0.2)
                     continue
             k += 1
-            op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons'],
-                             weights=[50, 6, 8, 20, 4, 3, 4])[0]
+            op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons', 'deep'],
+                             weights=[50, 6, 8, 20, 4, 3, 4, 1])[0]
             try:
                 getattr(self, 'op_' + op)(conn, rng, n)
             except psycopg.Error as e:
@@ -314,9 +315,18 @@ class Workload:
         full one (its whole pool, in a region of its own so that deep units
         never span the others), or the present."""
         pool = POOL[fmt]
-        kind = rng.choices(['fresh', 'again', 'full', 'present'], weights=[55, 20, 2, 23])[0]
+        kind = rng.choices(['fresh', 'again', 'full', 'present', 'between'], weights=[55, 20, 2, 23, 8])[0]
         if kind == 'again' and not self.backfill_units[fmt]:
             kind = 'fresh'
+        if kind == 'between':
+            # a fresh unit among the deep ones (op_deep): 1.3 merged its 33rd deep range with the
+            # closest, and after a restart refused every unit between them (a 'fresh' refusal)
+            if not self.deep_units.get(fmt):
+                kind = 'fresh'
+            else:
+                unit = self.deep_time(rng)
+                self.backfill_units[fmt].append(unit)
+                return 'fresh', "'%s'" % unit, unit, rng.randint(1, pool // 64)
         if kind == 'full' and self.full_units[fmt] >= self.opt['full_units']:
             kind = 'fresh'
         if kind == 'present':
@@ -333,6 +343,39 @@ class Workload:
         unit = '%s.%03d+00' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(t)), rng.randint(0, 999))
         self.backfill_units[fmt].append(unit)
         return kind, "'%s'" % unit, unit, rng.randint(1, pool // 16)
+
+    DEEP_FORMATS = ('snowflake', 'siq', 'kuid')   # (small pools: a deep unit costs a quarter of one)
+
+    @staticmethod
+    def deep_time(rng):
+        """A millisecond in the first half of 2019, the deep units' own region."""
+        t = 1546300800 + rng.randint(0, 180 * 86400)
+        return '%s.%03d+00' % (time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(t)), rng.randint(0, 999))
+
+    def op_deep(self, conn, rng, n):
+        """40 deep units of one format in one statement (a quarter of the pool
+        and one each: deeper than a slot's low-water may go), so that a
+        history holds more than 1.3's 32 deep ranges; 'between' back-fills
+        then fall among them."""
+        fmt = rng.choice([f for f in self.formats if f['format'] in self.DEEP_FORMATS])
+        units = [self.deep_time(rng) for _ in range(40)]
+        count = POOL[fmt['format']] // 4 + 1
+        origin = self.origin(conn)
+        txn = next(self.txn_numbers)
+        sql = "SELECT %s::text FROM unnest(%%s::timestamptz[]) u(t), generate_series(1, %d)" % (
+            fmt['new_at'] % 'u.t', count)
+        state = 'ok'
+        try:
+            got = self.call(conn, 'deep', sql, (units,), limit=max(self.opt['cancel_after'], 20))
+            self.record_ids(fmt['format'], got, 'backfill', origin, txn)
+            self.deep_units.setdefault(fmt['format'], []).extend(units)
+        except psycopg.Error as e:
+            state = getattr(e, 'sqlstate', None) or 'connection'
+            raise
+        finally:
+            self.rec.backfills.append((fmt['format'], 'deep', None, count * len(units), state, time.time()))
+            self.rec.outcome[txn] = 'none'
+        conn.rollback()
 
     def op_backfill(self, conn, rng, n, parallel=False):
         f = rng.choice(self.formats)
