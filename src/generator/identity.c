@@ -112,6 +112,8 @@ typedef struct IdentityShared
 
 static IdentityShared *identity_shared = NULL;
 
+static void witness_identities(char *buf, size_t size);
+
 static void
 identity_shared_init(void *part)
 {
@@ -195,6 +197,7 @@ identity_init(void)
 						"Safe only when every identity the generators read is set to a value no other server uses: kuid carries none, so kuid_new() is never safe on a standby.",
 						&generate_on_standby, false, PGC_POSTMASTER, 0);
 	shmem_request_part(&(ShmemPart) {.name = "flakeid identities", .size = sizeof(IdentityShared), .address = (void **) &identity_shared, .init = identity_shared_init});
+	state_witness_set_identities(witness_identities);
 }
 
 bool
@@ -317,6 +320,99 @@ refuse_in_copy(const IdentityDef *id)
 						 SETTING_NAME(id), STATE_WITNESS_FILE, recorded, found)));
 }
 
+/*
+ * The identity settings in force, for the witness (state_witness.h): each
+ * one set (not derived), and sno's pool and siq's domain, which tell IDs
+ * apart too, as "name=value" words.
+ */
+static void
+witness_identities(char *buf, size_t size)
+{
+	size_t		used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < IDENTITY_COUNT; i++)
+		if (*identities[i].value >= 0 && used < size)
+			used += snprintf(buf + used, size - used, "%s%s=%d", used ? " " : "",
+							 SETTING_NAME(&identities[i]), *identities[i].value);
+	if (used < size)
+		used += snprintf(buf + used, size - used, "%sflakeid.sno_sequence_min=%d flakeid.sno_sequence_max=%d",
+						 used ? " " : "", sno_sequence_min, sno_sequence_max);
+	if (siq_domain_setting != NULL && siq_domain_setting[0] != '\0' && strchr(siq_domain_setting, ' ') == NULL &&
+		used < size)
+		(void) snprintf(buf + used, size - used, " flakeid.siq_domain=%s", siq_domain_setting);
+}
+
+/* whether the witness's list holds the word `word` */
+static bool
+recorded_word(const char *recorded, const char *word)
+{
+	size_t		len = strlen(word);
+
+	for (const char *at = strstr(recorded, word); at != NULL; at = strstr(at + 1, word))
+		if ((at == recorded || at[-1] == ' ') && (at[len] == ' ' || at[len] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * A copy that kept its original's configuration (the files in the data
+ * directory) has the same identities set, and would issue the original's
+ * IDs under them: where the witness says this data directory is a copy
+ * (state_witness_recorded_identities) and records every identity of `id`'s
+ * generator with the value set here (sno's pool and siq's domain with
+ * them), the generator is refused, as a derived identity is (refuse_in_copy).
+ * A copy whose operator set another value issues.  A witness written
+ * before 1.4 records none, and refuses nothing here.
+ */
+static void
+refuse_same_identities_in_copy(const IdentityDef *id)
+{
+	char		recorded[1024];
+	char		word[160];
+	unsigned long long inode = 0,
+				found = 0;
+	WitnessPlace place;
+
+	flakeid_lock_acquire();
+	place = state_witness_recorded_identities(recorded, sizeof(recorded), &inode, &found, ERROR);
+	flakeid_lock_release();
+	if (place != WITNESS_PLACE_COPY || recorded[0] == '\0')
+		return;
+	for (int i = 0; i < IDENTITY_COUNT; i++)
+	{
+		if (strcmp(identities[i].type_name, id->type_name) != 0)
+			continue;
+		if (*identities[i].value < 0)
+			return;				/* derived: refused when derived (refuse_in_copy) */
+		snprintf(word, sizeof(word), "%s=%d", SETTING_NAME(&identities[i]), *identities[i].value);
+		if (!recorded_word(recorded, word))
+			return;
+	}
+	if (strcmp(id->type_name, "sno") == 0)
+	{
+		snprintf(word, sizeof(word), "flakeid.sno_sequence_min=%d", sno_sequence_min);
+		if (!recorded_word(recorded, word))
+			return;
+		snprintf(word, sizeof(word), "flakeid.sno_sequence_max=%d", sno_sequence_max);
+		if (!recorded_word(recorded, word))
+			return;
+	}
+	if (strcmp(id->type_name, "siq") == 0 && siq_domain_setting != NULL && siq_domain_setting[0] != '\0')
+	{
+		snprintf(word, sizeof(word), "flakeid.siq_domain=%s", siq_domain_setting);
+		if (!recorded_word(recorded, word))
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot generate %s IDs in a copy of another data directory under that directory's identities", id->type_name),
+			 errdetail("%s = %d here, as %s records for the data directory this is a copy of (its inode was %llu, here it is %llu): beside it, this server would issue its IDs.",
+					   SETTING_NAME(id), *id->value, STATE_WITNESS_FILE, inode, found),
+			 errhint("If the original still runs, or may run again, set %s to a value no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead.",
+					 SETTING_NAME(id), STATE_WITNESS_FILE, inode, found)));
+}
+
 uint32
 flakeid_identity(IdentityKind kind)
 {
@@ -327,7 +423,11 @@ flakeid_identity(IdentityKind kind)
 		return (uint32) (identity_cached[kind] - 1);
 	settings_refuse_rejected(id->setting, id->type_name);
 	if (*id->value >= 0)
+	{
+		shmem_require(SETTING_NAME(id));
+		refuse_same_identities_in_copy(id);
 		return (uint32) ((identity_cached[kind] = (uint64) *id->value + 1) - 1);
+	}
 
 	shmem_require(SETTING_NAME(id));
 	derived = pg_atomic_read_u64(&identity_shared->derived[kind]);

@@ -172,5 +172,47 @@ $golden->stop;
 unlink($golden->data_dir . '/flakeid.state') or die $!;
 $golden->start;
 is(sqlstate_of($golden, 'SELECT kuid_new()'), 'XX001', 'the state lost after it: refused as missing, not a first start');
-stop_checked($copy, $restored, $standby, $older, $sibling, $later, $golden, $image, $standby2, $promoted_copy);
+
+# identities set in the configuration, copied along with it (the data directory holds postgresql.conf):
+# the copy would issue its original's IDs under them (the fault campaign's copy returned 12,500 of
+# them), and is refused them as a derived identity is, until its operator sets other values
+my $set = flakeid_node('copy_set', 'flakeid.sno_partition' => 77, 'flakeid.siq_shard' => 7,
+	'flakeid.kuid_node' => 'pg@setnode', 'flakeid.snowflake_worker' => 3, 'flakeid.snowflake_process' => 5);
+psql_on($set, "SELECT $_->{new}") for @derived;
+my $set_witness = $set->data_dir . '/global/flakeid.issued';
+like(slurp_file($set_witness), qr/\nidentities: flakeid\.sno_partition=77 flakeid\.siq_shard=7 flakeid\.kuid_node=\d+ flakeid\.snowflake_worker=3 flakeid\.snowflake_process=5 flakeid\.sno_sequence_min=0 flakeid\.sno_sequence_max=65535\n/,
+	'the witness records the identities set');
+$set->stop;
+$set->backup_fs_cold('set');
+$set->start;
+my $set_copy = PostgreSQL::Test::Cluster->new('copy_set_copy');
+$set_copy->init_from_backup($set, 'set');
+$set_copy->start;
+for my $f (@derived)
+{
+	is(sqlstate_of($set_copy, "SELECT $f->{new}"), '55000', "a copy with its original's identities set refuses $f->{format}_new()");
+	is(sqlstate_of($set, "SELECT $f->{new}"), 'ok', "its original issues $f->{format}");
+}
+like(message_of($set_copy, 'SELECT snowflake_new()'),
+	qr/under that directory's identities.*DETAIL:  flakeid\.snowflake_worker = 3 here, as global\/flakeid\.issued records.*HINT:  If the original still runs, or may run again, set flakeid\.snowflake_worker/s,
+	'the message names the setting and the way out');
+$set_copy->append_conf('postgresql.conf', "flakeid.sno_partition = 78\nflakeid.snowflake_process = 6\n");
+$set_copy->restart;
+is(sqlstate_of($set_copy, 'SELECT sno_new()'), 'ok', 'with a partition of its own, the copy issues sno');
+is(sqlstate_of($set_copy, 'SELECT snowflake_new()'), 'ok', 'and with a process of its own (the worker kept), snowflake');
+is(sqlstate_of($set_copy, 'SELECT siq_new(\'user\')'), '55000', 'and still refuses siq, whose shard is the original\'s');
+# the original's identities changed later: the witness records them at the next start
+$set->append_conf('postgresql.conf', "flakeid.snowflake_process = 9\n");
+$set->restart;
+ok(poll_until(sub { slurp_file($set_witness) =~ /flakeid\.snowflake_process=9 / }, timeout => 60),
+	'the original\'s witness is written again with an identity changed since');
+$set->stop;
+$set->backup_fs_cold('set2');
+$set->start;
+my $set_copy2 = PostgreSQL::Test::Cluster->new('copy_set_copy2');
+$set_copy2->init_from_backup($set, 'set2');
+$set_copy2->start;
+is(sqlstate_of($set_copy2, 'SELECT snowflake_new()'), '55000', 'a copy made after it is refused under the new identity');
+is(sqlstate_of($set, 'SELECT snowflake_new()'), 'ok', 'which the original issues under');
+stop_checked($copy, $restored, $standby, $older, $sibling, $later, $golden, $image, $standby2, $promoted_copy, $set, $set_copy, $set_copy2);
 done_testing();
