@@ -30,7 +30,7 @@ import psycopg
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checker   # noqa: E402
 import clients   # noqa: E402
-from system import PROBLEM, System, SystemFault   # noqa: E402
+from system import PROBLEM, Node, System, SystemFault, free_port   # noqa: E402
 
 # the identities, as an operator sets them in the primary's postgresql.conf
 # (the standbys get them with their base backups: a failover shares them)
@@ -55,7 +55,7 @@ class Faults:
         'promote synchronous standby': 4, 'promote asynchronous standby': 3,
         'walreceiver cut': 5, 'synchronous standby lost': 4, 'fsync error': 5, 'fsync stall': 4,
         'reload': 4, 'restart with a refused setting': 3, 'standby crash': 3,
-        'max_prepared_transactions lowered': 2,
+        'max_prepared_transactions lowered': 2, 'copy started as a second primary': 2,
     }
 
     def __init__(self, system, rng, log):
@@ -239,7 +239,8 @@ class Faults:
         saved = open(conf).read()
         p.stop('fast')
         left = len(os.listdir(os.path.join(p.data, 'pg_twophase')))    # (a fast stop writes every one there)
-        lowered = 0 if left == 0 and self.rng.random() < 0.5 else left + self.rng.randint(0, 5)
+        # (never above the setting it is restored to: the transactions prepared meanwhile must fit in it)
+        lowered = 0 if left == 0 and self.rng.random() < 0.5 else min(left + self.rng.randint(0, 5), 40)
         with open(conf, 'a') as f:
             f.write('max_prepared_transactions = %d\n' % lowered)
         p.start()
@@ -251,6 +252,54 @@ class Faults:
         p.start()
         p.wait_ready()
         return {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True, 'lowered to': lowered}
+
+    def f_copy_started_as_a_second_primary(self):
+        """The careless operator's copy: the primary's data directory copied
+        while it was stopped and started elsewhere as a primary of its own,
+        beside the original, which goes on.  Every ID the copy returns counts
+        as any server's (a repeat of one the original issued is a
+        violation); 1.4 refuses to issue there (55000: the witness of
+        global/flakeid.issued names the original's place)."""
+        p = self.s.primary
+        copy = Node(self.s, 'copy', free_port(self.s.ports))
+        shutil.rmtree(copy.data, ignore_errors=True)
+        p.stop('fast')
+        shutil.copytree(p.data, copy.data, symlinks=True)
+        p.start()
+        for leftover in ('standby.signal', 'postmaster.pid'):
+            try:
+                os.unlink(os.path.join(copy.data, leftover))
+            except FileNotFoundError:
+                pass
+        # its own port, and no synchronous standby to wait for (postgresql.auto.conf is read last)
+        with open(os.path.join(copy.data, 'node.conf'), 'w') as f:
+            f.write('port = %d\n' % copy.port)
+        auto = os.path.join(copy.data, 'postgresql.auto.conf')
+        lines = [l for l in open(auto) if not l.startswith(('synchronous_standby_names', 'primary_conninfo'))]
+        with open(auto, 'w') as f:
+            f.writelines(lines)
+        copy.start()
+        issued = refused = 0
+        try:
+            with psycopg.connect(copy.conninfo(connect_timeout=5), autocommit=True) as c:
+                c.execute("SET statement_timeout = '20s'")
+                origin = c.execute('SELECT inet_server_port(), pg_postmaster_start_time()::text, '
+                                   'pg_backend_pid()').fetchone()
+                for f in self.formats:
+                    try:
+                        got = c.execute('SELECT %s::text FROM generate_series(1, 500)' % f['new']).fetchall()
+                        self.rec.ids.extend((f['format'], r[0], 'live', (origin[0], origin[1], origin[2]),
+                                             next(self.rec.seq), time.time(), None) for r in got)
+                        issued += len(got)
+                    except psycopg.Error as e:
+                        self.rec.error(e)
+                        refused += 1
+        finally:
+            copy.stop('immediate')
+            shutil.rmtree(copy.dir, ignore_errors=True)
+            self.s.ports.discard(copy.port)
+        return {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True,
+                'copy issued': issued, 'copy refused': refused}
 
     def f_standby_crash(self):
         n = self.rng.choice([self.s.by_role('sync'), self.s.by_role('async')])
@@ -345,6 +394,7 @@ def run_history(seed, opt, formats, out):
     options = {'cancel_after': 4.0, 'early_cancel': 0.03, 'full_units': 2}
     workload = clients.Workload(system, formats, rec, seed, options)
     faults = Faults(system, rng, say)
+    faults.rec, faults.formats = rec, [f for f in formats if f['stateful'] == 't']
     if opt.kinds:
         faults.only = [k.strip() for k in opt.kinds.split(',')]
         unknown = [k for k in faults.only if k not in Faults.KINDS]
