@@ -10,6 +10,10 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/datetime.h"
+#include "utils/wait_event.h"
 
 #include "generator/clock.h"
 #include "generator/counters.h"
@@ -28,6 +32,41 @@ refuse_ahead_of_clock(const GeneratorDef *def, int64 ahead_us)
 					   (int) (ADVANCE_LEAD_US / USECS_PER_SEC)),
 			 errhint("Check the clocks of both servers; once this server's clock is within %d s of the ID, call again.",
 					 (int) (ADVANCE_LEAD_US / USECS_PER_SEC))));
+}
+
+/*
+ * The ID lies within the lead, but this server's IDs sort after it only
+ * from a later unit: kuid96 of a node above this server's, passed only at
+ * the end of its 256-second window.  1.3 closed the counter through that
+ * end at once, taking kuid_new() up to 315 s ahead of the clock; 1.4's
+ * first version refused where the end lay more than the lead ahead (3 calls
+ * in 4 for a fresh ID).  The call waits instead until that end lies within
+ * the lead, at most 256 s (the ID is at most the lead ahead, its window at
+ * most 256 s long), so the generator never issues more than the lead ahead
+ * of its clock, which marks_setup.c's fresh start relies on, and the call
+ * the docs call good is taken.  Other sessions issue meanwhile as before;
+ * a cancel ends the wait (it holds no lock).
+ */
+static void
+wait_until_within_lead(const GeneratorDef *def, int64 issue_from_us)
+{
+	int64		now = clock_read(def);
+
+	if (issue_from_us - now <= ADVANCE_LEAD_US)
+		return;
+	ereport(NOTICE,
+			(errmsg("waiting %.0f s for this server's clock: its %s IDs sort after this ID only after %s, and a generator is never advanced more than %d s ahead of the clock",
+					(issue_from_us - ADVANCE_LEAD_US - now) / 1e6, def->name,
+					timestamptz_to_str(flakeid_timestamptz_from_unix_us(issue_from_us)),
+					(int) (ADVANCE_LEAD_US / USECS_PER_SEC)),
+			 errdetail("kuid96 orders by a 256-second window before the node, and the ID's node sorts after this server's.")));
+	while ((now = clock_read(def)) < issue_from_us - ADVANCE_LEAD_US)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) Min((issue_from_us - ADVANCE_LEAD_US - now) / 1000 + 1, 1000), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /*
@@ -60,6 +99,8 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the %s generator cannot issue past the last time unit it can count", def->name)));
+	/* the units it will issue in: at most the lead ahead as well (kuid96's window may end later) */
+	wait_until_within_lead(def, def->format->unit_start(through_unit));
 
 	if (def->ticktock)
 		latest[MARK_SNO_FLAG0] = latest[MARK_SNO_FLAG1] = def->format->unit_start(through_unit + 1);

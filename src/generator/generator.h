@@ -52,8 +52,11 @@ extern uint64 flakeid_horizon_unit(GeneratorId gen);
  * synchronous standbys' flush), so a restart or a promoted standby resumes
  * after it.  Never lowers anything.  Refuses what generation refuses, 55000
  * during recovery, and 22023 for an ID more than ADVANCE_LEAD_US ahead of
- * the clock.  May take flakeid_lock, fsync and wait for standbys (a cancel
- * ends the waits).
+ * the clock.  Where the first unit it may then issue in lies further ahead
+ * (kuid96: an ID of a node above this server's is passed only at its
+ * window's end), waits until it lies within ADVANCE_LEAD_US, at most 256 s.
+ * May take flakeid_lock, fsync and wait for standbys (a cancel ends every
+ * wait).
  */
 extern void flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 through_unit);
 

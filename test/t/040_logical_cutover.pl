@@ -14,7 +14,8 @@ use Test::More;
 require_libfaketime();
 fake_clock_setup();
 # kuid96 orders by a 256-second window before the node: a subscriber whose node sorts below the
-# publisher's would be advanced to the window's end (038 tests that); here its node sorts above
+# publisher's would be advanced to the window's end, waiting until that end lies within the 60 s
+# lead (056 tests that); here its node sorts above
 # (fingerprints 212647847 and 212647748, checked below)
 my $publisher = flakeid_node('cutover_publisher', wal_level => 'logical', 'flakeid.kuid_node' => 'cutover@old',
 	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME => '+20s', FAKETIME_DONT_RESET => 1 });
@@ -77,7 +78,7 @@ for my $type (grep { $_ ne 'kuid96' } @types)
 psql_on($subscriber, 'DROP SUBSCRIPTION follow');
 my $past = psql_on($publisher, 'SELECT clock_timestamp()');    # its writers and readers have stopped
 my $steps = psql_on($subscriber, "SELECT count(*) FROM flakeid_advance_past_all('$past')");
-is($steps, 3 + 15 + 5, "flakeid_advance_past_all(the publisher's clock): every generator past it, every column past its maximum");
+is($steps, 3 + 15 + 4 + 15, "flakeid_advance_past_all(the publisher's clock): every generator past it, every column past its maximum (siq: every kind)");
 for my $round (1 .. 5)
 {
 	psql_on($subscriber, join('', map { "INSERT INTO t_$_ (n, at) SELECT i, 'subscriber' FROM generate_series(1, 100) i;\n" } @types));

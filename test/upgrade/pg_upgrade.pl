@@ -120,7 +120,8 @@ my $new = upgrade('new', 1);
 # clock (unique, as its spec says, but below the old IDs while the old clock was ahead): this moves it
 $new->safe_psql('postgres', 'SELECT count(*) FROM flakeid_advance_past_all()');
 is($new->safe_psql('postgres', "SELECT $facts_sql"), $facts, 'every row of every type, the partitioned table and every index came over');
-is($new->safe_psql('postgres', "SELECT extversion FROM pg_extension WHERE extname = 'flakeid'"), '1.3', 'the extension is at 1.3');
+my ($current) = slurp_file(FlakeidTest::tree_root() . '/flakeid.control') =~ /^default_version = '(.*)'$/m;
+is($new->safe_psql('postgres', "SELECT extversion FROM pg_extension WHERE extname = 'flakeid'"), $current, "the extension is at $current");
 ok(grep({ /taking up the generator state file of the cluster with system identifier $old_sysid/ }
 		split /\n/, slurp_file($new->logfile)), "the new cluster took up the old one's flakeid.state (its log says so)");
 for my $t (@types)

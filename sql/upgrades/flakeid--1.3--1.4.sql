@@ -1,0 +1,437 @@
+-- flakeid 1.3 -> 1.4.  `make sql` generates flakeid--1.3--1.4.sql from this
+-- file: write here by hand only what an upgrade alone does (DROP, ALTER),
+-- and take in each new or replaced object from the one sql/source/ file
+-- that defines it with a line "--@include FILE" (a template FILE.sql.in is
+-- taken once per fixed-width type).  test/t/*_upgrade.pl proves that 1.3
+-- updated equals a fresh 1.4, privileges included.
+
+\echo Use "ALTER EXTENSION flakeid UPDATE TO '1.4'" to load this file. \quit
+
+-- issue 61: flakeid_advance_past_all takes a skip list and reports what it
+-- skipped.  Its arguments and result change, so the 1.3 function makes way
+-- for a new one (CREATE OR REPLACE cannot change them); what an operator
+-- granted or revoked on it comes along (below).
+ALTER FUNCTION flakeid_advance_past_all(timestamptz) RENAME TO flakeid_advance_past_all_1_3;
+
+-- =====================================================================
+-- the cutover step in one call (1.3; 1.4: issue 61)
+-- =====================================================================
+
+-- Every generator advanced past the largest ID of every column of the
+-- flakeid types, of domains over them and of arrays of either (the largest
+-- element), and of every bigint column (or domain over bigint) whose
+-- default, or whose domain's, calls snowflake_new(), in every table of the
+-- database (a partitioned table once, for all its partitions).  siq: every
+-- kind past the column's largest ID, whatever its kind, so that new IDs of
+-- any kind sort after every row (the maximum is then one index descent, as
+-- for the others).  With `past` (the old server's clock_timestamp(), read
+-- once its writers and pollers have stopped), every generator, each siq
+-- kind, also moves past the unit holding it, so that a reader's cursor
+-- taken from the old server's horizon lies below every new ID; kuid96 past
+-- `past` with the node of the column's largest ID, as its horizon orders
+-- (an empty column: this server's node, from kuid96(kuid), which touches
+-- no generator; 1.3 took a horizon for it, which closed the kuid counter).
+-- One row per call made, with what it advanced past (NULL for an empty
+-- column), and one per column left out, saying why in `skipped`.  Like
+-- setval, a raise stays when the transaction rolls back (it only ever moves
+-- forward: running it again is harmless).
+--
+-- Nothing is left out silently, and nothing is moved before everything is
+-- read (issue 61).  First every column is checked and read, each table
+-- locked ACCESS SHARE by the read itself (until the transaction ends): a
+-- column the caller cannot read, or one of a table whose row-level security
+-- would apply to the caller (a policy's code would run as the caller, and a
+-- filtered maximum is too low), is an error (42501) unless named in `skip`
+-- ('table.column', 'schema.table.column' or 'pg_temp.table.column', as SQL
+-- spells them); a temporary table of another session (or an orphan of a
+-- crash), which no one can read, is reported; a lock not granted within
+-- lock_timeout (10 s where that is 0, for the call only) is 55P03 naming the
+-- table; a largest ID more than 60 s ahead of the clock is 22023 naming its
+-- column.  Only then are the generators advanced.  kuid96 past an ID of a
+-- node above this server's waits, in kuid96_advance_past, until the end of
+-- its 256-second window lies within 60 s.  (One function, long as it is: a
+-- helper it called would need an EXECUTE grant of its own.)
+CREATE FUNCTION flakeid_advance_past_all(
+    past timestamptz DEFAULT NULL, skip text[] DEFAULT '{}',
+    OUT tab regclass, OUT col name, OUT generator text, OUT advanced_past text, OUT skipped text)
+    RETURNS SETOF record
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    SET row_security = off
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    bypass_rls boolean := (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user);
+    -- the caller's, put back before the call returns (an error ends the caller's transaction or
+    -- subtransaction, which puts it back)
+    caller_lock_timeout text := current_setting('lock_timeout');
+    -- the generators' clock (the tests' flakeid.debug_clock_offset_ms shifts it)
+    clock_shift interval := coalesce(nullif(current_setting('flakeid.debug_clock_offset_ms', true), ''), '0')::interval;
+    kinds text[] := ARRAY['ternary', 'multi', 'manytomany', 'content', 'thread', 'message', 'user', 'tag',
+                          'group', 'event', 'channel', 'invite', 'application', 'collection', 'premium'];
+    entries text[] := ARRAY(SELECT DISTINCT e FROM unnest(skip) e WHERE e IS NOT NULL);
+    cols jsonb;
+    tops text[] := '{}';
+    top text;
+    c record;
+    i int;
+    kind text;
+    bound text;
+    ids text;
+    ahead float8;
+    message text;
+    detail text;
+    hint text;
+BEGIN
+    IF current_setting('lock_timeout') IN ('0', '0ms', '0s') THEN
+        PERFORM set_config('lock_timeout', '10s', true);
+    END IF;
+    -- every column to advance past: its generator, whether it is an array, whether it is to be
+    -- left out, and whether the caller may read all of it
+    WITH RECURSIVE bigint_domain(oid, snowflake) AS (
+        -- domains over bigint, and whether one of them defaults to snowflake_new()
+        SELECT t.oid, false FROM pg_type t WHERE t.oid = 'int8'::regtype
+        UNION ALL
+        SELECT t.oid, b.snowflake OR EXISTS (
+                   SELECT FROM pg_depend d
+                   WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
+                     AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)
+        FROM pg_type t JOIN bigint_domain b ON t.typtype = 'd' AND t.typbasetype = b.oid
+    ), reach(oid, gen, is_array) AS (
+        SELECT t.oid, t.typname::text, false FROM pg_type t
+        WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
+          AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
+        UNION
+        SELECT b.oid, 'snowflake', false FROM bigint_domain b WHERE b.snowflake
+        UNION
+        -- a domain over a type reached, and an array of a type reached that is no array
+        SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t JOIN reach r
+            ON (t.typtype = 'd' AND t.typbasetype = r.oid)
+            OR (NOT r.is_array AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid)
+    ), found AS (
+        SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, 'snowflake') AS gen,
+               coalesce(reach.is_array, false) AS is_array,
+               r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
+               r.relnamespace = pg_my_temp_schema() AS own_temp,
+               has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
+               r.relrowsecurity AND NOT bypass_rls
+                   AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls
+        FROM pg_attribute a
+        JOIN pg_class r ON r.oid = a.attrelid
+        JOIN pg_namespace n ON n.oid = r.relnamespace
+        LEFT JOIN reach ON reach.oid = a.atttypid
+        WHERE r.relkind IN ('r', 'p') AND NOT r.relispartition AND a.attnum > 0 AND NOT a.attisdropped
+          AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+          AND (reach.oid IS NOT NULL
+               OR (a.atttypid IN (SELECT oid FROM bigint_domain) AND EXISTS (
+                     SELECT FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                     WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+                       AND d.refclassid = 'pg_proc'::regclass
+                       AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)))
+    )
+    SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
+               -- an entry naming it: table.column (not another session's temporary table, which
+               -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
+               SELECT min(e) FROM unnest(entries) e
+               WHERE parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
+                  OR parse_ident(e) = ARRAY[f.nspname, f.relname, f.attname]::text[]
+                  OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp))
+           ORDER BY f.rel, f.attnum)
+        INTO cols
+    FROM found f;
+    cols := coalesce(cols, '[]');
+
+    -- each entry of skip names exactly one of them (else a typo would leave the column it meant in)
+    SELECT e AS entry, count(x.*) AS n INTO c
+    FROM unnest(entries) e
+    LEFT JOIN jsonb_to_recordset(cols) x(nspname name, relname name, attname name, other_temp boolean, own_temp boolean)
+        ON parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
+        OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
+        OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp
+    GROUP BY e HAVING count(x.*) <> 1 ORDER BY e LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'skip names %, which is % of the columns flakeid_advance_past_all advances',
+                quote_literal(c.entry), CASE WHEN c.n = 0 THEN 'none' ELSE c.n || ' (ambiguous)' END
+            USING ERRCODE = CASE WHEN c.n = 0 THEN '42703' ELSE '42702' END,
+                  HINT = 'Name each column as table.column or schema.table.column (pg_temp.table.column for a temporary table of this session), quoted as in SQL.';
+    END IF;
+
+    -- what the caller cannot read, or only through a policy, is refused before anything is read
+    FOR c IN
+        SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
+                                                   other_temp boolean, readable boolean, rls boolean, skip_entry text)
+        WHERE NOT x.other_temp AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls)
+    LOOP
+        tab := c.rel;
+        IF NOT c.readable THEN
+            RAISE EXCEPTION 'permission denied to read column "%" of table %', c.attname, tab
+                USING ERRCODE = '42501',
+                      DETAIL = 'flakeid_advance_past_all reads every column of the flakeid types: a column it cannot read would be left behind, and the generator not advanced past it.',
+                      HINT = format('Run it as a superuser, grant this role SELECT on the column, or leave the column out knowingly with skip => %L.',
+                                    ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
+        ELSE
+            RAISE EXCEPTION 'row-level security applies to table % for this role', tab
+                USING ERRCODE = '42501',
+                      DETAIL = format('Column %I would be read through the table''s policies: their code would run as this role, and the rows they hide would be left out of the largest ID.', c.attname),
+                      HINT = format('Run it as a superuser or a role with BYPASSRLS, or leave the column out knowingly with skip => %L.',
+                                    ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
+        END IF;
+    END LOOP;
+
+    -- every largest ID read, each table locked by its read, before anything is advanced
+    IF past IS NOT NULL THEN
+        ahead := extract(epoch FROM past - (clock_timestamp() + clock_shift));
+        IF ahead > 60 THEN
+            RAISE EXCEPTION 'past lies % s ahead of this server''s clock', round(ahead::numeric, 3)
+                USING ERRCODE = '22023',
+                      DETAIL = 'The generators may be advanced at most 60 s ahead of the clock: they would issue that far ahead of it.',
+                      HINT = 'Pass the old server''s clock_timestamp(), read once its writers and readers have stopped; check the clocks of both servers.';
+        END IF;
+    END IF;
+    FOR c IN
+        SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name, atttypid oid,
+                                                   gen text, is_array boolean, other_temp boolean, skip_entry text)
+    LOOP
+        tops := tops || NULL::text;
+        CONTINUE WHEN c.other_temp OR c.skip_entry IS NOT NULL;
+        tab := c.rel;
+        -- the values: the column's, or its arrays' elements; a domain's as its base type's (bound:
+        -- that type); a plain column as it is, so that an index on it gives the maximum
+        bound := CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END;
+        ids := CASE WHEN c.is_array
+                    THEN format('(SELECT e::%1$s AS v FROM %2$s AS r, unnest(r.%3$I) AS e) s', bound, tab, c.attname)
+                    WHEN c.atttypid = bound::regtype
+                    THEN format('(SELECT %2$I AS v FROM %1$s) s', tab, c.attname)
+                    ELSE format('(SELECT %3$I::%1$s AS v FROM %2$s) s', bound, tab, c.attname) END;
+        BEGIN
+            -- (the types' max is the extension's, bigint's the catalog's)
+            EXECUTE format('SELECT %1$I.max(v)::text FROM %2$s',
+                           CASE c.gen WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END, ids)
+                INTO top;
+        EXCEPTION
+            WHEN lock_not_available THEN
+                RAISE EXCEPTION 'could not lock table % to read column "%"', tab, c.attname
+                    USING ERRCODE = '55P03',
+                          DETAIL = format('Another transaction holds a lock that conflicts with ACCESS SHARE; the wait was bounded by lock_timeout (%s). Nothing was advanced.',
+                                          current_setting('lock_timeout')),
+                          HINT = 'Call again once that transaction has ended (pg_locks shows it), or set lock_timeout to wait longer.';
+        END;
+        tops[cardinality(tops)] := top;
+        IF top IS NOT NULL THEN
+            EXECUTE format('SELECT extract(epoch FROM %1$I.%2$I($1::%3$s) - (clock_timestamp() + $2))',
+                           schema, c.gen || '_time', bound)
+                INTO ahead USING top, clock_shift;
+            IF ahead > 60 THEN
+                RAISE EXCEPTION 'the largest ID of column "%" of table % lies % s ahead of this server''s clock',
+                        c.attname, tab, round(ahead::numeric, 3)
+                    USING ERRCODE = '22023',
+                          DETAIL = format('%s is %s. An ID to advance past may lie at most 60 s ahead of the clock: the generator would issue that far ahead of it. Nothing was advanced.',
+                                          CASE WHEN c.is_array THEN 'Its largest element' ELSE 'It' END, top),
+                          HINT = format('Either this server''s clock is behind the one that issued it (check the clocks of both servers; once this one is within 60 s of the ID, call again), or the row''s time is wrong: then correct that row, or leave the column out knowingly with skip => %L and advance the %s generator yourself past a value you choose with %s_advance_past.',
+                                        ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)], c.gen, c.gen);
+            END IF;
+        END IF;
+    END LOOP;
+
+    -- then the advances
+    tab := NULL;
+    IF past IS NOT NULL THEN
+        FOR generator, bound IN VALUES
+            ('sno', 'sno_upper_bound($1)'), ('kuid', 'kuid_upper_bound($1)'), ('snowflake', 'snowflake_upper_bound($1)')
+        LOOP
+            EXECUTE format('SELECT %1$I.%2$I(%1$I.%3$s)::text', schema, generator || '_advance_past', bound)
+                INTO advanced_past USING past;
+            RETURN NEXT;
+        END LOOP;
+        FOREACH kind IN ARRAY kinds
+        LOOP
+            generator := 'siq ' || kind;
+            EXECUTE format('SELECT %1$I.siq_advance_past(%1$I.siq_from_parts($1, 255, 4294967295, $2, 0))::text', schema)
+                INTO advanced_past USING past, kind;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+    i := 0;
+    FOR c IN
+        SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
+                                                   gen text, other_temp boolean, skip_entry text)
+    LOOP
+        i := i + 1;
+        tab := c.rel;
+        col := c.attname;
+        generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;
+        advanced_past := NULL;
+        skipped := CASE
+            WHEN c.other_temp THEN 'a temporary table of another session (or left by a crash): no other session can read it'
+            WHEN c.skip_entry IS NOT NULL THEN 'named in skip'
+            END;
+        IF skipped IS NOT NULL THEN
+            RETURN NEXT;
+            skipped := NULL;
+            CONTINUE;
+        END IF;
+        BEGIN
+            IF c.gen = 'siq' AND tops[i] IS NOT NULL THEN
+                -- every kind past the unit of the largest ID, whatever its kind (an empty column:
+                -- one row, as for the others)
+                FOREACH kind IN ARRAY kinds
+                LOOP
+                    generator := 'siq ' || kind;
+                    EXECUTE format('SELECT %1$I.siq_advance_past(%1$I.siq_from_parts(%1$I.siq_time($1::%1$I.siq), 255, 4294967295, $2, 0))::text', schema)
+                        INTO advanced_past USING tops[i], kind;
+                    RETURN NEXT;
+                END LOOP;
+                CONTINUE;
+            ELSIF c.gen = 'kuid96' THEN
+                -- past `past` in the node of the largest ID (an empty column: this server's own, which
+                -- kuid96(kuid) gives without touching a generator)
+                EXECUTE format('SELECT %1$I.kuid96_advance_past(greatest($2::%1$I.kuid96, CASE WHEN $2 IS NULL THEN %1$I.kuid96(%1$I.kuid_upper_bound($1))
+                                    ELSE %1$I.kuid96(%1$I.kuid_upper_bound($1), %1$I.kuid96_node($2::%1$I.kuid96)) END))::text', schema)
+                    INTO advanced_past USING past, tops[i];
+            ELSE
+                EXECUTE format('SELECT %1$I.%2$I($1::%3$s)::text', schema, c.gen || '_advance_past',
+                               CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
+                    INTO advanced_past USING tops[i];
+            END IF;
+        EXCEPTION
+            WHEN invalid_parameter_value THEN
+                -- (read and checked above: the clock stepped back since, or the C check saw another clock)
+                GET STACKED DIAGNOSTICS message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+                RAISE EXCEPTION 'the largest ID of column "%" of table % cannot be advanced past: %', c.attname, tab, message
+                    USING ERRCODE = '22023', DETAIL = detail,
+                          HINT = concat_ws(' ', nullif(hint, ''),
+                                           format('Generators advanced before this one stay advanced (harmless; the call may be repeated). Or leave the column out knowingly with skip => %L.',
+                                                  ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]));
+        END;
+        RETURN NEXT;
+    END LOOP;
+    IF current_setting('lock_timeout') <> caller_lock_timeout THEN
+        PERFORM set_config('lock_timeout', caller_lock_timeout, true);
+    END IF;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) IS
+    'the cutover step: each generator advanced past the largest ID of every column of the flakeid types, of domains over them and of arrays of either (siq: every kind), and of every bigint column (or domain) defaulting to snowflake_new(), and with past (the old server''s clock once its writers and readers stopped) past that instant; one row per call and per column left out (skipped says why); everything is read, and refused where it cannot be (42501, 55P03, 22023), before anything is advanced';
+REVOKE ALL ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) FROM PUBLIC;
+-- The old function's privileges, as they are, on the new one: each grant
+-- (with its grant option) that the new one lacks, each privilege it has that
+-- the old one had not (GRANT and REVOKE, so that the roles' dependencies are
+-- recorded).  The grantor is the owner, as for any grant a superuser makes.
+-- An extension script's grants count as the extension's own initial
+-- privileges (pg_init_privs), which pg_dump leaves out: those of the new
+-- function are set back to a fresh install's, so that pg_dump still dumps
+-- the operator's grants (and, from PostgreSQL 17 on, the roles' records of
+-- initial privileges that this leaves unused go too).
+DO $carry$
+DECLARE
+    old regprocedure := 'flakeid_advance_past_all_1_3(timestamptz)'::regprocedure;
+    new regprocedure := 'flakeid_advance_past_all(timestamptz, text[])'::regprocedure;
+    fresh aclitem[] := (SELECT proacl FROM pg_catalog.pg_proc WHERE oid = new);
+    item record;
+BEGIN
+    FOR item IN
+        WITH o AS (SELECT (aclexplode(coalesce(p.proacl, acldefault('f', p.proowner)))).* FROM pg_catalog.pg_proc p WHERE p.oid = old),
+             n AS (SELECT (aclexplode(coalesce(p.proacl, acldefault('f', p.proowner)))).* FROM pg_catalog.pg_proc p WHERE p.oid = new)
+        SELECT 'GRANT' AS verb, o.grantee, o.privilege_type, o.is_grantable FROM o
+        WHERE NOT EXISTS (SELECT FROM n WHERE (n.grantee, n.privilege_type, n.is_grantable) = (o.grantee, o.privilege_type, o.is_grantable))
+        UNION ALL
+        SELECT 'REVOKE', n.grantee, n.privilege_type, n.is_grantable FROM n
+        WHERE NOT EXISTS (SELECT FROM o WHERE (o.grantee, o.privilege_type) = (n.grantee, n.privilege_type))
+        ORDER BY 1 DESC, 2
+    LOOP
+        EXECUTE format('%s %s ON FUNCTION %s %s %s%s', item.verb, item.privilege_type, new,
+                       CASE item.verb WHEN 'GRANT' THEN 'TO' ELSE 'FROM' END,
+                       CASE item.grantee WHEN 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(item.grantee)) END,
+                       CASE WHEN item.verb = 'GRANT' AND item.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+    END LOOP;
+    UPDATE pg_catalog.pg_init_privs SET initprivs = fresh
+    WHERE objoid = new AND classoid = 'pg_catalog.pg_proc'::regclass AND objsubid = 0;
+    IF current_setting('server_version_num')::int >= 170000 THEN
+        DELETE FROM pg_catalog.pg_shdepend d
+        WHERE d.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+          AND d.classid = 'pg_catalog.pg_proc'::regclass AND d.objid = new AND d.objsubid = 0 AND d.deptype = 'i'
+          AND d.refobjid <> ALL (SELECT (aclexplode(fresh)).grantee);
+    END IF;
+END
+$carry$;
+DROP FUNCTION flakeid_advance_past_all_1_3(timestamptz);
+-- snowflake_adopt draws a snowflake to pass the column's maximum (CREATE OR
+-- REPLACE keeps its privileges)
+
+-- =====================================================================
+-- adopting a bigint identity or bigserial column (1.3; 1.4: passes it)
+-- =====================================================================
+
+-- A bigint identity or bigserial column becomes DEFAULT snowflake_new(), in
+-- the caller's transaction: the identity or the owned sequence goes, the
+-- rows stay.  The table is locked (ACCESS EXCLUSIVE) from the first look at
+-- it, and the ALTER TABLEs run as the caller, so the caller must own it.
+-- Refused (22023) unless the column's maximum lies below a snowflake the
+-- generator issues now (one is drawn, as the new default would): that
+-- draw also moves the generator past the old keys for good (issue 61: 1.3
+-- only compared them with the clock, so a clock stepped back before the
+-- generator had issued past them gave keys below them).  An issued
+-- snowflake is as durable as a raise of snowflake_advance_past, and only
+-- ever lies at the clock, so adopting needs no right to that function:
+-- EXECUTE on this one and on snowflake_new() (PUBLIC's by default, and what
+-- the new default calls anyway).  Not for PUBLIC (advance.sql revokes it).
+CREATE OR REPLACE FUNCTION snowflake_adopt(tab regclass, col name) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    kind "char";
+    att record;
+    seq text;
+    top int8;
+    first int8;
+BEGIN
+    SELECT c.relkind INTO kind FROM pg_class c WHERE c.oid = tab;
+    IF kind IS NULL THEN
+        RAISE EXCEPTION 'relation "%" does not exist', tab USING ERRCODE = '42P01';
+    ELSIF kind NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', tab USING ERRCODE = '42809';
+    END IF;
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
+    SELECT a.atttypid, a.attidentity, a.attgenerated INTO att
+        FROM pg_attribute a WHERE a.attrelid = tab AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, tab USING ERRCODE = '42703';
+    END IF;
+    IF att.atttypid <> 'int8'::regtype THEN
+        RAISE EXCEPTION 'column "%" of relation "%" is of type %, not bigint', col, tab, format_type(att.atttypid, NULL)
+            USING ERRCODE = '42804', HINT = 'Snowflakes are bigint: only a bigint identity or bigserial column can be adopted.';
+    END IF;
+    seq := pg_get_serial_sequence(tab::text, col);
+    IF seq IS NULL THEN
+        RAISE EXCEPTION 'column "%" of relation "%" is neither an identity column nor a bigserial', col, tab
+            USING ERRCODE = '22023',
+                  HINT = format('Set its default yourself: ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %I.snowflake_new();', tab, col, schema);
+    END IF;
+    EXECUTE format('SELECT max(%I) FROM %s', col, tab) INTO top;
+    IF top IS NOT NULL THEN
+        -- a snowflake the generator issues now: every later one lies above it, whatever the clock
+        -- does, across a restart too (issue 61)
+        EXECUTE format('SELECT %I.snowflake_new()', schema) INTO first;
+        IF top >= first THEN
+            RAISE EXCEPTION 'column "%" of relation "%" holds %, not below %, a snowflake this server issues now',
+                    col, tab, top, first
+                USING ERRCODE = '22023',
+                      DETAIL = 'New keys would not sort after the old ones, and could meet one of them.',
+                      HINT = 'Choose flakeid.snowflake_epoch_ms so that the snowflakes of now lie above the column''s values (a later epoch gives smaller snowflakes), or move the column to sno or kuid instead.';
+        END IF;
+    END IF;
+    IF att.attidentity <> '' THEN
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY', tab, col);
+    ELSE
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT', tab, col);
+        EXECUTE format('DROP SEQUENCE %s', seq);
+    END IF;
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %I.snowflake_new()', tab, col, schema);
+END
+$fn$;
+COMMENT ON FUNCTION snowflake_adopt(regclass, name) IS
+    'turns a bigint identity or bigserial column into DEFAULT snowflake_new() in one transaction, rows unchanged, the generator past its maximum (a snowflake is drawn); refused (22023) unless its maximum lies below a snowflake this server issues now';

@@ -1,0 +1,398 @@
+# The cutover functions as an operator meets them (issue 61): an ordinary
+# role (auditor: PUBLIC's rights, and INSERT where granted), a table owner
+# (owner) and a non-superuser operator granted the functions (operator),
+# each item of the audit in turn, and each finding of the review of its
+# first version (6281a75, backed out):
+#   9. an empty kuid96 column takes no horizon (which closed the kuid counter)
+#   8. snowflake_adopt advances the generator past the column's maximum
+#   R3. an update from 1.3 keeps what an operator granted and revoked, and a
+#      role granted snowflake_adopt alone still adopts
+#   1. another session's temporary table (and a crash's orphan) is reported,
+#      not an abort; R6. skip's duplicates and a same-named temporary table
+#   2. row-level security: a policy's code never runs as the operator, and
+#      a maximum is never taken through a policy (42501 instead)
+#   3. R4. domains over every type, over bigint with a snowflake default, and
+#      arrays of them are covered
+#   4. a far-future row is named with its column, with a true hint, and can
+#      be skipped; R5. nothing is advanced before it is refused
+#   5. R5. a table the caller cannot read is an error naming it, before
+#      anything is advanced; SELECT on the column alone is enough
+#   6. R2. the wait for a lock is bounded (lock_timeout, or 10 s where it is
+#      0), nothing is advanced before it, and the caller's lock_timeout is
+#      left as it was
+#   R7. a siq column with an index is not read in full, and new siq of every
+#      kind sort after it
+#   7. R1. kuid96 past an ID of a higher node: taken within the 60 s lead
+#      (it waits for the window's end to come within it), cancellable
+# R8: a check whose query fails fails (try() gives undef, numbers are
+# compared by within()).  Each check fails on b583abf (the issue's negative
+# control) or on 6281a75 (the review's), as its name says ("b583abf:" or
+# "6281a75:" where only one of them has the defect).
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+use Time::HiRes qw(time);
+
+# (autovacuum off: it would drop the crash's orphaned temporary table of item 1 before the check)
+my $node = flakeid_node('cutover_operator', 'flakeid.allow_debug_clock_offset' => 'on', autovacuum => 'off');
+my $root = tree_root();
+sub sql { my ($sql, %opt) = @_; return $node->safe_psql($opt{db} // 'postgres', $sql); }
+# a check's query: its output, or undef where it fails (which no is() or like() takes for a pass)
+sub try
+{
+	my ($sql, %opt) = @_;
+	my ($out, $err) = ('', '');
+	my $rc = $node->psql($opt{db} // 'postgres', $sql, stdout => \$out, stderr => \$err);
+	diag("the check's query failed: $err") if $rc != 0;
+	return $rc == 0 ? $out : undef;
+}
+# within(VALUE, LOW, HIGH, NAME): a number in [LOW, HIGH]; anything else (undef, '', text) fails
+sub within
+{
+	my ($value, $low, $high, $name) = @_;
+	my $number = defined $value && $value =~ /^\s*-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i;
+	ok($number && $value >= $low && $value <= $high, $name)
+	  or diag('got ' . ($value // 'undef (the query failed)') . ", expected a number in [$low, $high]");
+}
+my $own = sql("SELECT identity_value FROM flakeid_identities() WHERE generator = 'kuid96'");
+die "this server's kuid96 node is the highest: no node sorts above it" if $own >= 4294967295;
+
+# the audit's roles: operator is granted every cutover function, as the docs suggest
+sql(q{
+	CREATE ROLE auditor LOGIN;
+	CREATE ROLE owner LOGIN;
+	CREATE ROLE operator LOGIN;
+});
+my $grant_operator = q{DO $$ DECLARE f regprocedure; BEGIN
+		FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE proname LIKE '%advance_past%' OR proname = 'snowflake_adopt' LOOP
+			EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO operator', f);
+		END LOOP;
+	END $$;};
+# a database of its own per item, with the extension
+sub db
+{
+	my ($name) = @_;
+	fresh_db($node, $name);
+	sql("CREATE EXTENSION flakeid; GRANT CREATE ON SCHEMA public TO owner; $grant_operator", db => $name);
+	return $name;
+}
+
+# 9. an empty kuid96 column: no horizon is taken.  kuid96_horizon() closes the kuid counter through
+# the clock's unit less one, which shows in a back-fill into the unit of the last kuid issued: while
+# the counter is open there, the back-fill is drawn from it (the next sequence); once it is closed,
+# from the ledger (the top of the pool).  First in the file: no kuid counter has been raised ahead
+# of the clock yet (a back-fill ahead of the clock is refused).
+{
+	my $d = db('empty_kuid96');
+	sql('CREATE TABLE e (id kuid96)', db => $d);
+	my $k = sql('SELECT kuid_new()', db => $d);
+	ok(wait_clock_past($node, "kuid_time('$k')"), "9. (the clock has left the tick of the last kuid issued)");
+	is(try(qq{SELECT kuid96_node(advanced_past::kuid96) = $own FROM flakeid_advance_past_all(now() - interval '1 hour')
+		WHERE tab = 'e'::regclass}, db => $d), 't',
+		"9. an empty kuid96 column, with past: advanced past this server's node");
+	is(try(qq{SELECT kuid_seq(kuid_new_at(kuid_time('$k'))) - kuid_seq('$k')}, db => $d), '1',
+		'9. b583abf: ... and the kuid counter was not closed: a back-fill into the tick of the last kuid is drawn from it (the next sequence)');
+}
+
+# 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
+# right after it (before the generator's own counter reached the old keys), new keys still sort after them
+{
+	my $d = db('adopt');
+	sql(q{CREATE TABLE legacy (id bigserial PRIMARY KEY, note text);
+		INSERT INTO legacy (id, note) VALUES (snowflake_lower_bound(clock_timestamp() - interval '200 ms'), 'old');
+		SELECT snowflake_adopt('legacy', 'id');}, db => $d);
+	is(try(q{SET flakeid.debug_clock_offset_ms = -5000;
+		SELECT count(*) FILTER (WHERE v <= (SELECT max(id) FROM legacy)) FROM (SELECT snowflake_new() AS v FROM generate_series(1, 100)) s},
+		db => $d), '0', '8. b583abf: snowflake_adopt: after a clock step back of 5 s, 0 of 100 new snowflakes sort at or before the old keys');
+}
+
+# R3. the update from 1.3: what an operator granted on 1.3's functions (the new signature of
+# flakeid_advance_past_all included), and a grant to PUBLIC, outlive ALTER EXTENSION UPDATE; a
+# table owner granted snowflake_adopt alone adopts (it needs no right to snowflake_advance_past);
+# pg_dump still dumps the carried grant (pg_init_privs as a fresh install's)
+{
+	my $d = 'from_13';
+	fresh_db($node, $d);
+	sql(q{CREATE EXTENSION flakeid VERSION '1.3';
+		GRANT CREATE ON SCHEMA public TO owner;
+		GRANT EXECUTE ON FUNCTION flakeid_advance_past_all(timestamptz) TO operator;
+		GRANT EXECUTE ON FUNCTION snowflake_adopt(regclass, name) TO owner;
+		GRANT EXECUTE ON FUNCTION sno_advance_past(sno) TO PUBLIC;
+		ALTER EXTENSION flakeid UPDATE;
+		CREATE TABLE orders (id sno); INSERT INTO orders VALUES (sno_new());
+		CREATE TABLE other (id sno);
+		GRANT SELECT ON orders TO operator;}, db => $d);
+	is(sqlstate_of($node, q{SET ROLE operator; SELECT count(*) FROM flakeid_advance_past_all(skip => '{other.id}')}, db => $d), 'ok',
+		"R3. updated from 1.3: the operator granted flakeid_advance_past_all in 1.3 calls 1.4's (with skip)");
+	is(sqlstate_of($node, q{SET ROLE auditor; SELECT sno_advance_past(sno_upper_bound(clock_timestamp() - interval '1 hour'))}, db => $d), 'ok',
+		"R3. 6281a75: ... a grant to PUBLIC on sno_advance_past made in 1.3 is kept");
+	sql(q{SET ROLE owner;
+		CREATE TABLE legacy (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, note text);
+		INSERT INTO legacy OVERRIDING SYSTEM VALUE VALUES (snowflake_lower_bound(clock_timestamp() - interval '200 ms'), 'old');},
+		db => $d);
+	is(sqlstate_of($node, q{SET ROLE owner; SELECT snowflake_adopt('legacy', 'id')}, db => $d) . ' '
+		. (try(q{SET flakeid.debug_clock_offset_ms = -5000;
+		SELECT count(*) FILTER (WHERE v <= (SELECT max(id) FROM legacy)) FROM (SELECT snowflake_new() AS v FROM generate_series(1, 100)) s},
+		db => $d) // 'failed'), 'ok 0',
+		'R3. ... a table owner granted snowflake_adopt alone adopts, and after a clock step back of 5 s 0 of 100 new snowflakes sort at or before the old keys');
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'pg_dump', '-d', $node->connstr($d) ], '>', \$out, '2>', \$err);
+	like($out, qr/^GRANT ALL ON FUNCTION public\.flakeid_advance_past_all\(past timestamp with time zone, skip text\[\].*\) TO operator;$/m,
+		"R3. ... and pg_dump dumps the operator's carried grant (the new function's initial privileges are a fresh install's)");
+}
+
+# 1. another session's temporary table: reported in a row, not an abort
+{
+	my $d = db('temp_other');
+	sql("CREATE TABLE orders (id sno); INSERT INTO orders VALUES (sno_new())", db => $d);
+	my $auditor = session($node, connstr => $node->connstr($d) . ' user=auditor');
+	$auditor->query('CREATE TEMP TABLE t (id sno); INSERT INTO t VALUES (sno_new())');
+	is(sqlstate_of($node, 'SELECT flakeid_advance_past_all()', db => $d), 'ok',
+		"1. b583abf: another session's temporary table does not abort flakeid_advance_past_all");
+	is((try(q{SELECT string_agg(tab || '.' || col || ': ' || coalesce(skipped, 'advanced past ' || (advanced_past IS NOT NULL)), '; ' ORDER BY tab::text)
+		FROM flakeid_advance_past_all()}, db => $d) // '') =~ s/pg_temp_\d+/pg_temp_N/r,
+		"orders.id: advanced past true; pg_temp_N.t.id: a temporary table of another session (or left by a crash): no other session can read it",
+		'1. b583abf: ... it is reported in its row, and the other table advanced');
+	# R6. a temporary table of another session named like one of the database's, and skip's duplicates
+	$auditor->query('CREATE TEMP TABLE orders (id sno)');
+	is(try(q{SELECT string_agg(coalesce(skipped, 'advanced'), '; ' ORDER BY tab::text, skipped)
+		FROM flakeid_advance_past_all(skip => ARRAY['orders.id', 'orders.id', 'public.orders.id', '"orders"."id"']) WHERE tab::text NOT LIKE 'pg_temp%'}, db => $d),
+		'named in skip', "R6. 6281a75: skip naming orders.id twice and as public.orders.id, beside another session's temporary orders: no 42702, the column left out");
+	is(sqlstate_of($node, q{CREATE TEMP TABLE orders (id sno); SELECT flakeid_advance_past_all(skip => '{orders.id}')}, db => $d), '42702',
+		"R6. b583abf: ... while this session's own temporary orders and public.orders make orders.id ambiguous (42702)");
+	is(try(q{CREATE TEMP TABLE orders (id sno);
+		SELECT string_agg(x, '; ' ORDER BY x) FROM (SELECT coalesce(skipped, 'advanced') AS x
+		FROM flakeid_advance_past_all(skip => '{pg_temp.orders.id}') WHERE tab::text NOT LIKE 'pg_temp%') s}, db => $d),
+		'advanced; named in skip', "R6. b583abf: ... and pg_temp.orders.id names this session's own");
+	# an orphan of a crash: the session's temporary tables stay after an immediate stop (once the
+	# checks' own sessions have dropped theirs: a backend drops them after psql has gone)
+	ok($node->poll_query_until($d, q{SELECT count(*) = 2 FROM pg_class WHERE relpersistence = 't' AND relkind = 'r'}),
+		"1. (only the auditor's two temporary tables are left)");
+	$node->stop('immediate');
+	eval { $auditor->close };
+	$node->start;
+	is(try(q{SELECT count(*) FILTER (WHERE skipped LIKE 'a temporary table of another session%') || '/' || count(*) FROM flakeid_advance_past_all()},
+		db => $d), '2/3', "1. b583abf: temporary tables left by a crash are reported too");
+}
+
+# 2. row-level security.  (a) a policy calling a function that advances the snowflake generator
+# 59 s ahead, which its owner could not call: run as the operator, it must not run
+{
+	my $d = db('rls_code');
+	sql(q{SET ROLE owner;
+		CREATE TABLE t (id bigint DEFAULT snowflake_new(), hidden boolean DEFAULT false);
+		INSERT INTO t (hidden) VALUES (false), (true);
+		CREATE FUNCTION visible(bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+			BEGIN PERFORM public.snowflake_advance_past(public.snowflake_lower_bound(clock_timestamp() + interval '59 s')); RETURN true; END $$;
+		CREATE POLICY p ON t USING (visible(id));
+		ALTER TABLE t ENABLE ROW LEVEL SECURITY;
+		GRANT SELECT ON t TO operator;}, db => $d);
+	is(sqlstate_of($node, 'SET ROLE operator; SELECT flakeid_advance_past_all()', db => $d), '42501',
+		"2. b583abf: the operator's call on a table under row-level security is refused (42501)");
+	within(try(q{SELECT extract(epoch FROM snowflake_time(snowflake_new()) - clock_timestamp())}, db => $d), -60, 40,
+		"2. b583abf: ... and the policy's code did not run as the operator: snowflake_new() is not 59 s ahead");
+	is(try(q{SELECT advanced_past::bigint = (SELECT max(id) FROM t) FROM flakeid_advance_past_all()}, db => $d), 't',
+		'2. a superuser bypasses the policy and advances past the true maximum');
+}
+# (b) a policy hiding the largest ID: the operator never takes a filtered maximum
+{
+	my $d = db('rls_hide');
+	sql(q{SET ROLE owner;
+		CREATE TABLE t (id sno, hidden boolean);
+		INSERT INTO t VALUES (sno_new(), false), (sno_from_parts(clock_timestamp() + interval '20 s', 255, 65535, 65535, 1), true);
+		CREATE POLICY p ON t USING (NOT hidden);
+		ALTER TABLE t ENABLE ROW LEVEL SECURITY;
+		GRANT SELECT ON t TO operator;}, db => $d);
+	is(sqlstate_of($node, 'SET ROLE operator; SELECT flakeid_advance_past_all()', db => $d), '42501',
+		'2. b583abf: a policy hiding rows: refused (42501), no filtered maximum');
+	is(try(q{SET ROLE operator; SELECT sno_new() > (SELECT max(id) FROM t WHERE NOT hidden)}, db => $d), 't',
+		'2. (the operator sees the smaller ID only)');
+	like(try(q{SET ROLE operator; SELECT skipped FROM flakeid_advance_past_all(skip => '{t.id}')}, db => $d), qr/^named in skip$/,
+		'2. b583abf: the operator may leave the table out knowingly (skip), and the row says so');
+}
+
+# 3. R4. domains over every type, domains over bigint that are snowflakes (a column default calling
+# snowflake_new(), or the domain's own), and arrays: each column in a database of its own, each
+# further ahead than the one before of its generator, so that each check needs its own column
+{
+	my $domains = q{CREATE DOMAIN d_sno AS sno; CREATE DOMAIN d_siq AS siq; CREATE DOMAIN d_kuid AS kuid; CREATE DOMAIN d_kuid96 AS kuid96;
+		CREATE DOMAIN d_big AS bigint; CREATE DOMAIN d_flake AS bigint DEFAULT snowflake_new(); CREATE DOMAIN d_flake2 AS d_flake;};
+	my @columns = (
+		[ 'sno1', 'd_sno', 'sno_from_parts(%s, 255, 65535, 65535, 1)', 20, 'sno_new() > max(v)', '%s::sno', 'a domain over sno' ],
+		[ 'sno2', 'd_sno[]', 'ARRAY[sno_from_parts(%s, 255, 65535, 65535, 1)::d_sno]', 21, 'sno_new() > max(v)', 'unnest(%s)::sno', 'an array of it' ],
+		[ 'siq1', 'd_siq', "siq_from_parts(%s, 255, 4294967295, 'message', 0)", 20, "siq_new('message') > max(v)", '%s::siq', 'a domain over siq' ],
+		[ 'siq2', 'd_siq[]', "ARRAY[siq_from_parts(%s, 255, 4294967295, 'message', 0)::d_siq]", 21, "siq_new('message') > max(v)", 'unnest(%s)::siq', 'an array of it' ],
+		[ 'kuid1', 'd_kuid', 'kuid_upper_bound(%s)', 20, 'kuid_new() > max(v)', '%s::kuid', 'a domain over kuid' ],
+		[ 'kuid2', 'd_kuid[]', 'ARRAY[kuid_upper_bound(%s)::d_kuid]', 21, 'kuid_new() > max(v)', 'unnest(%s)::kuid', 'an array of it' ],
+		[ 'kuid3', 'd_kuid96', "kuid96(kuid_upper_bound(%s), $own)", 22, 'kuid96_new() > max(v)', '%s::kuid96', 'a domain over kuid96' ],
+		[ 'kuid4', 'd_kuid96[]', "ARRAY[kuid96(kuid_upper_bound(%s), $own)::d_kuid96]", 23, 'kuid96_new() > max(v)', 'unnest(%s)::kuid96', 'an array of it' ],
+		[ 'flake1', 'd_big DEFAULT snowflake_new()', 'snowflake_upper_bound(%s)', 20, 'snowflake_new() > max(v)', '%s::bigint',
+			'a domain over bigint, the column DEFAULT snowflake_new()' ],
+		[ 'flake2', 'd_flake', 'snowflake_upper_bound(%s)', 21, 'snowflake_new() > max(v)', '%s::bigint', 'a domain over bigint DEFAULT snowflake_new()' ],
+		[ 'flake3', 'd_flake2', 'snowflake_upper_bound(%s)', 22, 'snowflake_new() > max(v)', '%s::bigint', 'a domain over that domain' ],
+		[ 'flake4', 'd_flake[]', 'ARRAY[snowflake_upper_bound(%s)::d_flake]', 23, 'snowflake_new() > max(v)', 'unnest(%s)::bigint', 'an array of that domain' ]);
+	for my $c (@columns)
+	{
+		my ($col, $type, $value, $ahead, $check, $elements, $name) = @$c;
+		my $d = db("domain_$col");
+		sql("$domains CREATE TABLE t ($col $type); INSERT INTO t ($col) VALUES (" . sprintf($value, "clock_timestamp() + interval '$ahead s'") . ')',
+			db => $d);
+		is(try("SELECT count(*) FILTER (WHERE tab = 't'::regclass AND advanced_past IS NOT NULL) > 0 FROM flakeid_advance_past_all();
+			SELECT $check FROM (SELECT " . sprintf($elements, $col) . " AS v FROM t) s", db => $d), "t\nt",
+			"3. R4. b583abf: $name ($col $type): advanced past, and then $check");
+	}
+}
+
+# 4. one far-future row, put in by an INSERT-only role: named with its column, with a hint that is
+# true whatever the cause, refused before any generator is advanced, and skippable
+{
+	my $d = db('far');
+	sql(q{CREATE TABLE early (id sno); INSERT INTO early VALUES (sno_from_parts(clock_timestamp() + interval '58 s', 0, 0, 0));
+		CREATE TABLE events (id sno); INSERT INTO events VALUES (sno_new()); GRANT INSERT ON events TO auditor;
+		SET ROLE auditor; INSERT INTO events VALUES (sno_from_parts('2078-01-01', 0, 0, 0));}, db => $d);
+	is(sqlstate_of($node, 'SELECT flakeid_advance_past_all()', db => $d), '22023', '4. a far-future row: 22023');
+	within(try(q{SELECT extract(epoch FROM sno_time(sno_new()) - clock_timestamp())}, db => $d), -60, 30,
+		'4. R5. b583abf: ... refused before anything is advanced: sno_new() is not 58 s ahead (the table before it was not advanced past)');
+	like(message_of($node, 'SELECT flakeid_advance_past_all()', db => $d),
+		qr/ERROR:  the largest ID of column "id" of table (public\.)?events lies \d+\.\d+ s ahead of this server's clock\n(.*\n)*HINT:  Either this server's clock is behind the one that issued it .* or the row's time is wrong: .*skip => '\{public\.events\.id\}'/,
+		'4. b583abf: ... naming the table and the column, with a hint that names both causes (the clocks, or the row) and skip');
+	is(try(q{SELECT skipped FROM flakeid_advance_past_all(skip => '{public.events.id, early.id}') WHERE tab = 'events'::regclass}, db => $d), 'named in skip',
+		'4. b583abf: skip leaves it out, and the row says so');
+	is(sqlstate_of($node, q{SELECT flakeid_advance_past_all(skip => '{events.nope}')}, db => $d), '42703',
+		'4. b583abf: skip naming no such column is an error (a typo does not leave another column in)');
+}
+
+# 5. a table the caller cannot read: an error naming it, unless skipped, before anything is advanced;
+# R5. SELECT on the column alone is enough (6281a75 refused at LOCK TABLE, which wants the table's,
+# after it had advanced the generators of the tables before it)
+{
+	my $d = db('unreadable');
+	sql(q{CREATE TABLE secret (id sno); INSERT INTO secret VALUES (sno_from_parts(clock_timestamp() + interval '20 s', 255, 65535, 65535, 1))}, db => $d);
+	is(sqlstate_of($node, 'SET ROLE operator; SELECT flakeid_advance_past_all()', db => $d), '42501',
+		'5. b583abf: a table the operator cannot read: 42501, not a silent skip');
+	like(message_of($node, 'SET ROLE operator; SELECT flakeid_advance_past_all()', db => $d), qr/column "id" of table (public\.)?secret/,
+		'5. b583abf: ... naming it');
+	is(sqlstate_of($node, q{SET ROLE operator; SELECT flakeid_advance_past_all(clock_timestamp() + interval '55 s')}, db => $d)
+		. ' ' . (try(q{SELECT sno_time(sno_new()) < clock_timestamp() + interval '45 s'}, db => $d) // 'failed'), '42501 t',
+		'5. b583abf: refused before anything is advanced: with past 55 s ahead, sno_new() is not');
+	is(try(q{SET ROLE operator; SELECT skipped FROM flakeid_advance_past_all(skip => '{secret.id}')}, db => $d), 'named in skip',
+		'5. b583abf: skipped only when named');
+	my $e = db('column_grant');
+	sql(q{CREATE TABLE later (id kuid, note text); INSERT INTO later VALUES (kuid_upper_bound(clock_timestamp() + interval '30 s'), 'x');
+		GRANT SELECT (id) ON later TO operator;}, db => $e);
+	is(try(q{SET ROLE operator; SELECT string_agg(tab || ' ' || (advanced_past IS NOT NULL), ', ' ORDER BY tab::text) FROM flakeid_advance_past_all();
+		RESET ROLE; SELECT kuid_new() > (SELECT max(id) FROM later)}, db => $e), "later true\nt",
+		'5. R5. 6281a75: an operator with SELECT on the flakeid column alone (not the table): advanced past it');
+}
+
+# 6. a table locked ACCESS EXCLUSIVE by another transaction: with lock_timeout 0 the wait ends
+# within 10 s (a 16 s statement_timeout backs the check), the error names the table, nothing is
+# advanced before it (R5), and the caller's lock_timeout is as it was afterwards (R2)
+{
+	my $d = db('locks');
+	sql(q{CREATE TABLE early (id sno); INSERT INTO early VALUES (sno_from_parts(clock_timestamp() + interval '59 s', 0, 0, 0));
+		CREATE TABLE busy (id sno)}, db => $d);
+	my $holder = session($node, db => $d);
+	$holder->query('BEGIN; LOCK TABLE busy IN ACCESS EXCLUSIVE MODE');
+	my $t0 = time;
+	is(sqlstate_of($node, q{SET statement_timeout = '16s'; SELECT flakeid_advance_past_all()}, db => $d), '55P03',
+		'6. b583abf: behind an ACCESS EXCLUSIVE lock, with lock_timeout 0: 55P03, not an endless wait');
+	within(time - $t0, 5, 14, '6. b583abf: ... after 10 s (and a margin)');
+	within(try(q{SELECT extract(epoch FROM sno_time(sno_new()) - clock_timestamp())}, db => $d), -60, 30,
+		'6. R5. b583abf: ... and nothing was advanced before it: sno_new() is not 59 s ahead (the table before it was read, not advanced past)');
+	like(message_of($node, q{SET lock_timeout = '200ms'; SELECT flakeid_advance_past_all()}, db => $d), qr/could not lock table (public\.)?busy/,
+		"6. b583abf: with the session's lock_timeout: the error names the table");
+	$holder->query('ROLLBACK');
+	$holder->close;
+	sql('DELETE FROM early', db => $d);
+	is(try(q{BEGIN; SELECT count(*) FROM flakeid_advance_past_all(); SHOW lock_timeout; COMMIT;
+		BEGIN; SET LOCAL lock_timeout = '3s'; SELECT count(*) FROM flakeid_advance_past_all(); SHOW lock_timeout; COMMIT;
+		SET lock_timeout = '0'; SELECT count(*) FROM flakeid_advance_past_all(); SHOW lock_timeout;}, db => $d),
+		"2\n0\n2\n3s\n2\n0", "6. R2. 6281a75: the caller's lock_timeout is as it was after the call (0 in a transaction, SET LOCAL 3s, a session's 0)");
+}
+
+# R7. a siq column with a btree index: its largest ID is one descent of the index, not a full read;
+# and new siq of every kind sort after it, whatever the kinds in it
+{
+	my $d = db('siq_index');
+	sql(q{CREATE TABLE s (id siq PRIMARY KEY);
+		INSERT INTO s SELECT siq_new('message') FROM generate_series(1, 20000);
+		INSERT INTO s VALUES (siq_from_parts(clock_timestamp() + interval '20 s', 0, 0, 'message', 0));
+		ANALYZE s;}, db => $d);
+	is(try(q{BEGIN;
+		CREATE TEMP TABLE before AS SELECT seq_scan, idx_scan FROM pg_stat_xact_user_tables WHERE relid = 's'::regclass;
+		SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 's'::regclass;
+		SELECT x.seq_scan - b.seq_scan || ' ' || (x.idx_scan > b.idx_scan) FROM pg_stat_xact_user_tables x, before b WHERE x.relid = 's'::regclass;
+		COMMIT;}, db => $d) =~ s/^\d+\n//r, '0 true',
+		"R7. b583abf 6281a75: a siq column with an index: its maximum from the index, no sequential scan");
+	is(try(q{SELECT count(*) FILTER (WHERE v <= (SELECT max(id) FROM s)) FROM (SELECT siq_new(k) AS v
+		FROM unnest('{ternary,multi,manytomany,content,thread,message,user,tag,group,event,channel,invite,application,collection,premium}'::text[]) k) x}, db => $d),
+		'0', 'R7. b583abf 6281a75: ... and 0 of 15 new siq, one of each kind, sort at or before its largest ID (of kind message)');
+}
+
+# 7. R1. kuid96's lead: an ID of a node above this server's is passed only at the end of its
+# 256-second window.  1.3 took the generator there at once (up to 315 s ahead of the clock); 6281a75
+# refused where that end lay more than 60 s ahead (3 calls in 4).  Now the call waits until it lies
+# within 60 s.  The session's clock is moved forward (debug offset) to an instant L s before the
+# end of a window; each step after the previous one's reach.  (Last in the file: the generators
+# stay ahead of the unshifted clock.)
+{
+	my $d = db('kuid96_lead');
+	sql('CREATE TABLE k (id kuid96); GRANT INSERT ON k TO auditor', db => $d);
+	# the offset (ms) that puts the clock L s (and a fraction) before the end of a full window, at
+	# or after the instant FROM, and that instant (whole seconds)
+	my $place = sub {
+		my ($left, $from) = @_;
+		my $now = sql('SELECT floor(extract(epoch FROM clock_timestamp()))::bigint');
+		for my $x (2 .. 1200)
+		{
+			next if $now + $x < ($from // 0);
+			my $sec = ($now + $x) % 1_000_000;
+			my $start = $sec - $sec % 256;
+			return ($x * 1000, $now + $x) if $start + 255 <= 999_999 && $start + 256 - $sec == $left;
+		}
+		die 'no window found';
+	};
+	my $lead = sub {
+		my ($offset, $f) = @_;
+		return try("SET flakeid.debug_clock_offset_ms = $offset;
+			SELECT extract(epoch FROM ${f}_time(${f}_new())) - extract(epoch FROM clock_timestamp()) - $offset / 1000.0", db => $d);
+	};
+	my ($offset, $at) = $place->(65);
+	my $id = sql("SELECT kuid96(kuid_upper_bound(to_timestamp($at + 1)), $own + 1)");
+	my $t0 = time;
+	is(try("SET flakeid.debug_clock_offset_ms = $offset; SELECT kuid96_advance_past('$id') = '$id'", db => $d), 't',
+		'7. R1. 6281a75: kuid96_advance_past of an ID of a higher node whose window ends 65 s ahead: taken');
+	within(time - $t0, 3, 8, '7. R1. b583abf: ... after waiting for that end to come within 60 s of the clock (4 to 5 s, and a margin)');
+	within($lead->($offset, 'kuid'), -1, 60.5, '7. R1. b583abf: ... kuid_new() lies at most 60 s ahead of the clock');
+	within($lead->($offset, 'kuid96'), -1, 60.5, '7. R1. b583abf: ... and kuid96_new() too');
+	is(try("SELECT count(*) FILTER (WHERE v <= '$id') FROM (SELECT kuid96_new() AS v FROM generate_series(1, 100)) s", db => $d), '0',
+		'7. R1. 6281a75: ... and 0 of 100 new kuid96 sort at or before the ID');
+	# the wait ends on a cancel (statement_timeout), and nothing is advanced then
+	($offset, $at) = $place->(75, $at + 70);
+	$id = sql("SELECT kuid96(kuid_upper_bound(to_timestamp($at + 1)), $own + 1)");
+	is(sqlstate_of($node, "SET flakeid.debug_clock_offset_ms = $offset; SET statement_timeout = '1s'; SELECT kuid96_advance_past('$id')", db => $d),
+		'57014', '7. R1. b583abf 6281a75: the wait for a window ending 75 s ahead ends on a cancel (57014)');
+	within($lead->($offset, 'kuid'), -1, 5, '7. R1. b583abf: ... and nothing was advanced');
+	# the same from a row an INSERT-only role put in: flakeid_advance_past_all takes it too
+	($offset, $at) = $place->(65, $at + 80);
+	$id = sql("SELECT kuid96(kuid_upper_bound(to_timestamp($at + 1)), $own + 1)");
+	sql("SET ROLE auditor; INSERT INTO k VALUES ('$id')", db => $d);
+	is(try("SET flakeid.debug_clock_offset_ms = $offset; SELECT advanced_past = '$id' FROM flakeid_advance_past_all() WHERE tab = 'k'::regclass", db => $d), 't',
+		'7. R1. 6281a75: flakeid_advance_past_all past that row of a higher node whose window ends 65 s ahead: taken');
+	within($lead->($offset, 'kuid'), -1, 60.5, '7. R1. b583abf: ... kuid_new() lies at most 60 s ahead of the clock');
+	is(try("SELECT count(*) FILTER (WHERE v <= (SELECT max(id) FROM k)) FROM (SELECT kuid96_new() AS v FROM generate_series(1, 100)) s", db => $d), '0',
+		'7. R1. 6281a75: ... and 0 of 100 new kuid96 sort at or before it');
+	# a window ending within the lead: taken at once
+	($offset, $at) = $place->(30, $at + 70);
+	$id = sql("SELECT kuid96(kuid_upper_bound(to_timestamp($at + 1)), $own + 1)");
+	$t0 = time;
+	is(try("SET flakeid.debug_clock_offset_ms = $offset; SELECT kuid96_advance_past('$id') = '$id';
+		SELECT count(*) FILTER (WHERE v <= '$id') FROM (SELECT kuid96_new() AS v FROM generate_series(1, 100)) s", db => $d), "t\n0",
+		'7. a higher node whose window ends 30 s ahead: advanced, and 0 of 100 new kuid96 sort at or before it');
+	within(time - $t0, 0, 2, '7. ... without a wait');
+}
+
+stop_checked($node);
+done_testing();
