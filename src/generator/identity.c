@@ -413,6 +413,32 @@ refuse_same_identities_in_copy(const IdentityDef *id)
 					 SETTING_NAME(id), STATE_WITNESS_FILE, inode, found)));
 }
 
+void
+identity_refuse_kuid_in_copy(void)
+{
+	static bool checked = false;
+	char		recorded[8];
+	unsigned long long inode = 0,
+				found = 0;
+	WitnessPlace place;
+
+	if (likely(checked))
+		return;
+	shmem_require("kuid_new");
+	flakeid_lock_acquire();
+	place = state_witness_recorded_identities(recorded, sizeof(recorded), &inode, &found, ERROR);
+	flakeid_lock_release();
+	if (place == WITNESS_PLACE_COPY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate kuid IDs in a copy of another data directory"),
+				 errdetail("kuid IDs carry no node, and %s records another data directory this is a copy of (its inode was %llu, here it is %llu): beside it, this server would issue its IDs.",
+						   STATE_WITNESS_FILE, inode, found),
+				 errhint("Generate kuid96 IDs with a flakeid.kuid_node of this copy's own. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead.",
+						 STATE_WITNESS_FILE, inode, found)));
+	checked = true;
+}
+
 uint32
 flakeid_identity(IdentityKind kind)
 {

@@ -28,6 +28,14 @@ extern bool identity_generate_on_standby(void);
  */
 extern uint32 flakeid_identity(IdentityKind kind);
 
+/*
+ * kuid carries no identity, so a copy of the data directory started beside
+ * its original issues the original's kuids: refused (55000) where the
+ * witness says this data directory is a copy, as a derived identity is.
+ * Checked once per backend.
+ */
+extern void identity_refuse_kuid_in_copy(void);
+
 /* the hash of flakeid.siq_domain (checked as ASCII when set) */
 extern uint32 flakeid_siq_domain_hash(void);
 

@@ -143,7 +143,8 @@ $golden->start;
 my $image = PostgreSQL::Test::Cluster->new('copy_image');
 $image->init_from_backup($golden, 'golden');
 $image->start;
-is(sqlstate_of($image, 'SELECT kuid_new()'), 'ok', 'the copy issues kuid (no identity) first, which saves its state');
+is(sqlstate_of($image, 'SELECT kuid_new()'), '55000',
+	'the copy refuses kuid, which carries no identity (1.4 first issued it there, and its first save lost the copy\'s witness)');
 is(sqlstate_of($image, 'SELECT sno_new()'), '55000',
 	'a copy made before any ID is still refused a derived identity (1.4 first missed it, then lost it to that first save)');
 is(sqlstate_of($golden, 'SELECT sno_new()'), 'ok', 'its original issues');
@@ -193,6 +194,10 @@ for my $f (@derived)
 	is(sqlstate_of($set_copy, "SELECT $f->{new}"), '55000', "a copy with its original's identities set refuses $f->{format}_new()");
 	is(sqlstate_of($set, "SELECT $f->{new}"), 'ok', "its original issues $f->{format}");
 }
+is(sqlstate_of($set_copy, 'SELECT kuid_new()'), '55000', 'and kuid, which carries no identity at all (the campaign\'s copy returned its original\'s)');
+like(message_of($set_copy, "SELECT kuid_new_at('2024-01-01 00:00:00+00')"), qr/cannot generate kuid IDs in a copy of another data directory/,
+	'kuid\'s back-fill too, saying why');
+is(sqlstate_of($set, 'SELECT kuid_new()'), 'ok', 'which its original issues');
 like(message_of($set_copy, 'SELECT snowflake_new()'),
 	qr/under that directory's identities.*DETAIL:  flakeid\.snowflake_worker = 3 here, as global\/flakeid\.issued records.*HINT:  If the original still runs, or may run again, set flakeid\.snowflake_worker/s,
 	'the message names the setting and the way out');
