@@ -112,8 +112,6 @@ typedef struct IdentityShared
 
 static IdentityShared *identity_shared = NULL;
 
-static void witness_identities(char *buf, size_t size);
-
 static void
 identity_shared_init(void *part)
 {
@@ -197,7 +195,6 @@ identity_init(void)
 						"Safe only when every identity the generators read is set to a value no other server uses: kuid carries none, so kuid_new() is never safe on a standby.",
 						&generate_on_standby, false, PGC_POSTMASTER, 0);
 	shmem_request_part(&(ShmemPart) {.name = "flakeid identities", .size = sizeof(IdentityShared), .address = (void **) &identity_shared, .init = identity_shared_init});
-	state_witness_set_identities(witness_identities);
 }
 
 bool
@@ -289,153 +286,65 @@ derive_identity(const IdentityDef *id)
 	return derived_word((uint32) ((derived_identity_seed() >> id->shift) & id->mask), SOURCE_SYSTEM_IDENTIFIER, 0);
 }
 
+/* the ways on from a refusal in a copy: one hint for every generator */
+#define COPY_HINT \
+	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses, use kuid96 rather than kuid, and then remove %s once. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
+
 /*
- * A derived identity comes from the system identifier and the timeline (or
- * the Citus group), which a copy of the data directory shares with its
- * original: a copy started as a second server beside it would issue the
- * original's IDs (1.3 did: 189,753 of 200,000 sno_new() values of a cp -a
- * copy were its original's).  So a derivation is refused where the witness
- * says this data directory is a copy (state_witness_place): an operator
- * sets the identities, or, when the copy replaces its original for good,
- * removes the witness once.
+ * Whether the witness says this data directory is a copy of another on this
+ * timeline (state_witness_place), with the two inodes for a message.  Never
+ * during recovery: a standby is a copy by construction, and what it may
+ * generate is flakeid.generate_on_standby's to say.
+ */
+static bool
+in_copy(unsigned long long *recorded, unsigned long long *found)
+{
+	WitnessPlace place;
+
+	if (RecoveryInProgress())
+		return false;
+	flakeid_lock_acquire();
+	place = state_witness_place(recorded, found, ERROR);
+	flakeid_lock_release();
+	return place == WITNESS_PLACE_COPY;
+}
+
+/*
+ * A copy of the data directory started beside its original shares its
+ * system identifier and timeline (every derived identity), its
+ * configuration files (every identity set there) and, for kuid, the lack of
+ * any: it would issue the original's IDs.  Nothing it can read tells a
+ * setting its operator made for it from one it inherited (a value compared
+ * with the original's last one misses an edit made before the copy, and a
+ * copy of a copy), so every generator but flax (random) is refused in a
+ * copy until an operator says what it is: the witness removed (a move, or a
+ * second server whose identities were set apart first), after which this
+ * data directory's own witness is written, or flakeid.take_over_from.
  */
 static void
-refuse_in_copy(const IdentityDef *id)
+refuse_in_copy(const char *generator)
 {
 	unsigned long long recorded = 0,
 				found = 0;
-	WitnessPlace place;
 
-	flakeid_lock_acquire();
-	place = state_witness_place(&recorded, &found, ERROR);
-
-	flakeid_lock_release();
-	if (place == WITNESS_PLACE_COPY)
+	if (in_copy(&recorded, &found))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot derive %s in a copy of another data directory", SETTING_NAME(id)),
-				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu); derived from the same system identifier, this server would issue the IDs of the one it was copied from.",
+				 errmsg("cannot generate %s IDs in a copy of another data directory", generator),
+				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu): beside it, with its identities (derived from the same system identifier, or set in the configuration that came with the copy), this server would issue its IDs.",
 						   STATE_WITNESS_FILE, recorded, found),
-				 errhint("If the original still runs, or may run again, set %s and the other identities to values no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\").",
-						 SETTING_NAME(id), STATE_WITNESS_FILE, recorded, found)));
-}
-
-/*
- * The identity settings in force, for the witness (state_witness.h): each
- * one set (not derived), and sno's pool and siq's domain, which tell IDs
- * apart too, as "name=value" words.
- */
-static void
-witness_identities(char *buf, size_t size)
-{
-	size_t		used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < IDENTITY_COUNT; i++)
-		if (*identities[i].value >= 0 && used < size)
-			used += snprintf(buf + used, size - used, "%s%s=%d", used ? " " : "",
-							 SETTING_NAME(&identities[i]), *identities[i].value);
-	if (used < size)
-		used += snprintf(buf + used, size - used, "%sflakeid.sno_sequence_min=%d flakeid.sno_sequence_max=%d",
-						 used ? " " : "", sno_sequence_min, sno_sequence_max);
-	if (siq_domain_setting != NULL && siq_domain_setting[0] != '\0' && strchr(siq_domain_setting, ' ') == NULL &&
-		used < size)
-		(void) snprintf(buf + used, size - used, " flakeid.siq_domain=%s", siq_domain_setting);
-}
-
-/* whether the witness's list holds the word `word` */
-static bool
-recorded_word(const char *recorded, const char *word)
-{
-	size_t		len = strlen(word);
-
-	for (const char *at = strstr(recorded, word); at != NULL; at = strstr(at + 1, word))
-		if ((at == recorded || at[-1] == ' ') && (at[len] == ' ' || at[len] == '\0'))
-			return true;
-	return false;
-}
-
-/*
- * A copy that kept its original's configuration (the files in the data
- * directory) has the same identities set, and would issue the original's
- * IDs under them: where the witness says this data directory is a copy
- * (state_witness_recorded_identities) and records every identity of `id`'s
- * generator with the value set here (sno's pool and siq's domain with
- * them), the generator is refused, as a derived identity is (refuse_in_copy).
- * A copy whose operator set another value issues.  A witness written
- * before 1.4 records none, and refuses nothing here.
- */
-static void
-refuse_same_identities_in_copy(const IdentityDef *id)
-{
-	char		recorded[1024];
-	char		word[160];
-	unsigned long long inode = 0,
-				found = 0;
-	WitnessPlace place;
-
-	flakeid_lock_acquire();
-	place = state_witness_recorded_identities(recorded, sizeof(recorded), &inode, &found, ERROR);
-	flakeid_lock_release();
-	if (place != WITNESS_PLACE_COPY || recorded[0] == '\0')
-		return;
-	for (int i = 0; i < IDENTITY_COUNT; i++)
-	{
-		if (strcmp(identities[i].type_name, id->type_name) != 0)
-			continue;
-		if (*identities[i].value < 0)
-			return;				/* derived: refused when derived (refuse_in_copy) */
-		snprintf(word, sizeof(word), "%s=%d", SETTING_NAME(&identities[i]), *identities[i].value);
-		if (!recorded_word(recorded, word))
-			return;
-	}
-	if (strcmp(id->type_name, "sno") == 0)
-	{
-		snprintf(word, sizeof(word), "flakeid.sno_sequence_min=%d", sno_sequence_min);
-		if (!recorded_word(recorded, word))
-			return;
-		snprintf(word, sizeof(word), "flakeid.sno_sequence_max=%d", sno_sequence_max);
-		if (!recorded_word(recorded, word))
-			return;
-	}
-	if (strcmp(id->type_name, "siq") == 0 && siq_domain_setting != NULL && siq_domain_setting[0] != '\0')
-	{
-		snprintf(word, sizeof(word), "flakeid.siq_domain=%s", siq_domain_setting);
-		if (!recorded_word(recorded, word))
-			return;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("cannot generate %s IDs in a copy of another data directory under that directory's identities", id->type_name),
-			 errdetail("%s = %d here, as %s records for the data directory this is a copy of (its inode was %llu, here it is %llu): beside it, this server would issue its IDs.",
-					   SETTING_NAME(id), *id->value, STATE_WITNESS_FILE, inode, found),
-			 errhint("If the original still runs, or may run again, set %s to a value no other server uses. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead.",
-					 SETTING_NAME(id), STATE_WITNESS_FILE, inode, found)));
+				 errhint(COPY_HINT, STATE_WITNESS_FILE, STATE_WITNESS_FILE, recorded, found)));
 }
 
 void
 identity_refuse_kuid_in_copy(void)
 {
 	static bool checked = false;
-	char		recorded[8];
-	unsigned long long inode = 0,
-				found = 0;
-	WitnessPlace place;
 
 	if (likely(checked))
 		return;
 	shmem_require("kuid_new");
-	flakeid_lock_acquire();
-	place = state_witness_recorded_identities(recorded, sizeof(recorded), &inode, &found, ERROR);
-	flakeid_lock_release();
-	if (place == WITNESS_PLACE_COPY)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot generate kuid IDs in a copy of another data directory"),
-				 errdetail("kuid IDs carry no node, and %s records another data directory this is a copy of (its inode was %llu, here it is %llu): beside it, this server would issue its IDs.",
-						   STATE_WITNESS_FILE, inode, found),
-				 errhint("Generate kuid96 IDs with a flakeid.kuid_node of this copy's own. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead.",
-						 STATE_WITNESS_FILE, inode, found)));
+	refuse_in_copy("kuid");
 	checked = true;
 }
 
@@ -451,7 +360,7 @@ flakeid_identity(IdentityKind kind)
 	if (*id->value >= 0)
 	{
 		shmem_require(SETTING_NAME(id));
-		refuse_same_identities_in_copy(id);
+		refuse_in_copy(id->type_name);
 		return (uint32) ((identity_cached[kind] = (uint64) *id->value + 1) - 1);
 	}
 
@@ -473,7 +382,7 @@ flakeid_identity(IdentityKind kind)
 							   SETTING_NAME(id)),
 					 errhint("Set %s to a value no other server uses, or generate IDs on the primary.",
 							 SETTING_NAME(id))));
-		refuse_in_copy(id);
+		refuse_in_copy(id->type_name);
 		derived = derive_identity(id);
 
 		/*

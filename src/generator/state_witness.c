@@ -19,13 +19,6 @@
  * before its bytes are written.  A data directory copied file by file (cp,
  * rsync, tar, a base backup) holds the same text in a file with another
  * inode; the original keeps its own.
- *
- * The third line (from 1.4) lists the identity settings
- * set when it was written ("identities: flakeid.sno_partition=4242 ..."),
- * rewritten at each start where they changed: a copy that kept its
- * original's configuration (the files in the data directory) would issue
- * the original's IDs under those same settings, and is refused them too
- * (identity.c); one whose operator set other values is not.
  */
 #include "postgres.h"
 
@@ -45,11 +38,8 @@
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
 #define WITNESS_READY_TEXT	"flakeid runs, and has issued no ID yet, in the cluster with system identifier "
 #define WITNESS_PLACE		"place: timeline %u, inode %llu"
-#define WITNESS_IDENTITIES	"identities: "
-#define WITNESS_MAX			1024
 
 static bool witness_seen = false;
-static WitnessIdentitiesFn witness_identities = NULL;
 
 typedef struct Witness
 {
@@ -62,13 +52,12 @@ typedef struct Witness
 	TimeLineID	timeline;
 	unsigned long long inode;	/* recorded */
 	unsigned long long file_inode;	/* the file's own */
-	char		identities[WITNESS_MAX];	/* the identities line's list ("" without one) */
 } Witness;
 
 static void
 read_witness(Witness *w)
 {
-	char		text[WITNESS_MAX];
+	char		text[256];
 	int			fd;
 	ssize_t		size;
 	struct stat st;
@@ -111,27 +100,6 @@ read_witness(Witness *w)
 	w->ready = prefix == strlen(WITNESS_READY_TEXT);
 	place = strstr(text, "\nplace: ");
 	w->placed = place != NULL && sscanf(place + 1, WITNESS_PLACE, &w->timeline, &w->inode) == 2;
-	place = strstr(text, "\n" WITNESS_IDENTITIES);
-	if (place != NULL)
-	{
-		place += 1 + strlen(WITNESS_IDENTITIES);
-		strlcpy(w->identities, place, Min(sizeof(w->identities), strcspn(place, "\n") + 1));
-	}
-}
-
-void
-state_witness_set_identities(WitnessIdentitiesFn fn)
-{
-	witness_identities = fn;
-}
-
-/* the identities in force, as the witness records them */
-static void
-current_identities(char *buf, size_t size)
-{
-	buf[0] = '\0';
-	if (witness_identities != NULL)
-		witness_identities(buf, size);
 }
 
 bool
@@ -187,7 +155,6 @@ write_witness_at(bool issued, unsigned long long place, int elevel)
 	int			fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
 	struct stat st;
 	char	   *text;
-	char		identities[WITNESS_MAX / 2];
 
 	if (fd < 0 || fstat(fd, &st) != 0)
 	{
@@ -197,10 +164,8 @@ write_witness_at(bool issued, unsigned long long place, int elevel)
 		return false;
 	}
 	CloseTransientFile(fd);
-	current_identities(identities, sizeof(identities));
-	text = psprintf("%s" UINT64_FORMAT "\n" WITNESS_PLACE "\n" WITNESS_IDENTITIES "%s\n",
-					issued ? WITNESS_TEXT : WITNESS_READY_TEXT, GetSystemIdentifier(), current_timeline(),
-					place != 0 ? place : (unsigned long long) st.st_ino, identities);
+	text = psprintf("%s" UINT64_FORMAT "\n" WITNESS_PLACE "\n", issued ? WITNESS_TEXT : WITNESS_READY_TEXT,
+					GetSystemIdentifier(), current_timeline(), place != 0 ? place : (unsigned long long) st.st_ino);
 	return durable_file_write(STATE_WITNESS_FILE, text, strlen(text), elevel);
 }
 
@@ -294,28 +259,12 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, int
 	return WITNESS_PLACE_OURS;
 }
 
-WitnessPlace
-state_witness_recorded_identities(char *buf, size_t size, unsigned long long *recorded, unsigned long long *found,
-								  int elevel)
-{
-	WitnessPlace place = state_witness_place(recorded, found, elevel);
-	Witness		w;
-
-	buf[0] = '\0';
-	if (place != WITNESS_PLACE_COPY)
-		return place;
-	read_witness(&w);
-	strlcpy(buf, w.identities, size);
-	return place;
-}
-
 void
 state_witness_settle(bool state_usable)
 {
 	unsigned long long recorded,
 				found;
-	Witness		w;
-	char		identities[WITNESS_MAX / 2];
+
 	struct stat st;
 
 	/*
@@ -332,13 +281,6 @@ state_witness_settle(bool state_usable)
 		return;
 	}
 	/* (a "no ID yet" one beside such a state becomes "issued": a save at start leaves it to this) */
-	if (state_witness_place(&recorded, &found, WARNING) != WITNESS_PLACE_OURS)
-		return;
-	if (issued)
+	if (state_witness_place(&recorded, &found, WARNING) == WITNESS_PLACE_OURS && issued)
 		(void) state_witness_ensure(WARNING);
-	/* this data directory's, with identities set otherwise since it was written: recorded as they are now */
-	read_witness(&w);
-	current_identities(identities, sizeof(identities));
-	if (w.ours && strcmp(w.identities, identities) != 0)
-		(void) write_witness(!w.ready, WARNING);
 }

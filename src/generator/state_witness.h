@@ -69,23 +69,6 @@ extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned l
  */
 extern void state_witness_settle(bool state_usable);
 
-/*
- * The identity settings in force, as the witness records them (a third
- * line, from 1.4: "identities: NAME=VALUE ..."; only those set, not
- * derived): identity.c registers the function that writes them, which the
- * witness calls whenever it is written, without importing identity.c.
- */
-typedef void (*WitnessIdentitiesFn) (char *buf, size_t size);
-extern void state_witness_set_identities(WitnessIdentitiesFn fn);
-
-/*
- * Where this data directory is a copy of another on this timeline
- * (WITNESS_PLACE_COPY, as state_witness_place says): the identities the
- * witness recorded there, copied into `buf` ("" when it records none).
- */
-extern WitnessPlace state_witness_recorded_identities(char *buf, size_t size, unsigned long long *recorded,
-													  unsigned long long *found, int elevel);
-
 /* whether the witness of this cluster records another data directory (*recorded: its inode; *found: the file's) */
 extern bool state_witness_copy_of(unsigned long long *recorded, unsigned long long *found);
 

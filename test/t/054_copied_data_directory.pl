@@ -39,16 +39,17 @@ for my $f (@derived)
 	is(sqlstate_of($orig, "SELECT $f->{new}"), 'ok', "the original still issues $f->{format}");
 }
 my $message = message_of($copy, 'SELECT sno_new()');
-like($message, qr/cannot derive flakeid\.sno_partition in a copy of another data directory/, 'the message says why');
-like($message, qr/HINT:.*set flakeid\.sno_partition.*remove global\/flakeid\.issued once/s,
-	'the hint gives both ways out: identities, or (the original gone) the witness removed');
+like($message, qr/cannot generate sno IDs in a copy of another data directory/, 'the message says why');
+like($message, qr/HINT:.*set this server's identities.*then remove global\/flakeid\.issued once.*for a copy of the stopped original as it last was \(a move\), remove global\/flakeid\.issued once/s,
+	'the hint gives the ways out: identities of its own and the witness removed, or (the original gone) the witness removed');
 is(sqlstate_of($copy, 'SELECT flax_new()'), 'ok', 'flax, whose IDs carry random bits and no identity, issues');
 
-# explicit identities: the copy issues
+# identities set in the copy's configuration: still refused, since nothing tells them from ones that came
+# with the copy (the fault campaign's copy returned 12,500 of its original's IDs under copied settings),
+# until the witness is removed, the hint's step
 $copy->append_conf('postgresql.conf', "flakeid.sno_partition = 4242\n");
 $copy->restart;
-is(sqlstate_of($copy, 'SELECT sno_new()'), 'ok', 'with its own flakeid.sno_partition, the copy issues sno');
-is(sqlstate_of($copy, 'SELECT snowflake_new()'), '55000', 'and still refuses the identities it did not set');
+is(sqlstate_of($copy, 'SELECT sno_new()'), '55000', 'with a flakeid.sno_partition set, the copy still refuses sno');
 
 # a base backup started as an independent server (no recovery signal: it stays on timeline 1)
 $orig->backup('hot');
@@ -175,19 +176,20 @@ $golden->start;
 is(sqlstate_of($golden, 'SELECT kuid_new()'), 'XX001', 'the state lost after it: refused as missing, not a first start');
 
 # identities set in the configuration, copied along with it (the data directory holds postgresql.conf):
-# the copy would issue its original's IDs under them (the fault campaign's copy returned 12,500 of
-# them), and is refused them as a derived identity is, until its operator sets other values
+# the copy would issue its original's IDs under them, kuid's too (it carries none), and is refused them
+# until its operator removes the witness, the identities set apart first; its own witness then names
+# it, so that a copy of the copy is refused in turn
 my $set = flakeid_node('copy_set', 'flakeid.sno_partition' => 77, 'flakeid.siq_shard' => 7,
 	'flakeid.kuid_node' => 'pg@setnode', 'flakeid.snowflake_worker' => 3, 'flakeid.snowflake_process' => 5);
 psql_on($set, "SELECT $_->{new}") for @derived;
-my $set_witness = $set->data_dir . '/global/flakeid.issued';
-like(slurp_file($set_witness), qr/\nidentities: flakeid\.sno_partition=77 flakeid\.siq_shard=7 flakeid\.kuid_node=\d+ flakeid\.snowflake_worker=3 flakeid\.snowflake_process=5 flakeid\.sno_sequence_min=0 flakeid\.sno_sequence_max=65535\n/,
-	'the witness records the identities set');
 $set->stop;
 $set->backup_fs_cold('set');
+# (an edit of the original's configuration made before the copy, which its witness could not know)
+$set->append_conf('postgresql.conf', "flakeid.snowflake_process = 9\n");
 $set->start;
 my $set_copy = PostgreSQL::Test::Cluster->new('copy_set_copy');
 $set_copy->init_from_backup($set, 'set');
+$set_copy->append_conf('postgresql.conf', "flakeid.snowflake_process = 9\n");
 $set_copy->start;
 for my $f (@derived)
 {
@@ -198,26 +200,22 @@ is(sqlstate_of($set_copy, 'SELECT kuid_new()'), '55000', 'and kuid, which carrie
 like(message_of($set_copy, "SELECT kuid_new_at('2024-01-01 00:00:00+00')"), qr/cannot generate kuid IDs in a copy of another data directory/,
 	'kuid\'s back-fill too, saying why');
 is(sqlstate_of($set, 'SELECT kuid_new()'), 'ok', 'which its original issues');
-like(message_of($set_copy, 'SELECT snowflake_new()'),
-	qr/under that directory's identities.*DETAIL:  flakeid\.snowflake_worker = 3 here, as global\/flakeid\.issued records.*HINT:  If the original still runs, or may run again, set flakeid\.snowflake_worker/s,
-	'the message names the setting and the way out');
-$set_copy->append_conf('postgresql.conf', "flakeid.sno_partition = 78\nflakeid.snowflake_process = 6\n");
-$set_copy->restart;
-is(sqlstate_of($set_copy, 'SELECT sno_new()'), 'ok', 'with a partition of its own, the copy issues sno');
-is(sqlstate_of($set_copy, 'SELECT snowflake_new()'), 'ok', 'and with a process of its own (the worker kept), snowflake');
-is(sqlstate_of($set_copy, 'SELECT siq_new(\'user\')'), '55000', 'and still refuses siq, whose shard is the original\'s');
-# the original's identities changed later: the witness records them at the next start
-$set->append_conf('postgresql.conf', "flakeid.snowflake_process = 9\n");
-$set->restart;
-ok(poll_until(sub { slurp_file($set_witness) =~ /flakeid\.snowflake_process=9 / }, timeout => 60),
-	'the original\'s witness is written again with an identity changed since');
-$set->stop;
-$set->backup_fs_cold('set2');
-$set->start;
+# the operator sets the copy's identities apart, then removes the witness, as the hint says
+$set_copy->append_conf('postgresql.conf', "flakeid.sno_partition = 78\nflakeid.siq_shard = 8\nflakeid.kuid_node = 'pg\@setcopy'\nflakeid.snowflake_process = 6\n");
+$set_copy->stop;
+unlink($set_copy->data_dir . '/global/flakeid.issued') or die $!;
+$set_copy->start;
+is(sqlstate_of($set_copy, "SELECT $_->{new}"), 'ok', "its identities set apart and the witness removed, the copy issues $_->{format}") for @derived;
+ok(poll_until(sub { slurp_file($set_copy->data_dir . '/global/flakeid.issued') =~ /\nplace: timeline 1, inode \d+\n/ }, timeout => 60),
+	'and its own witness names it');
+# a copy of that copy (the auditor's: 1.4's first cut compared identities with the first original's only)
+$set_copy->stop;
+$set_copy->backup_fs_cold('set_copy');
+$set_copy->start;
 my $set_copy2 = PostgreSQL::Test::Cluster->new('copy_set_copy2');
-$set_copy2->init_from_backup($set, 'set2');
+$set_copy2->init_from_backup($set_copy, 'set_copy');
 $set_copy2->start;
-is(sqlstate_of($set_copy2, 'SELECT snowflake_new()'), '55000', 'a copy made after it is refused under the new identity');
-is(sqlstate_of($set, 'SELECT snowflake_new()'), 'ok', 'which the original issues under');
+is(sqlstate_of($set_copy2, 'SELECT sno_new()'), '55000', 'a copy of the copy is refused beside it');
+is(sqlstate_of($set_copy, 'SELECT sno_new()'), 'ok', 'which issues');
 stop_checked($copy, $restored, $standby, $older, $sibling, $later, $golden, $image, $standby2, $promoted_copy, $set, $set_copy, $set_copy2);
 done_testing();
