@@ -116,7 +116,24 @@ BEGIN
                r.relnamespace = pg_my_temp_schema() AS own_temp,
                has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
                r.relrowsecurity AND NOT bypass_rls
-                   AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls
+                   AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
+               -- code of another role that reading the table's maximum would run as the caller: a
+               -- function the planner calls to fold an index expression or predicate, an extended
+               -- statistics expression or a CHECK constraint, of the table or of a table it
+               -- reads through (partitions, inheritance children), owned by neither a superuser
+               -- nor the caller
+               (SELECT min(p.oid::regprocedure::text)
+                FROM (WITH RECURSIVE tree(oid) AS (
+                          SELECT r.oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
+                      SELECT ix.indexprs::text AS expr FROM pg_index ix JOIN tree ON ix.indrelid = tree.oid
+                      UNION ALL SELECT ix.indpred::text FROM pg_index ix JOIN tree ON ix.indrelid = tree.oid
+                      UNION ALL SELECT st.stxexprs::text FROM pg_statistic_ext st JOIN tree ON st.stxrelid = tree.oid
+                      UNION ALL SELECT co.conbin::text FROM pg_constraint co JOIN tree ON co.conrelid = tree.oid
+                                WHERE co.contype = 'c') code
+                CROSS JOIN LATERAL regexp_matches(code.expr, ':(?:funcid|opfuncid) (\d+)', 'g') m
+                JOIN pg_proc p ON p.oid = m[1]::oid
+                JOIN pg_roles o ON o.oid = p.proowner
+                WHERE NOT o.rolsuper AND o.rolname <> current_user) AS foreign_code
         FROM pg_attribute a
         JOIN pg_class r ON r.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = r.relnamespace
@@ -160,8 +177,9 @@ BEGIN
     -- what the caller cannot read, or only through a policy, is refused before anything is read
     FOR c IN
         SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
-                                                   other_temp boolean, readable boolean, rls boolean, skip_entry text)
-        WHERE NOT x.other_temp AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls)
+                                                   other_temp boolean, readable boolean, rls boolean,
+                                                   foreign_code text, skip_entry text)
+        WHERE NOT x.other_temp AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls OR x.foreign_code IS NOT NULL)
     LOOP
         tab := c.rel;
         IF NOT c.readable THEN
@@ -169,6 +187,12 @@ BEGIN
                 USING ERRCODE = '42501',
                       DETAIL = 'flakeid_advance_past_all reads every column of the flakeid types: a column it cannot read would be left behind, and the generator not advanced past it.',
                       HINT = format('Run it as a superuser, grant this role SELECT on the column, or leave the column out knowingly with skip => %L.',
+                                    ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
+        ELSIF c.foreign_code IS NOT NULL THEN
+            RAISE EXCEPTION 'reading table % would run another role''s function as this role', tab
+                USING ERRCODE = '42501',
+                      DETAIL = format('Planning the read of column %I calls %s (an index expression or predicate, a statistics expression or a CHECK constraint of the table or of a table under it), which a role other than a superuser or this one owns.', c.attname, c.foreign_code),
+                      HINT = format('Advance that generator past the column''s largest ID as the table''s owner, and leave the column out knowingly with skip => %L.',
                                     ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
         ELSE
             RAISE EXCEPTION 'row-level security applies to table % for this role', tab

@@ -95,6 +95,34 @@ sub db
 		'9. b583abf: ... and the kuid counter was not closed: a back-fill into the tick of the last kuid is drawn from it (the next sequence)');
 }
 
+# A5 (the audit of 442faa3..ac01a2e, F5). a table owner's code in an index predicate: planning the read of the maximum folds the
+# IMMUTABLE call, which ran as the superuser calling the cutover (the auditor made its owner a
+# superuser that way); now the table is refused (42501) unless skipped, before anything is read
+{
+	my $d = db('owner_code');
+	sql(q{SET ROLE owner;
+		CREATE FUNCTION escalate(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+		BEGIN
+			IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+				EXECUTE 'ALTER ROLE owner SUPERUSER';
+			END IF;
+			RETURN true;
+		END $$;
+		CREATE TABLE trap (id sno);
+		CREATE INDEX ON trap (id) WHERE escalate(1);
+		INSERT INTO trap SELECT sno_new();
+		CREATE TABLE plain (id sno); INSERT INTO plain SELECT sno_new();}, db => $d);
+	my $message = message_of($node, 'SELECT count(*) FROM flakeid_advance_past_all()', db => $d);
+	like($message, qr/ERROR:  reading table public\.trap would run another role's function as this role/,
+		"A5. the cutover refuses a table whose index predicate calls its owner's function (42501)");
+	like($message, qr/calls public\.escalate\(integer\)/, "A5. ... naming the function in its DETAIL");
+	is(sqlstate_of($node, 'SELECT count(*) FROM flakeid_advance_past_all()', db => $d), '42501', 'A5. ... with SQLSTATE 42501');
+	is(sql("SELECT rolsuper FROM pg_roles WHERE rolname = 'owner'", db => $d), 'f', 'A5. and the owner is no superuser after it');
+	is(try(q{SELECT string_agg(coalesce(skipped, 'advanced'), ',' ORDER BY tab::text) FROM flakeid_advance_past_all(skip => '{trap.id}')}, db => $d),
+		'advanced,named in skip', 'A5. skipped knowingly, the rest is advanced');
+	is(sql("SELECT rolsuper FROM pg_roles WHERE rolname = 'owner'", db => $d), 'f', 'A5. and still no superuser');
+}
+
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
 # right after it (before the generator's own counter reached the old keys), new keys still sort after them
 {
