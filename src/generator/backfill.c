@@ -414,6 +414,14 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 				if (known)
 					return false;
 			}
+			/*
+			 * The counter left the unit meanwhile (a live ID in a later unit,
+			 * a later closing): a past unit now, as in the default case
+			 * below, not a pool used up (the review of 1ac02dc: a closing
+			 * still under way, then a live ID, gave 54000).
+			 */
+			else if (counter_unit(pg_atomic_read_u64(&counter_shared->slots[slot].word.value)) > live_unit)
+				return false;
 			refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, pool->seq_max - pool->seq_min + 1, NULL);
 			break;
 		default:

@@ -172,6 +172,7 @@ counters_await_closed(int slot, uint64 word)
 
 	for (;;)
 	{
+		pg_read_barrier();		/* (the caller's read of `word`, or the last look, before these) */
 		if (counters_closed(slot, word))
 			return true;
 		if (pg_atomic_read_u64(&c->closings.value) == 0 || pg_atomic_read_u64(&c->word.value) != word)

@@ -20,6 +20,7 @@
 #    record, by a live ID and a second horizon: given, not refused.
 # 5. A back-fill that meets a closing between its swap and its record
 #    waits for the record: given, not refused.
+# 6. The same with a live ID in a later unit during the wait: a past unit.
 # flax has no horizon, no advance and no ledger (random within its
 # millisecond): it is not concerned.
 use strict;
@@ -172,6 +173,29 @@ is($closing_status, 0, 'snowflake: the advance ends') or diag($closing_err);
 my ($bf_status, $bf_id, $bf_err) = psql_finish($backfill);
 is($bf_status, 0, 'snowflake: the back-fill is given an ID once the closing is recorded, not refused') or diag($bf_err);
 isnt($bf_id, $live, 'snowflake: not the live ID of that unit') if $bf_status == 0;
+
+# --- 6. the same, and a live ID in a later unit while the back-fill waits --------------------------
+# The counter leaves the unit before the closing records it: the back-fill's wait ends with the
+# closed word unrecorded, and the unit is a past one now (the review of part 5's mend: 54000)
+$live = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
+$closing = psql_start($toggled, "SET flakeid.debug_pause_at = 'closing_swapped'; SET flakeid.debug_pause_ms = 5000;
+	SELECT snowflake_advance_past($live)");
+ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE query LIKE '%SELECT snowflake_advance_past%' AND wait_event_type = 'Extension'}),
+	'snowflake: a closing swapped in, paused before its record');
+$backfill = psql_start($toggled, "SELECT snowflake_new_at(snowflake_time($live))");
+ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE query LIKE 'SELECT snowflake_new_at%' AND wait_event_type = 'Extension'}),
+	'snowflake: a back-fill into its unit waits for the record');
+my $later = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
+($bf_status, $bf_id, $bf_err) = psql_finish($backfill);
+is($toggled->safe_psql('postgres', q{SELECT count(*) FROM pg_stat_activity
+	WHERE query LIKE '%SELECT snowflake_advance_past%' AND wait_event_type = 'Extension'}), '1',
+	'snowflake: the back-fill ended while the closing was still paused (the interleaving held)');
+is($bf_status, 0, 'snowflake: a live ID in a later unit meanwhile: the back-fill is given an ID, not refused') or diag($bf_err);
+ok($bf_status == 0 && $bf_id ne $live && $bf_id ne $later, 'snowflake: neither live ID');
+($closing_status, undef, $closing_err) = psql_finish($closing);
+is($closing_status, 0, 'snowflake: the advance ends') or diag($closing_err);
 stop_checked($toggled);
 
 stop_checked($node);
