@@ -9,7 +9,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(EXTENSION).
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
-PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all
+PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask
 
 # src/ in three layers (docs/DESIGN.md): format/ (pure C: each format's
 # module and the helpers every type uses), generator/ (the generators, on
@@ -140,14 +140,15 @@ UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc
 UNIT_SRCS = $(FORMAT_OBJS:.o=.c)
 
 test/unit/test_%: test/unit/test_%.c test/unit/tap.h $(UNIT_SRCS) $(wildcard src/format/*.h)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz -lm
 
 unittest: $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
 	prove -v $(patsubst %,test/unit/test_%,$(UNIT_TESTS)) :: test/vectors
 
-# the same tests under valgrind (memory errors and leaks fail the run)
+# the same tests under valgrind (memory errors and leaks fail the run);
+# test_mask's million IDs per type become ten thousand
 valgrind-unittest: $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
-	prove -v --exec 'valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite' \
+	FLAKEID_MASK_IDS=10000 prove -v --exec 'valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite' \
 	  $(patsubst %,test/unit/test_%,$(UNIT_TESTS)) :: test/vectors
 
 # --- fuzzing (libFuzzer, clang, ASan + UBSan) ------------------------------
@@ -163,14 +164,18 @@ test/fuzz/fuzz_%: test/fuzz/harness.c $(UNIT_SRCS) $(wildcard src/format/*.h)
 test/fuzz/fuzz_persisted: test/fuzz/persisted.c $(UNIT_SRCS) $(wildcard src/format/*.h)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(UNIT_SRCS) -lcrypto -lz
 
+# the masks' tokens and key file (format/mask.h): a harness of its own
+test/fuzz/fuzz_mask: test/fuzz/mask.c $(UNIT_SRCS) $(wildcard src/format/*.h)
+	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o $@ $< $(UNIT_SRCS) -lcrypto -lz
+
 # TAP: one line per harness with its execution count; FUZZ_SECONDS each
-fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted
-	@bash test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_FORMATS) persisted
+fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/fuzz_mask
+	@bash test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_FORMATS) persisted mask
 
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=600
 
-EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/corpus test/fuzz/crashes
+EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/fuzz_mask test/fuzz/corpus test/fuzz/crashes
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
 

@@ -11,6 +11,7 @@
 #include "format/format.h"
 #include "generator/module.h"
 #include "types/glue.h"
+#include "types/mask_keys.h"
 
 PG_MODULE_MAGIC;
 
@@ -25,7 +26,9 @@ _PG_init(void)
 	 * PostgreSQL also forbids defining PGC_POSTMASTER settings after startup
 	 * (it is FATAL), so the identity and pool settings exist only when
 	 * preloaded; otherwise they keep their defaults and are never read.
+	 * Masks need no shared state: their setting exists either way.
 	 */
+	flakeid_mask_init();
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	generator_module_init();

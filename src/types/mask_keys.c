@@ -1,0 +1,263 @@
+/*
+ * mask_keys.c — flakeid.mask_keys_file: reading the keys, and the ciphers of
+ * each (type, purpose) that the mask functions ask for
+ *
+ * Each backend reads the file itself, when it first masks or unmasks after
+ * starting or after a reload (the setting's assign hook runs at every
+ * SIGHUP that the backend processes, between statements: keys never change
+ * within a statement, which is what makes the functions STABLE).  A file
+ * that is not a regular file, that the group or others may access, or that
+ * does not parse is refused as a whole, with the reason in the server log,
+ * as PostgreSQL refuses an SSL key file: the functions then have no key.
+ * Keys live in this backend's memory only, expanded by OpenSSL; they are
+ * wiped when the file is read again.  No message quotes a key or a line of
+ * the file.
+ *
+ * This is not a generator setting (generator/settings.c): masks need no
+ * shared state, so the setting exists whether flakeid is preloaded or not.
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "types/glue.h"
+#include "types/mask_keys.h"
+
+/* a key file is a few lines; anything larger is refused unread */
+#define MASK_KEYS_FILE_MAX	65536
+/* purposes up to this length are remembered with their cipher */
+#define CACHED_PURPOSE_MAX	128
+
+static char *mask_keys_file = NULL;
+static bool keys_stale = true;
+static uint32 keys_generation = 0;
+static int	key_count = 0;
+static int	key_ids[MASK_MAX_KEYS];
+static Ff1Key keys[MASK_MAX_KEYS];
+static char refusal[320];		/* why there is no key: for the log and superusers */
+
+/* the last cipher each type masked with, and unmasked with */
+typedef struct CachedCipher
+{
+	uint32		generation;		/* 0: empty */
+	int			key_index;
+	size_t		purpose_len;
+	char		purpose[CACHED_PURPOSE_MAX];
+	Ff1			ff1;
+} CachedCipher;
+
+static CachedCipher cache[FLAKE_FORMAT_COUNT][2];
+
+/* every SIGHUP that sets the setting, changed or not: the file may have changed */
+static void
+mask_keys_file_assign(const char *newval, void *extra)
+{
+	(void) newval;
+	(void) extra;
+	keys_stale = true;
+}
+
+void
+flakeid_mask_init(void)
+{
+	DefineCustomStringVariable("flakeid.mask_keys_file",
+							   "File of the keys of the *_mask functions, relative to the data directory unless absolute.",
+							   "Lines \"KEY_ID HEX_KEY\" (0-1023, 64 hex digits); the first key masks, every key unmasks. "
+							   "Refused when the group or others may access it.",
+							   &mask_keys_file, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, mask_keys_file_assign, NULL);
+}
+
+static void
+forget_keys(void)
+{
+	for (int i = 0; i < key_count; i++)
+		ff1_key_free(&keys[i]);
+	key_count = 0;
+	keys_generation++;
+	if (keys_generation == 0)
+		keys_generation = 1;
+}
+
+static void
+refuse(const char *path, const char *why)
+{
+	snprintf(refusal, sizeof(refusal), "mask key file \"%s\" refused: %s", path, why);
+	ereport(LOG,
+			(errmsg("mask key file \"%s\" refused: %s", path, why),
+			 errhint("The mask functions have no key until the file is corrected and the configuration reloaded.")));
+}
+
+/*
+ * The file's text into buffer (NUL-terminated), or false having refused it.
+ * The descriptor's own fstat judges the permissions: what is checked is
+ * what is read.  O_NONBLOCK: a FIFO in the file's place must not hang the
+ * backend in open() before fstat can refuse it.
+ */
+static bool
+read_keys_file(const char *path, char *buffer, size_t *len)
+{
+	struct stat st;
+	int			fd = open(path, O_RDONLY | PG_BINARY | O_CLOEXEC | O_NONBLOCK, 0);
+	ssize_t		got = 0;
+	char		why[200];
+
+	if (fd < 0)
+	{
+		snprintf(why, sizeof(why), "could not open it: %s", strerror(errno));
+		refuse(path, why);
+		return false;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	{
+		close(fd);
+		refuse(path, "it is not a regular file");
+		return false;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+	{
+		close(fd);
+		snprintf(why, sizeof(why), "it has group or world access (mode %04o); "
+				 "it must be u=rw (0600) or less, as an SSL key", (unsigned) (st.st_mode & 07777));
+		refuse(path, why);
+		return false;
+	}
+	/* to the end of the file, or one byte past the limit */
+	while (got <= MASK_KEYS_FILE_MAX)
+	{
+		ssize_t		n = read(fd, buffer + got, MASK_KEYS_FILE_MAX + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			if (n < 0)
+				got = -1;
+			break;
+		}
+		got += n;
+	}
+	close(fd);
+	if (got < 0 || got > MASK_KEYS_FILE_MAX)
+	{
+		refuse(path, got < 0 ? "it could not be read" : "it is larger than 64 kB");
+		return false;
+	}
+	buffer[got] = '\0';
+	*len = (size_t) got;
+	return true;
+}
+
+static void
+load_keys(void)
+{
+	char	   *path;
+	char	   *buffer;
+	size_t		len = 0;
+	MaskKeyLine lines[MASK_MAX_KEYS];
+	char		why[200];
+	int			count;
+
+	forget_keys();
+	refusal[0] = '\0';
+	if (mask_keys_file == NULL || mask_keys_file[0] == '\0')
+	{
+		snprintf(refusal, sizeof(refusal), "flakeid.mask_keys_file is not set");
+		keys_stale = false;
+		return;
+	}
+	path = is_absolute_path(mask_keys_file) ? pstrdup(mask_keys_file) : psprintf("%s/%s", DataDir, mask_keys_file);
+	buffer = palloc(MASK_KEYS_FILE_MAX + 1);
+	if (read_keys_file(path, buffer, &len))
+	{
+		count = mask_keys_parse(buffer, len, lines, MASK_MAX_KEYS, why, sizeof(why));
+		if (count < 0)
+			refuse(path, why);
+		else if (count == 0)
+			refuse(path, "it holds no key");
+		for (int i = 0; i < count; i++)
+		{
+			if (!ff1_key_init(&keys[key_count], lines[i].key, MASK_KEY_BYTES))
+			{
+				forget_keys();
+				refuse(path, "OpenSSL could not set up one of its keys");
+				break;
+			}
+			key_ids[key_count++] = lines[i].id;
+		}
+		if (key_count > 0)
+			ereport(DEBUG1,
+					(errmsg_internal("mask key file \"%s\": %d keys, key %d masks", path, key_count, key_ids[0])));
+	}
+	explicit_bzero(lines, sizeof(lines));
+	explicit_bzero(buffer, MASK_KEYS_FILE_MAX + 1);
+	pfree(buffer);
+	pfree(path);
+	/* only now: an error above (out of memory) leaves the next call to read again */
+	keys_stale = false;
+}
+
+static pg_noreturn void
+no_key(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("flakeid has no mask key"),
+			 superuser() ? errdetail("%s.", refusal) : 0,
+			 errhint("Set flakeid.mask_keys_file to a file of lines \"KEY_ID HEX_KEY\" that only the server's user can read, "
+					 "and reload the configuration.")));
+}
+
+/* the cached or a new cipher of (format, key index, purpose) in entry */
+static const Ff1 *
+cipher(CachedCipher *entry, const FlakeFormat *format, int key_index, const char *purpose, size_t purpose_len)
+{
+	uint8		tweak[MASK_TWEAK_BYTES];
+
+	if (entry->generation == keys_generation && entry->key_index == key_index &&
+		entry->purpose_len == purpose_len && memcmp(entry->purpose, purpose, purpose_len) == 0)
+		return &entry->ff1;
+	entry->generation = 0;
+	if (!mask_tweak(format->name, purpose, purpose_len, tweak) ||
+		!mask_prepare(&entry->ff1, &keys[key_index], tweak, format->width))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not set up the mask cipher of type %s", format->name)));
+	if (purpose_len <= CACHED_PURPOSE_MAX)
+	{
+		memcpy(entry->purpose, purpose, purpose_len);
+		entry->purpose_len = purpose_len;
+		entry->key_index = key_index;
+		entry->generation = keys_generation;
+	}
+	return &entry->ff1;
+}
+
+const Ff1 *
+flakeid_mask_cipher(const FlakeFormat *format, const char *purpose, size_t purpose_len, int *key_id)
+{
+	if (unlikely(keys_stale))
+		load_keys();
+	if (key_count == 0)
+		no_key();
+	*key_id = key_ids[0];
+	return cipher(&cache[format->id][0], format, 0, purpose, purpose_len);
+}
+
+const Ff1 *
+flakeid_unmask_cipher(const FlakeFormat *format, const char *purpose, size_t purpose_len, int key_id)
+{
+	if (unlikely(keys_stale))
+		load_keys();
+	if (key_count == 0)
+		no_key();
+	for (int i = 0; i < key_count; i++)
+		if (key_ids[i] == key_id)
+			return cipher(&cache[format->id][1], format, i, purpose, purpose_len);
+	return NULL;
+}
