@@ -2130,10 +2130,12 @@ BEGIN
                r.relrowsecurity AND NOT bypass_rls
                    AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
                -- code of another role that reading the table's maximum would run as the caller: a
-               -- function the planner calls to fold an index expression or predicate, an extended
-               -- statistics expression or a CHECK constraint, of the table or of a table it
-               -- reads through (partitions, inheritance children), owned by neither a superuser
-               -- nor the caller
+               -- function the planner may call to fold an index expression or predicate, an
+               -- extended statistics expression, a CHECK constraint or a partition key, of the
+               -- table or of a table it reads through (partitions, inheritance children), owned by
+               -- neither a superuser nor the caller.  Only IMMUTABLE or STABLE ones are folded
+               -- (a VOLATILE one runs only on the rows it checks, which a read does not), and a
+               -- SECURITY DEFINER one runs as its owner
                (SELECT min(p.oid::regprocedure::text)
                 FROM (WITH RECURSIVE tree(oid) AS (
                           SELECT r.oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
@@ -2141,11 +2143,12 @@ BEGIN
                       UNION ALL SELECT ix.indpred::text FROM pg_index ix JOIN tree ON ix.indrelid = tree.oid
                       UNION ALL SELECT st.stxexprs::text FROM pg_statistic_ext st JOIN tree ON st.stxrelid = tree.oid
                       UNION ALL SELECT co.conbin::text FROM pg_constraint co JOIN tree ON co.conrelid = tree.oid
-                                WHERE co.contype = 'c') code
+                                WHERE co.contype = 'c'
+                      UNION ALL SELECT pt.partexprs::text FROM pg_partitioned_table pt JOIN tree ON pt.partrelid = tree.oid) code
                 CROSS JOIN LATERAL regexp_matches(code.expr, ':(?:funcid|opfuncid) (\d+)', 'g') m
                 JOIN pg_proc p ON p.oid = m[1]::oid
                 JOIN pg_roles o ON o.oid = p.proowner
-                WHERE NOT o.rolsuper AND o.rolname <> current_user) AS foreign_code
+                WHERE NOT o.rolsuper AND o.rolname <> current_user AND p.provolatile <> 'v' AND NOT p.prosecdef) AS foreign_code
         FROM pg_attribute a
         JOIN pg_class r ON r.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = r.relnamespace

@@ -467,6 +467,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = generator_prepare(def, variant);	/* with the generators' shared state, the ledger's */
+	generator_refuse_in_copy(def);
 	refuse_below_floor(def, live_unit, ts);
 	live_top = (int64) pool.seq_min - 1;
 	if (live_unit >= counters_live_floor(def, slot))

@@ -72,6 +72,23 @@ generator_prepare(const GeneratorDef *def, int variant)
 	return pools[slot];
 }
 
+/*
+ * Before a backend's first ID of a generator, live or back-filled: refused
+ * in a copy of the data directory (identity_refuse_in_copy), once per
+ * backend and generator.  Not at a horizon or an advance, which issue
+ * nothing.
+ */
+void
+generator_refuse_in_copy(const GeneratorDef *def)
+{
+	static bool checked[GEN_COUNT];
+
+	if (likely(checked[def->id]))
+		return;
+	identity_refuse_in_copy(def->name);
+	checked[def->id] = true;
+}
+
 GeneratedId
 flakeid_generate(GeneratorId gen, int variant)
 {
@@ -82,6 +99,7 @@ flakeid_generate(GeneratorId gen, int variant)
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = generator_prepare(def, variant);
+	generator_refuse_in_copy(def);
 	horizon_note_issue(slot);
 	word = issue_next(def, slot, &pool);
 	return (GeneratedId) {counter_unit(word), counter_seq(word), counter_flag(word)};

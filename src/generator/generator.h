@@ -31,6 +31,9 @@ extern GeneratedId flakeid_generate(GeneratorId gen, int variant);
  */
 extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
 
+/* before a backend's first ID of `def`, live or back-filled: 55000 in a copy of the data directory */
+extern void generator_refuse_in_copy(const GeneratorDef *def);
+
 /*
  * The horizon of a generator (horizon.h) as a unit: the smallest ID the
  * generator could issue in it (sequence 0, tick-tock 0, this server's

@@ -321,8 +321,8 @@ in_copy(unsigned long long *recorded, unsigned long long *found)
  * second server whose identities were set apart first), after which this
  * data directory's own witness is written, or flakeid.take_over_from.
  */
-static void
-refuse_in_copy(const char *generator)
+void
+identity_refuse_in_copy(const char *generator)
 {
 	unsigned long long recorded = 0,
 				found = 0;
@@ -336,18 +336,6 @@ refuse_in_copy(const char *generator)
 				 errhint(COPY_HINT, STATE_WITNESS_FILE, STATE_WITNESS_FILE, recorded, found)));
 }
 
-void
-identity_refuse_kuid_in_copy(void)
-{
-	static bool checked = false;
-
-	if (likely(checked))
-		return;
-	shmem_require("kuid_new");
-	refuse_in_copy("kuid");
-	checked = true;
-}
-
 uint32
 flakeid_identity(IdentityKind kind)
 {
@@ -359,8 +347,6 @@ flakeid_identity(IdentityKind kind)
 	settings_refuse_rejected(id->setting, id->type_name);
 	if (*id->value >= 0)
 	{
-		shmem_require(SETTING_NAME(id));
-		refuse_in_copy(id->type_name);
 		return (uint32) ((identity_cached[kind] = (uint64) *id->value + 1) - 1);
 	}
 
@@ -382,7 +368,6 @@ flakeid_identity(IdentityKind kind)
 							   SETTING_NAME(id)),
 					 errhint("Set %s to a value no other server uses, or generate IDs on the primary.",
 							 SETTING_NAME(id))));
-		refuse_in_copy(id->type_name);
 		derived = derive_identity(id);
 
 		/*

@@ -29,12 +29,14 @@ extern bool identity_generate_on_standby(void);
 extern uint32 flakeid_identity(IdentityKind kind);
 
 /*
- * kuid carries no identity, so a copy of the data directory started beside
- * its original issues the original's kuids: refused (55000) where the
- * witness says this data directory is a copy, as a derived identity is.
- * Checked once per backend.
+ * A copy of the data directory started beside its original would issue the
+ * original's IDs (derived identities, identities set in the configuration
+ * that came with it, kuid's lack of any): refused (55000) where the witness
+ * says this data directory is a copy on this timeline, never during
+ * recovery.  For the paths that issue (generator.c); horizons, conversions
+ * and the views only read.
  */
-extern void identity_refuse_kuid_in_copy(void);
+extern void identity_refuse_in_copy(const char *generator);
 
 /* the hash of flakeid.siq_domain (checked as ASCII when set) */
 extern uint32 flakeid_siq_domain_hash(void);

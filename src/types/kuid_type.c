@@ -96,15 +96,12 @@ kuid_backfill_fields(TimestampTz ts, const FlakeFormat *format)
 
 /*
  * Even with flakeid.generate_on_standby: kuid IDs carry no node, so nothing
- * would tell a standby's from its primary's; nor a copy's of the data
- * directory from its original's (identity_refuse_kuid_in_copy).
+ * would tell a standby's from its primary's.
  */
 static void
 refuse_kuid_during_recovery(void)
 {
-	if (!RecoveryInProgress())
-		identity_refuse_kuid_in_copy();
-	else
+	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot generate kuid IDs during recovery"),

@@ -200,6 +200,11 @@ is(sqlstate_of($set_copy, 'SELECT kuid_new()'), '55000', 'and kuid, which carrie
 like(message_of($set_copy, "SELECT kuid_new_at('2024-01-01 00:00:00+00')"), qr/cannot generate kuid IDs in a copy of another data directory/,
 	'kuid\'s back-fill too, saying why');
 is(sqlstate_of($set, 'SELECT kuid_new()'), 'ok', 'which its original issues');
+# what only reads is not refused in the copy (the second review): the identities, horizons, conversions
+is(sqlstate_of($set_copy, 'SELECT count(*) FROM flakeid_identities()'), 'ok', 'the copy lists its identities (what the operator must set apart)');
+is(sqlstate_of($set_copy, 'SELECT sno_horizon(), snowflake_horizon(), siq_horizon(), kuid_horizon(), kuid96_horizon()'), 'ok',
+	'and gives horizons (a poller of the copy reads on)');
+is(sqlstate_of($set_copy, "SELECT kuid96('.6.udOGBV..'::kuid)"), 'ok', 'and converts a kuid to kuid96');
 # the operator sets the copy's identities apart, then removes the witness, as the hint says
 $set_copy->append_conf('postgresql.conf', "flakeid.sno_partition = 78\nflakeid.siq_shard = 8\nflakeid.kuid_node = 'pg\@setcopy'\nflakeid.snowflake_process = 6\n");
 $set_copy->stop;

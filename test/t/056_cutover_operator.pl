@@ -121,6 +121,23 @@ sub db
 	is(try(q{SELECT string_agg(coalesce(skipped, 'advanced'), ',' ORDER BY tab::text) FROM flakeid_advance_past_all(skip => '{trap.id}')}, db => $d),
 		'advanced,named in skip', 'A5. skipped knowingly, the rest is advanced');
 	is(sql("SELECT rolsuper FROM pg_roles WHERE rolname = 'owner'", db => $d), 'f', 'A5. and still no superuser');
+	# the same through a partition key expression (the second review: not scanned at first)
+	sql(q{SET ROLE owner;
+		CREATE TABLE pk (id sno, k int) PARTITION BY RANGE ((k + (CASE WHEN escalate(1) THEN 0 ELSE 1 END)));
+		CREATE TABLE pk1 PARTITION OF pk FOR VALUES FROM (0) TO (100);
+		INSERT INTO pk VALUES (sno_new(), 1);}, db => $d);
+	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all(skip => '{trap.id}')}, db => $d),
+		qr/reading table public\.pk would run another role's function/, 'A5. a partition key calling its owner\'s function: refused');
+	is(sql("SELECT rolsuper FROM pg_roles WHERE rolname = 'owner'", db => $d), 'f', 'A5. and no superuser');
+	# a VOLATILE function in a CHECK constraint runs only on the rows it checks: not refused
+	sql(q{SET ROLE owner;
+		CREATE FUNCTION valid(int) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$ BEGIN RETURN $1 > 0; END $$;
+		CREATE TABLE checked (id sno, v int CHECK (valid(v)));
+		INSERT INTO checked VALUES (sno_new(), 1);}, db => $d);
+	is(try(q{SELECT string_agg(tab::text || ':' || coalesce(skipped, 'advanced'), ',' ORDER BY tab::text)
+		FROM flakeid_advance_past_all(skip => '{trap.id,pk.id}')}, db => $d),
+		'checked:advanced,pk:named in skip,plain:advanced,trap:named in skip',
+		'A5. a table whose CHECK calls a VOLATILE function of its owner is read and advanced (the second review: refused at first)');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
