@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
 #include "format/bytes.h"
@@ -30,12 +31,19 @@ mask_id(const FlakeFormat *format, const uint8 *id, const text *purpose)
 	return cstring_to_text_with_len(token, mask_token_length(format->width));
 }
 
+/* (at most this many bytes of a bad token are quoted: any caller could fill the log with one) */
+#define QUOTED_TOKEN_MAX 64
+
 static pg_noreturn void
 bad_token(const FlakeFormat *format, const text *token, const char *why)
 {
+	int			len = VARSIZE_ANY_EXHDR(token);
+	int			quoted = pg_mbcliplen(VARDATA_ANY(token), len, Min(len, QUOTED_TOKEN_MAX));
+
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid mask token for type %s: \"%s\"", format->name, text_to_cstring(token)),
+			 errmsg("invalid mask token for type %s: \"%.*s%s\"", format->name, quoted, VARDATA_ANY(token),
+					quoted < len ? "..." : ""),
 			 errdetail("%s", why)));
 }
 

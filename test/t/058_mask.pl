@@ -149,6 +149,10 @@ for my $case ([substr($good, 0, 15), qr/this text has 15/, 'one character short'
 	like(message_of($node, "SELECT sno_unmask('$token')"), $detail, "$what: the detail says why");
 }
 is(sqlstate_of($node, "SELECT snowflake_unmask('12345678901234')"), '22P02', "snowflake: a bigint's text is not a token");
+# a long bad token is quoted in part: any caller could otherwise write it whole into the log at each call
+my $long = message_of($node, "SELECT sno_unmask(repeat('A', 100000))");
+like($long, qr/invalid mask token for type sno: "A{64}\.\.\."/, 'a bad token of 100,000 characters is quoted to 64 and "..."');
+ok(length($long) < 2000, 'and the message stays short (' . length($long) . ' characters)');
 
 # --- volatility, privileges, the primary key -----------------------------------
 is(sql("SELECT string_agg(DISTINCT provolatile::text || proparallel::text || proisstrict::text, ','), count(*)
