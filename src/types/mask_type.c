@@ -12,6 +12,9 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"			/* (VARDATA_ANY: in postgres.h before 16) */
+#endif
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
