@@ -202,7 +202,7 @@ load_keys(void)
 	keys_stale = false;
 }
 
-static pg_noreturn void
+pg_noreturn static void
 no_key(void)
 {
 	ereport(ERROR,

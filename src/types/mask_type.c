@@ -37,7 +37,7 @@ mask_id(const FlakeFormat *format, const uint8 *id, const text *purpose)
 /* (at most this many bytes of a bad token are quoted: any caller could fill the log with one) */
 #define QUOTED_TOKEN_MAX 64
 
-static pg_noreturn void
+pg_noreturn static void
 bad_token(const FlakeFormat *format, const text *token, const char *why)
 {
 	int			len = VARSIZE_ANY_EXHDR(token);
