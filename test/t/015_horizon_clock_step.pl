@@ -69,12 +69,14 @@ my @steps = ([1.0, '-2'], [2.0, '-4'], [3.0, '+1']);
 # loaded machine once put both steps back between two polls).  The loop
 # ends once every step was taken and 6.5 s have passed.
 my $polls_at_step = -1;
+my @taken;    # when each step was taken, seconds from the start
 while ((Time::HiRes::time() - $began < 6.5 || @steps) && Time::HiRes::time() - $began < 120)
 {
 	if (@steps && Time::HiRes::time() - $began >= $steps[0][0] && $polls > $polls_at_step)
 	{
 		set_offset($steps[0][1]);
 		shift @steps;
+		push @taken, Time::HiRes::time() - $began;
 		$polls_at_step = $polls;
 	}
 	$polls++;
@@ -104,7 +106,20 @@ is(sql('SELECT count(*) FROM outbox WHERE id NOT IN (SELECT id FROM seen WHERE i
 is(sql('SELECT count(*) - count(DISTINCT id) FROM seen WHERE id IS NOT NULL'), '0', 'the poller read no row twice');
 is(sql("SELECT count(*) FROM (SELECT horizon < lag(horizon) OVER (ORDER BY k) AS back FROM seen WHERE poll = -1) s WHERE back"),
 	'0', 'the horizon never moved back');
-is(sql('SELECT count(DISTINCT sno_ticktock(id)) FROM outbox'), '1', 'sno kept its tick-tock: it counted on instead of toggling below a horizon');
+# sno counts on while its clock is behind the floor a horizon set before the first step; once the
+# clock has made that step up (2 s after it, before the second: 4 s after it, before the step
+# forward), a toggle is its spec's (5.1).  A loaded machine may take a step late, after a slow poll
+# (19's lane once took the second one after the clock had caught up): the check says which held.
+my $caught_up = $taken[1] - $taken[0] >= 1.9 || $taken[2] - $taken[0] >= 3.9;
+my $ticktocks = sql('SELECT count(DISTINCT sno_ticktock(id)) FROM outbox');
+if ($caught_up)
+{
+	ok($ticktocks <= 2, sprintf('sno toggled at most once: the clock had made up a step before the next (steps taken at %.2f, %.2f, %.2f s)', @taken));
+}
+else
+{
+	is($ticktocks, '1', sprintf('sno kept its tick-tock: it counted on instead of toggling below a horizon (steps taken at %.2f, %.2f, %.2f s)', @taken));
+}
 is(sql("SELECT a.exhausted_waits - b.exhausted_waits FROM flakeid_generators a JOIN before b USING (generator) WHERE generator = 'sno'"),
 	'0', 'no call waited out a step');
 is(sql("SELECT max(sno_time(id)) - min(sno_time(id)) < interval '60 s' FROM outbox"), 't', '(the IDs stay near the clock)');
