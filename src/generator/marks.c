@@ -8,7 +8,7 @@
  * before it whatever the clock then says (resume.c).  The state file also
  * keeps sno's tick-tock in use, the back-fill low-waters and the snowflake
  * epoch (epoch.c).  Every save also goes through the WAL (wal_record.c), so
- * standbys follow it (mark_replay); the renewer is renewer.c.
+ * standbys follow it (marks_replay.c); the renewer is renewer.c.
  */
 #include "postgres.h"
 
@@ -23,23 +23,14 @@
 #include "generator/deep_record.h"
 #include "generator/epoch.h"
 #include "generator/marks.h"
+#include "generator/marks_internal.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
 #include "generator/table.h"
 #include "generator/wal_record.h"
 
-/* this server's bounds as a save writes them: the marks, the back-fill low-waters, the epoch */
-typedef struct OwnBounds
-{
-	int64		marks[MARK_COUNT];
-	uint32		lows[GEN_SLOT_COUNT];
-	DeepUnits	deep;
-	int64		floor;			/* back-fill before it is refused; 0: none */
-	int64		snowflake_epoch_ms;
-} OwnBounds;
-
 /* the bounds as published now, for a save to change */
-static void
+void
 published_bounds(OwnBounds *own)
 {
 	for (int m = 0; m < MARK_COUNT; m++)
@@ -52,7 +43,7 @@ published_bounds(OwnBounds *own)
 }
 
 /* the state to save: `own` with sno's tick-tock, and the primary's bounds as replayed */
-static void
+void
 current_state(FlakeidPersisted *state, const OwnBounds *own)
 {
 	state_set_empty(state);
@@ -70,7 +61,7 @@ current_state(FlakeidPersisted *state, const OwnBounds *own)
  * Whether `bounds` reaches past what this server's counters and back-fill
  * were resumed at; with flakeid_lock held, or at start.
  */
-static bool
+bool
 bounds_exceed_own(const IssuedBounds *bounds)
 {
 	uint32		lows[GEN_SLOT_COUNT];
@@ -354,126 +345,6 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
 		ereport(DEBUG1,
 				(errmsg_internal("a generator call renewed the saved mark%s",
 								 unit_start < mark ? "" : ", past it")));
-}
-
-
-/*
- * With flakeid_lock held: raises the replayed bounds to a record's (marks
- * up, low-waters down); true when anything changed.
- */
-static bool
-raise_upstream(const IssuedBounds *record)
-{
-	IssuedBounds *upstream = &mark_shared->upstream;
-	bool		changed = false;
-
-	for (int m = 0; m < MARK_COUNT; m++)
-		if (record->marks[m] > upstream->marks[m])
-		{
-			upstream->marks[m] = record->marks[m];
-			changed = true;
-		}
-	if (upstream->sno_ticktock != record->sno_ticktock)
-	{
-		upstream->sno_ticktock = record->sno_ticktock;
-		changed = true;
-	}
-	for (int s = 0; s < GEN_SLOT_COUNT; s++)
-		if (record->backfill_low[s] < upstream->backfill_low[s])
-		{
-			upstream->backfill_low[s] = record->backfill_low[s];
-			changed = true;
-		}
-	if (record->backfill_floor > upstream->backfill_floor)
-	{
-		upstream->backfill_floor = record->backfill_floor;
-		changed = true;
-	}
-	changed |= deep_units_merge(&upstream->backfill_deep, &record->backfill_deep);
-	deep_units_drop_implied(&upstream->backfill_deep, upstream->backfill_low, GEN_SLOT_COUNT);
-	return changed;
-}
-
-/*
- * With flakeid_lock held, in redo: saves the state with the replayed
- * bounds; FATAL when it cannot.  A damaged, newer or foreign file read at
- * start waits for an operator, as on a primary: it is left as it is.
- */
-static void
-save_replayed_locked(void)
-{
-	FlakeidPersisted state;
-	OwnBounds	own;
-
-	if (!mark_state_usable())
-		return;
-	published_bounds(&own);
-	current_state(&state, &own);
-	(void) state_save(&state, FATAL);
-}
-
-/*
- * The state file is rewritten only when the record changed something, and
- * a failure to save stops recovery (FATAL): a restartpoint could otherwise
- * pass a record whose bounds are then kept nowhere.
- */
-void
-mark_replay(const IssuedBounds *bounds, int64 snowflake_epoch_ms)
-{
-	bool		changed;
-
-	if (mark_shared == NULL)
-		elog(PANIC, "flakeid_redo: flakeid's shared memory is not set up");
-	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-	changed = raise_upstream(bounds);
-	changed |= epoch_take_earlier(snowflake_epoch_ms);
-	if (changed)
-	{
-		if (bounds_exceed_own(&mark_shared->upstream))
-			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
-		save_replayed_locked();
-	}
-	flakeid_lock_release();
-}
-
-void
-mark_replay_deep(int slot, uint64 unit, uint32 low)
-{
-	IssuedBounds *upstream = &mark_shared->upstream;
-
-	if (mark_shared == NULL)
-		elog(PANIC, "flakeid_redo: flakeid's shared memory is not set up");
-	LWLockAcquire(flakeid_lock, LW_EXCLUSIVE);
-	switch (deep_record_replay(slot, unit, low))
-	{
-		case DEEP_LOWER_UNCHANGED:
-			break;
-		case DEEP_LOWER_LOST:
-			ereport(WARNING,
-					(errmsg("flakeid_redo: back-fill's record of deep units \"%s\" could not be read at start, so the deep %s unit replayed is kept nowhere: back-fill into past units stays refused until the record is started afresh",
-							DEEP_RECORD_FILE, generator_slot_name(slot)),
-					 errhint("Set flakeid.start_afresh = on and restart the server once recovery has ended (docs/OPERATIONS.md, \"Starting afresh\").")));
-			save_replayed_locked();
-			break;
-		case DEEP_LOWER_ADDED:
-		case DEEP_LOWER_LOWERED:
-			/* a new lifetime takes it up once recovery has ended */
-			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
-			break;
-		case DEEP_LOWER_FULL:
-			if (low >= upstream->backfill_low[slot])
-				break;
-			ereport(WARNING,
-					(errmsg("flakeid_redo: back-fill's record of deep units cannot take the primary's deep %s unit, so the primary's low-water of every %s unit is taken down to it",
-							generator_slot_name(slot), generator_slot_name(slot)),
-					 errhint("Set flakeid.backfill_deep_units_max on a standby at least as high as on its primary, and keep \"%s\" readable.",
-							 DEEP_RECORD_FILE)));
-			upstream->backfill_low[slot] = low;
-			pg_atomic_write_u32(&mark_shared->upstream_pending, 1);
-			save_replayed_locked();
-			break;
-	}
-	flakeid_lock_release();
 }
 
 /*

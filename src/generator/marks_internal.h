@@ -1,0 +1,33 @@
+/*
+ * marks_internal.h — what marks.c shares with marks_replay.c, and no other
+ * file: this server's bounds as a save writes them, and the state built
+ * from them
+ */
+#ifndef FLAKEID_MARKS_INTERNAL_H
+#define FLAKEID_MARKS_INTERNAL_H
+
+#include "postgres.h"
+
+#include "generator/marks.h"
+#include "generator/state.h"
+
+/* this server's bounds as a save writes them: the marks, the back-fill low-waters, the epoch */
+typedef struct OwnBounds
+{
+	int64		marks[MARK_COUNT];
+	uint32		lows[GEN_SLOT_COUNT];
+	DeepUnits	deep;
+	int64		floor;			/* back-fill before it is refused; 0: none */
+	int64		snowflake_epoch_ms;
+} OwnBounds;
+
+/* the bounds as published now, for a save to change */
+extern void published_bounds(OwnBounds *own);
+
+/* the state to save: `own` with sno's tick-tock, and the primary's bounds as replayed */
+extern void current_state(FlakeidPersisted *state, const OwnBounds *own);
+
+/* whether `bounds` reaches past what this server was resumed at; with flakeid_lock held, or at start */
+extern bool bounds_exceed_own(const IssuedBounds *bounds);
+
+#endif
