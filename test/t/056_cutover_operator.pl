@@ -24,6 +24,10 @@
 #      kind sort after it
 #   7. R1. kuid96 past an ID of a higher node: taken within the 60 s lead
 #      (it waits for the window's end to come within it), cancellable
+#   A5, A6 (the audits of 1.4's cutover). a table owner's function in an
+#      index, statistics, CHECK or partition key is never run as the caller,
+#      even when the owner adds it while the call waits (A6: the table is
+#      held SHARE UPDATE EXCLUSIVE before its check)
 # R8: a check whose query fails fails (try() gives undef, numbers are
 # compared by within()).  Each check fails on b583abf (the issue's negative
 # control) or on 6281a75 (the review's), as its name says ("b583abf:" or
@@ -138,6 +142,73 @@ sub db
 		FROM flakeid_advance_past_all(skip => '{trap.id,pk.id}')}, db => $d),
 		'checked:advanced,pk:named in skip,plain:advanced,trap:named in skip',
 		'A5. a table whose CHECK calls a VOLATILE function of its owner is read and advanced (the second review: refused at first)');
+}
+
+# A6 (the audit of e674d78..cad1471). the same index added while the call waits: the owner holds its
+# table ACCESS EXCLUSIVE, the superuser's call passes its check and waits to read, and the owner
+# adds the index and commits; the read then planned with it, and the owner became superuser.  Now
+# a table another role owns is held SHARE UPDATE EXCLUSIVE before its code is checked: the index
+# is added while the call waits for that lock, and the check that follows sees it (42501).  Each
+# step waits for the one before it (the call is seen waiting in pg_locks), whatever the speed
+{
+	my $d = db('owner_race');
+	# (an IMMUTABLE function may not run ALTER ROLE itself, but may call a VOLATILE one that does, as the audit's did)
+	sql(q{SET ROLE owner;
+		CREATE FUNCTION promote() RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+		BEGIN
+			IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+				EXECUTE 'ALTER ROLE owner SUPERUSER';
+			END IF;
+		END $$;
+		CREATE FUNCTION escalate(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+		BEGIN
+			PERFORM public.promote();
+			RETURN true;
+		END $$;
+		CREATE TABLE race (id sno);
+		INSERT INTO race SELECT sno_new();}, db => $d);
+	my $owner = session($node, connstr => $node->connstr($d) . ' user=owner');
+	$owner->query('BEGIN; LOCK TABLE race IN ACCESS EXCLUSIVE MODE');
+	# (lock_timeout long: the call must wait for the owner's commit, not give up first)
+	my $call = psql_start($node, q{SET lock_timeout = '300s'; SELECT count(*) FROM flakeid_advance_past_all()}, db => $d);
+	ok($node->poll_query_until($d, q{SELECT EXISTS (SELECT FROM pg_locks WHERE relation = 'race'::regclass AND NOT granted)}),
+		'A6. (the superuser\'s call waits for the owner\'s lock on its table)');
+	$owner->query('CREATE INDEX ON race (id) WHERE escalate(1); COMMIT');
+	my ($status, $out, $err) = psql_finish($call);
+	like($err, qr/ERROR:  reading table public\.race would run another role's function as this role/,
+		'A6. cad1471: an index whose predicate calls the owner\'s function, added while the call waited: refused (42501)');
+	is(sql("SELECT rolsuper FROM pg_roles WHERE rolname = 'owner'", db => $d), 'f',
+		'A6. cad1471: and the owner did not become superuser');
+	$owner->close;
+	sql('ALTER ROLE owner NOSUPERUSER; DROP INDEX race_id_idx', db => $d);
+
+	# the lock: SHARE UPDATE EXCLUSIVE on a table another role owns and every table under it, until commit
+	sql(q{SET ROLE owner;
+		CREATE TABLE parted (id sno, k int) PARTITION BY RANGE (k);
+		CREATE TABLE parted1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
+		INSERT INTO parted VALUES (sno_new(), 1);
+		RESET ROLE;
+		CREATE TABLE mine (id sno); INSERT INTO mine SELECT sno_new();}, db => $d);
+	is(try(q{BEGIN; SELECT count(*) FROM flakeid_advance_past_all();
+		SELECT string_agg(relation::regclass::text || ' ' || mode, ',' ORDER BY relation::regclass::text, mode) FROM pg_locks
+		WHERE pid = pg_backend_pid() AND locktype = 'relation' AND relation::regclass::text IN ('race', 'parted', 'parted1', 'mine');
+		COMMIT}, db => $d) =~ s/^\d+\n//r,
+		'mine AccessShareLock,parted AccessShareLock,parted ShareUpdateExclusiveLock,parted1 AccessShareLock,parted1 ShareUpdateExclusiveLock,race AccessShareLock,race ShareUpdateExclusiveLock',
+		'A6. cad1471: the tables another role owns, and their partitions, are held SHARE UPDATE EXCLUSIVE until commit; a superuser\'s own only read');
+	# a granted operator with SELECT on the columns alone holds them too (LOCK TABLE would want UPDATE)
+	sql(q{GRANT SELECT (id) ON race, parted, mine TO operator;}, db => $d);
+	is(try(q{SET ROLE operator; SELECT count(*) FROM flakeid_advance_past_all() WHERE skipped IS NULL}, db => $d), '3',
+		'A6. a non-superuser operator granted SELECT on the columns takes the hold and advances');
+	is(sqlstate_of($node, q{SET ROLE auditor; SELECT flakeid_advance_past_hold('race')}, db => $d), '42501',
+		'A6. the hold is refused to a role not granted flakeid_advance_past_all (no one else holds a table against VACUUM)');
+	is(sqlstate_of($node, q{GRANT EXECUTE ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) TO auditor;
+		SET ROLE auditor; SELECT flakeid_advance_past_hold('race')}, db => $d), '42501',
+		'A6. ... and to one granted it without SELECT on the table');
+	# at REPEATABLE READ the check would read the catalogs through a snapshot older than the lock
+	is(sqlstate_of($node, q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM flakeid_advance_past_all()}, db => $d), '0A000',
+		'A6. cad1471: at REPEATABLE READ, a table another role owns is refused (0A000): the catalogs would be read before the lock');
+	is(try(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM flakeid_advance_past_all(skip => '{race.id,parted.id}') WHERE skipped IS NULL; COMMIT}, db => $d), '1',
+		'A6. ... and a superuser\'s own table is read at REPEATABLE READ as before');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
