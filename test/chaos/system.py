@@ -2,9 +2,9 @@
 one PostgreSQL major (a primary, a synchronous and an asynchronous streaming
 standby, made with pg_basebackup -R), pgbouncer in transaction mode in front
 of whichever is the primary, each server's clock faked per process
-(libfaketime reading an offset file on every clock read, so a step lands
-while the server runs), and test/lib/fsync_fault.c preloaded into each
-(flakeid.state's fsyncs fail or stall while a switch file says so).
+(test/lib/clock_offset.c reading an offset file on every clock read, so a
+step lands while the server runs), and test/lib/fsync_fault.c preloaded into
+each (flakeid.state's fsyncs fail or stall while a switch file says so).
 
 Everything here is what an operator does: pg_ctl, pg_basebackup, pg_rewind,
 ALTER SYSTEM and reloads, SIGKILL.  Runs as the servers' user (postgres).
@@ -21,9 +21,6 @@ import time
 
 import psycopg
 
-LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
-
-
 class SystemFault(Exception):
     pass
 
@@ -39,24 +36,6 @@ def free_port(used):
             used.add(port)
             return port
     raise SystemFault('no free port')
-
-
-def shared_fake_clock():
-    """One pair of libfaketime's shared objects for every server process
-    (FlakeidTest's fake_clock_setup explains why: without it a server start
-    fails at random on a leftover of an earlier pid).  Returns
-    (FAKETIME_SHARED, the files to remove at the end)."""
-    env = dict(os.environ, LD_PRELOAD=LIBFAKETIME, FAKETIME='+0')
-    env.pop('FAKETIME_SHARED', None)
-    out = subprocess.run(['bash', '-c', 'exec printenv FAKETIME_SHARED'], env=env,
-                         capture_output=True, text=True).stdout.strip()
-    if not out:
-        raise SystemFault('libfaketime made no shared state')
-    sem, shm = out.split()
-    files = ['/dev/shm/sem.' + sem[1:], '/dev/shm/' + shm[1:]]
-    for f in files:
-        os.chmod(f, 0o666)
-    return out, files
 
 
 class Node:
@@ -108,27 +87,18 @@ class Node:
                 del env[k]
         return env
 
-    def new_fake_clock(self):
-        """A pair of libfaketime's shared objects of its own for each start
-        of the server: a process killed while it held the pair's semaphore
-        would hang every later start that shares it."""
-        for f in getattr(self, 'fake_clock_files', []):
-            try:
-                os.unlink(f)
-            except OSError:
-                pass
-        self.faketime_shared, self.fake_clock_files = shared_fake_clock()
-        self.write_wrapper()
-
     def write_wrapper(self):
         """The server runs under a wrapper (pg_ctl -p) that preloads the faked
         clock and the fsync fault into it alone: the tools keep the real
-        clock, so that pg_ctl's waits time out when they should."""
+        clock, so that pg_ctl's waits time out when they should.  The clock
+        is test/lib/clock_offset.c's, built beside fsync_fault.so (it says
+        why not libfaketime: that one aborted backends in malloc)."""
         self.wrapper = os.path.join(self.dir, 'postgres')
+        clock = os.path.join(os.path.dirname(self.system.fsync_fault), 'clock_offset.so')
         with open(self.wrapper, 'w') as f:
-            f.write('#!/bin/sh\nexport LD_PRELOAD="%s %s" FAKETIME_TIMESTAMP_FILE="%s" FAKETIME_NO_CACHE=1 '
-                    'FAKETIME_DONT_RESET=1 FAKETIME_SHARED="%s" FLAKEID_FAULT_SWITCH="%s"\nexec "%s" "$@"\n' % (
-                        LIBFAKETIME, self.system.fsync_fault, self.clock_file, self.faketime_shared,
+            f.write('#!/bin/sh\nexport LD_PRELOAD="%s %s" FLAKEID_CLOCK_OFFSET_FILE="%s" '
+                    'FLAKEID_FAULT_SWITCH="%s"\nexec "%s" "$@"\n' % (
+                        clock, self.system.fsync_fault, self.clock_file,
                         self.fault_switch, self.bin('postgres')))
         os.chmod(self.wrapper, 0o755)
 
@@ -156,7 +126,7 @@ class Node:
         once consistent).  Not pg_ctl -w: it takes the start time the
         postmaster writes, by the faked clock, for a stale one's when the
         clock runs behind, and waits out its limit."""
-        self.new_fake_clock()
+        self.write_wrapper()
         r = self.run([self.bin('pg_ctl'), '-D', self.data, '-l', self.log, '-p', self.wrapper, '-W', 'start'],
                      check=False)
         deadline = time.time() + 90
@@ -316,7 +286,6 @@ class System:
         self.settings = settings
         self.say = log
         self.ports = set()
-        self.faketime_files = []   # (each start of a node makes its own pair: Node.new_fake_clock)
         self.nodes = [Node(self, n, free_port(self.ports)) for n in ('a', 'b', 'c')]
         self.bouncer_port = free_port(self.ports)
         self.sync_names = ''
@@ -495,11 +464,6 @@ class System:
                     n.stop('immediate')
                 except SystemFault:
                     n.kill_postmaster()
-        for f in self.faketime_files + [f for n in self.nodes for f in getattr(n, 'fake_clock_files', [])]:
-            try:
-                os.unlink(f)
-            except OSError:
-                pass
 
 
 PROBLEM = re.compile(r'PANIC|terminated by signal|terminated by exception|was terminated by')

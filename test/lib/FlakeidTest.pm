@@ -1,7 +1,7 @@
 # Shared by the TAP files test/t/*.pl (`make prove_installcheck`), one file
 # per test: servers with flakeid preloaded, made by PostgreSQL::Test::Cluster;
 # the ID formats every test goes over (test/lib/formats.tsv); psql sessions
-# at once; the state file's marks; a clock faked per process (libfaketime);
+# at once; the state file's marks; a clock faked per process (clock_env);
 # and a relay for pgTAP files, whose checks psql prints as TAP.
 package FlakeidTest;
 
@@ -33,8 +33,8 @@ use Time::HiRes ();
 
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
-  state_file_mark state_file_sno_mark state_file_fields require_libfaketime fake_clock_setup fake_clock_teardown
-  $LIBFAKETIME tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times);
+  state_file_mark state_file_sno_mark state_file_fields clock_env
+  tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -401,55 +401,33 @@ sub state_file_sno_mark
 	return $marks[ 1 + $ticktock ];
 }
 
-# --- a clock faked per process (libfaketime) -------------------------------
-# libfaketime keeps shared state in two /dev/shm objects named by the pid of
-# the first process that loads it (FAKETIME_SHARED names them to its
-# children): owned by that user with mode 0600, removed when that process or
-# any fork of it exits, and left behind when it execs.  A process that finds
-# the objects gone, or cannot open them (the postgres user, under a root
-# parent), makes its own under its pid; if a leftover holds that name, it
-# exits with status 1 ("sem_open failed").  Pids wrap, and every run leaves
-# objects behind, so a server that did not start, at random, is what a faked
-# clock did without this.  fake_clock_setup makes one pair that every process
-# of the test can open and none removes, and exports it in FAKETIME_SHARED:
-# then no process makes its own.  fake_clock_teardown removes it.
-our $LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-
-# require_libfaketime(): a test that fakes the clock is skipped without it, and says why
-sub require_libfaketime
+# --- a clock faked per process (test/lib/clock_offset.c) --------------------
+# clock_env(OFFSET-FILE) and clock_env(fixed => OFFSET): the environment that
+# runs a server on a faked wall clock, for PostgreSQL::Test::Cluster's
+# start(-env => ...) or a local %ENV: the real clock shifted by the offset
+# in seconds ("+2", "-1.5", "+20s") held in OFFSET-FILE, read at every clock
+# read (write a new one and rename it over: every process of the server
+# takes it at its next read), or fixed.  The library is built from
+# test/lib/clock_offset.c once per test file (it says why it replaced
+# libfaketime, which aborted backends in malloc from PostgreSQL's SIGALRM
+# handler).  Every process of the server reads it, background workers too.
+my $clock_offset_lib;
+sub clock_offset_lib
 {
-	plan skip_all => "libfaketime is not installed ($LIBFAKETIME: Debian's faketime package)"
-	  unless -f $LIBFAKETIME;
+	return $clock_offset_lib if $clock_offset_lib;
+	my $dir = PostgreSQL::Test::Utils::tempdir('clock');
+	chmod 0755, $dir;
+	system('cc', '-shared', '-fPIC', '-O2', '-o', "$dir/clock_offset.so", tree_root() . '/test/lib/clock_offset.c', '-ldl') == 0
+	  or die "test/lib/clock_offset.c does not build\n";
+	return $clock_offset_lib = "$dir/clock_offset.so";
 }
 
-my @fake_clock_objects;
-sub fake_clock_setup
+sub clock_env
 {
-	my $shared;
-	for my $attempt (1 .. 5)
-	{
-		local $ENV{LD_PRELOAD} = $LIBFAKETIME;
-		local $ENV{FAKETIME} = '+0';
-		delete local $ENV{FAKETIME_SHARED};
-		# (bash makes the pair under its pid and execs, so it stays)
-		$shared = `bash -c 'exec printenv FAKETIME_SHARED'`;
-		last if $? == 0 && $shared;
-	}
-	chomp $shared if defined $shared;
-	die "fake_clock_setup: libfaketime made no shared state\n" unless $shared;
-	my ($sem, $shm) = split ' ', $shared;
-	@fake_clock_objects = ("/dev/shm/sem." . substr($sem, 1), "/dev/shm/" . substr($shm, 1));
-	chmod 0666, @fake_clock_objects;
-	$ENV{FAKETIME_SHARED} = $shared;
+	my @args = @_;
+	return { LD_PRELOAD => clock_offset_lib(), FLAKEID_CLOCK_OFFSET => $args[1] } if $args[0] eq 'fixed';
+	return { LD_PRELOAD => clock_offset_lib(), FLAKEID_CLOCK_OFFSET_FILE => $args[0] };
 }
-
-sub fake_clock_teardown
-{
-	unlink @fake_clock_objects;
-	@fake_clock_objects = ();
-	delete $ENV{FAKETIME_SHARED};
-}
-END { unlink @fake_clock_objects if @fake_clock_objects; }
 
 # run_tap_script(NODE, LABEL, COMMAND...): runs COMMAND (psql with a pgTAP
 # file, whose checks are SQL and print themselves as TAP) with the libpq

@@ -1,6 +1,6 @@
 # The sno horizon across real clock steps (docs/OPERATIONS.md, "sno and a
-# clock step"): the server runs on one faked clock (libfaketime, its offset
-# read from a file on every clock read) that steps back 2 s, back 2 s more,
+# clock step"): the server runs on one faked clock (test/lib/clock_offset.c, its
+# offset read from a file on every clock read) that steps back 2 s, back 2 s more,
 # then forward 5 s, while 6 writers insert rows keyed by sno_new() in
 # transactions of 1 to 5 rows with random work before commit, and the
 # README's poller reads by horizon every 5 ms.  The contract: the horizon
@@ -15,10 +15,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes ();
 
-require_libfaketime();
 my $writers = 6;
 my $work = PostgreSQL::Test::Utils::tempdir();
-fake_clock_setup();
 sub set_offset    # for every server process at once (a rename: no reader sees a partial file)
 {
 	PostgreSQL::Test::Utils::append_to_file("$work/offset.new", "$_[0]\n");
@@ -27,7 +25,7 @@ sub set_offset    # for every server process at once (a rename: no reader sees a
 }
 set_offset('+0');
 my $node = flakeid_node('horizon_step', 'flakeid.sno_coarse_clock' => 'off',
-	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME_TIMESTAMP_FILE => "$work/offset", FAKETIME_NO_CACHE => 1, FAKETIME_DONT_RESET => 1 });
+	-env => clock_env("$work/offset"));
 sub sql { return $node->safe_psql('postgres', $_[0]); }
 sql(q{
 CREATE TABLE outbox (id sno PRIMARY KEY DEFAULT sno_new(), writer int, n int);
@@ -126,5 +124,4 @@ is(sql("SELECT max(sno_time(id)) - min(sno_time(id)) < interval '60 s' FROM outb
 cmp_ok(sql("SELECT clock_regressions FROM flakeid_generators WHERE generator = 'sno'"), '>', 0,
 	'sno saw its clock behind its last unit (clock_regressions)');
 stop_checked($node);
-fake_clock_teardown();
 done_testing();

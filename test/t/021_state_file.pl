@@ -15,11 +15,9 @@ use FlakeidTest;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-require_libfaketime();
 my $fixture_mark = '2040-01-01 00:00:03.866103+00';    # the fixture's mark, read from its bytes 8..15
 my $clock = '2039-12-31 23:59:57';    # UTC, behind every ID the fixture covers (they end at 00:00:01.889)
 my $work = PostgreSQL::Test::Utils::tempdir();
-fake_clock_setup();
 File::Copy::copy(tree_root() . '/test/fixtures/flakeid-1.0.state', "$work/v1.state") or die "the fixture: $!";
 sub file_version { open(my $fh, '<:raw', $_[0]) or die "$_[0]: $!"; read($fh, my $head, 8); return unpack('x4 L<', $head); }
 is(file_version("$work/v1.state"), 1, 'the fixture is a version 1 file (flakeid 1.0)');
@@ -29,8 +27,8 @@ my @calls = ((map { $_->{new} } formats(stateful => 't')), map { backfill_call($
 my $refused_by_all = sub { my ($node) = @_; return join(' ', map { sqlstate_of($node, "SELECT $_") } @calls); };
 
 # server(STATE-FILE, SETTING => VALUE, ...): a server whose flakeid.state is STATE-FILE (none
-# for undef) when it starts with its clock at $clock (libfaketime with a fixed offset, which
-# every process of the server inherits).  The clock is faked from that start on, not from
+# for undef) when it starts with its clock at $clock (test/lib/clock_offset.c with a fixed
+# offset, which every process of the server inherits).  The clock is faked from that start on, not from
 # initdb, so a slow machine does not eat the seconds $clock lies behind the fixture.
 my $cases = 0;
 sub server
@@ -50,8 +48,8 @@ sub server
 sub start_at_clock
 {
 	my ($node) = @_;
-	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
-	local $ENV{FAKETIME} = '+' . (`date -d '$clock UTC' +%s` - time);
+	my $env = clock_env(fixed => (`date -d '$clock UTC' +%s` - time));
+	local @ENV{ keys %$env } = values %$env;
 	$node->start;
 }
 sub sql { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
@@ -285,6 +283,5 @@ for my $case (
 	ok(log_count($node, $log) >= 1, "$what: the server log says why") if $log;
 	stop_checked($node);
 }
-fake_clock_teardown();
 done_testing();
 

@@ -1,5 +1,5 @@
 # A real clock step back under load: the whole server runs on one faked
-# clock (libfaketime, its offset read from a file on every clock read), 8
+# clock (test/lib/clock_offset.c, its offset read from a file on every clock read), 8
 # clients mint every stateful generator's IDs, and the clock steps back 2 s
 # for every server process at once.  sno's first step back toggles its
 # tick-tock and goes on: no call waits, it counts one regression (the
@@ -11,15 +11,13 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes ();
 
-require_libfaketime();
 my $clients = 8;
 my $work = PostgreSQL::Test::Utils::tempdir();
-fake_clock_setup();
 PostgreSQL::Test::Utils::append_to_file("$work/offset", "+0\n");
 chmod(0644, "$work/offset");
 # (the clients read the real clock; only the server is faked)
 my $node = flakeid_node('step_back', 'flakeid.sno_coarse_clock' => 'off',
-	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME_TIMESTAMP_FILE => "$work/offset", FAKETIME_NO_CACHE => 1, FAKETIME_DONT_RESET => 1 });
+	-env => clock_env("$work/offset"));
 sub sql { return $node->safe_psql('postgres', $_[0]); }
 sql('CREATE TABLE ids (n bigserial, client int, generator text, id text)');
 sql('SELECT 1 FROM sno_new()');
@@ -62,5 +60,4 @@ is(sql("WITH s AS (SELECT n, sno_ticktock(id::sno) AS tt, sno_time(id::sno) AS t
              - (SELECT min(t) FROM s WHERE tt <> (SELECT tt FROM s ORDER BY n LIMIT 1)) > interval '1 s'"), 't',
 	'the clock really stepped back: the toggled tick-tock starts over 1 s before the other one ends');
 stop_checked($node);
-fake_clock_teardown();
 done_testing();

@@ -11,14 +11,12 @@ use warnings;
 use FlakeidTest;
 use Test::More;
 
-require_libfaketime();
-fake_clock_setup();
 # kuid96 orders by a 256-second window before the node: a subscriber whose node sorts below the
 # publisher's would be advanced to the window's end, waiting until that end lies within the 60 s
 # lead (056 tests that); here its node sorts above
 # (fingerprints 212647847 and 212647748, checked below)
 my $publisher = flakeid_node('cutover_publisher', wal_level => 'logical', 'flakeid.kuid_node' => 'cutover@old',
-	-env => { LD_PRELOAD => $LIBFAKETIME, FAKETIME => '+20s', FAKETIME_DONT_RESET => 1 });
+	-env => clock_env(fixed => '+20s'));
 sub psql_on { my ($n, $sql) = @_; return $n->safe_psql('postgres', $sql); }
 my $subscriber = flakeid_node('cutover_subscriber', 'flakeid.kuid_node' => 'cutover@new');
 is(psql_on($subscriber, "SELECT identity_value FROM flakeid_identities() WHERE generator = 'kuid96'") . '>'
@@ -122,5 +120,4 @@ for my $type (@types)
 }
 
 stop_checked($restored, $subscriber, $publisher);
-fake_clock_teardown();
 done_testing();

@@ -160,14 +160,11 @@ stop_checked($lead);
 
 # A clock set back before the start afresh: the last checkpoint's time in pg_control, which the old
 # clock wrote, bounds the lost marks (the marks at the new clock + 62 s repeated live IDs)
-SKIP:
 {
-	skip "libfaketime is not installed ($LIBFAKETIME)", 2 unless -f $LIBFAKETIME;
-	fake_clock_setup();
 	my $work = PostgreSQL::Test::Utils::tempdir();
 	my $offset = sub { PostgreSQL::Test::Utils::append_to_file("$work/o.new", "$_[0]\n"); rename("$work/o.new", "$work/offset") or die $!; };
 	$offset->('+600');    # the clock 10 minutes fast
-	my %fake = (LD_PRELOAD => $LIBFAKETIME, FAKETIME_TIMESTAMP_FILE => "$work/offset", FAKETIME_NO_CACHE => 1, FAKETIME_DONT_RESET => 1);
+	my %fake = %{ clock_env("$work/offset") };
 	my $fast = flakeid_node('afresh_fast', -env => \%fake);
 	$fast->safe_psql('postgres', 'CREATE TABLE t (id bigint PRIMARY KEY)');
 	$fast->safe_psql('postgres', 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)');
@@ -183,6 +180,5 @@ SKIP:
 		'the clock set back 10 minutes, the state lost, start afresh: new IDs lie above the old ones');
 	is(sqlstate_of($fast, 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)'), 'ok', 'and repeat none');
 	stop_checked($fast);
-	fake_clock_teardown();
 }
 done_testing();

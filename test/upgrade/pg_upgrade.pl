@@ -9,7 +9,7 @@
 use strict;
 use warnings;
 use Cwd;
-use FlakeidTest qw($LIBFAKETIME fake_clock_setup fake_clock_teardown);
+use FlakeidTest qw(clock_env);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -26,14 +26,12 @@ sub column_type { return $_[0] eq 'snowflake' ? 'bigint' : $_[0]; }
 my $conf = join('', "shared_preload_libraries = 'flakeid'\n", "jit = off\n", "flakeid.sno_partition = 17\n",
 	"flakeid.siq_shard = 3\n", "flakeid.kuid_node = 'upgrade\@loopback'\n", "flakeid.snowflake_worker = 2\n");
 
-fake_clock_setup();
 my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_path);
 $old->init(extra => [ '--encoding=UTF8', '--locale=C.UTF-8' ]);
 $old->append_conf('postgresql.conf', $conf);
 {
-	local $ENV{LD_PRELOAD} = $LIBFAKETIME;
-	local $ENV{FAKETIME} = '+55s';
-	local $ENV{FAKETIME_DONT_RESET} = 1;
+	my $env = clock_env(fixed => '+55s');
+	local @ENV{ keys %$env } = values %$env;
 	$old->start;
 }
 my $schema = "CREATE EXTENSION flakeid;\n";
@@ -144,5 +142,4 @@ is($new->psql('postgres', "SELECT snowflake_new_at('2024-01-01 00:00:00+00'), sn
 	'back-fill into the past works on the new cluster (its record of deep units came with the state)');
 $new->stop;
 
-fake_clock_teardown();
 done_testing();
