@@ -3,14 +3,16 @@
 -- the cutover step in one call (1.3; 1.4: issue 61)
 -- =====================================================================
 
--- the lock flakeid_advance_past_all takes on a table another role owns (and
--- every table under it) before it checks what code reading it would run
--- (advance.c says why it is not LOCK TABLE); for its callers only: it
--- checks EXECUTE on flakeid_advance_past_all and SELECT on the table
-CREATE FUNCTION flakeid_advance_past_hold(rel regclass) RETURNS int4
-    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION flakeid_advance_past_hold(regclass) IS
-    'flakeid_advance_past_all''s lock on a table another role owns: SHARE UPDATE EXCLUSIVE on it and every table under it until the transaction ends (no new index, statistics, CHECK constraint or child meanwhile); for callers granted flakeid_advance_past_all with SELECT on the table; returns how many tables it holds';
+-- the largest value of a column (the largest element of an array column),
+-- as text in its base type's form, read below SQL (cutover_read.c says why:
+-- no code of the table's owner runs, as the planner would run it), under
+-- ACCESS SHARE on the table and every table under it until the transaction
+-- ends; the caller's privileges and row-level security checked as SQL
+-- would, after the lock.  Reads no more than SELECT max(col) would: PUBLIC's
+CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, coltype regtype) RETURNS text
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, regtype) IS
+    'the largest value of column col (of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); NULL for none';
 
 -- Every generator advanced past the largest ID of every column of the
 -- flakeid types, of domains over them and of arrays of either (the largest
@@ -33,11 +35,8 @@ COMMENT ON FUNCTION flakeid_advance_past_hold(regclass) IS
 --
 -- Nothing is left out silently, and nothing is moved before everything is
 -- read (issue 61).  First every column is checked and read, each table
--- locked ACCESS SHARE by the read itself (until the transaction ends), and
--- before that, SHARE UPDATE EXCLUSIVE where another role (no superuser)
--- owns it or a table under it, so that its code cannot change between its
--- check and the read (flakeid_advance_past_hold; not at REPEATABLE READ or
--- above, 0A000): a column the caller cannot read, or one of a table whose row-level security
+-- locked ACCESS SHARE by the read (until the transaction ends), which runs
+-- no code of the table's owner (flakeid_advance_past_read): a column the caller cannot read, or one of a table whose row-level security
 -- would apply to the caller (a policy's code would run as the caller, and a
 -- filtered maximum is too low), is an error (42501) unless named in `skip`
 -- ('table.column', 'schema.table.column' or 'pg_temp.table.column', as SQL
@@ -48,8 +47,8 @@ COMMENT ON FUNCTION flakeid_advance_past_hold(regclass) IS
 -- column.  Only then are the generators advanced.  kuid96 past an ID of a
 -- node above this server's waits, in kuid96_advance_past, until the end of
 -- its 256-second window lies within 60 s.  (One function, long as it is: a
--- helper in SQL would need an EXECUTE grant of its own; the C one above,
--- PUBLIC's, checks its caller itself.)
+-- helper in SQL would need an EXECUTE grant of its own; the C read above is
+-- PUBLIC's, and checks its caller itself.)
 CREATE FUNCTION flakeid_advance_past_all(
     past timestamptz DEFAULT NULL, skip text[] DEFAULT '{}',
     OUT tab regclass, OUT col name, OUT generator text, OUT advanced_past text, OUT skipped text)
@@ -77,7 +76,6 @@ DECLARE
     i int;
     kind text;
     bound text;
-    ids text;
     ahead float8;
     message text;
     detail text;
@@ -115,16 +113,7 @@ BEGIN
                r.relnamespace = pg_my_temp_schema() AS own_temp,
                has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
                r.relrowsecurity AND NOT bypass_rls
-                   AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
-               -- whether a role other than a superuser or the caller owns the table or a table under it
-               -- (a partition, an inheritance child): that role could add code that reading the table
-               -- runs (an index predicate, say) between the check and the read, so the table is held
-               -- against it first (flakeid_advance_past_hold).  No one else can: CREATE INDEX, CREATE
-               -- STATISTICS, a CHECK constraint and a new child each need the table's (parent's) owner
-               EXISTS (WITH RECURSIVE tree(oid) AS (
-                           SELECT r.oid UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
-                       SELECT FROM tree JOIN pg_class t ON t.oid = tree.oid JOIN pg_roles o ON o.oid = t.relowner
-                       WHERE NOT o.rolsuper AND o.rolname <> current_user) AS hold
+                   AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls
         FROM pg_attribute a
         JOIN pg_class r ON r.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = r.relnamespace
@@ -187,61 +176,6 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- each table another role owns held against new code (SHARE UPDATE EXCLUSIVE, until the
-    -- transaction ends), and only then its code checked: checked first, an index its owner added
-    -- while the call waited for a lock would run in the read, as the caller (the audit of 1.4's
-    -- first cutover: a superuser's call made the owner superuser)
-    FOR c IN
-        SELECT DISTINCT x.rel FROM jsonb_to_recordset(cols) x(rel oid, other_temp boolean, hold boolean, skip_entry text)
-        WHERE NOT x.other_temp AND x.skip_entry IS NULL AND x.hold
-        ORDER BY x.rel
-    LOOP
-        tab := c.rel;
-        BEGIN
-            EXECUTE format('SELECT %I.flakeid_advance_past_hold($1)', schema) USING tab;
-        EXCEPTION
-            WHEN lock_not_available THEN
-                RAISE EXCEPTION 'could not lock table % to read it', tab
-                    USING ERRCODE = '55P03',
-                          DETAIL = format('Another transaction holds a lock that conflicts with SHARE UPDATE EXCLUSIVE (taken on a table another role owns, and on the tables under it); the wait was bounded by lock_timeout (%s). Nothing was advanced.',
-                                          current_setting('lock_timeout')),
-                          HINT = 'Call again once that transaction has ended (pg_locks shows it), or set lock_timeout to wait longer.';
-        END;
-    END LOOP;
-    -- code of another role that reading the table's maximum would run as the caller: a function
-    -- the planner may call to fold an index expression or predicate, an extended statistics
-    -- expression, a CHECK constraint or a partition key, of the table or of a table it reads
-    -- through (partitions, inheritance children), owned by neither a superuser nor the caller.
-    -- Only IMMUTABLE or STABLE ones are folded (a VOLATILE one runs only on the rows it checks,
-    -- which a read does not), and a SECURITY DEFINER one runs as its owner
-    FOR c IN
-        SELECT x.*, code.foreign_code
-        FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
-                                        other_temp boolean, skip_entry text)
-        CROSS JOIN LATERAL (
-            SELECT min(p.oid::regprocedure::text) AS foreign_code
-            FROM (WITH RECURSIVE tree(oid) AS (
-                      SELECT x.rel UNION SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.oid)
-                  SELECT ix.indexprs::text AS expr FROM pg_index ix JOIN tree ON ix.indrelid = tree.oid
-                  UNION ALL SELECT ix.indpred::text FROM pg_index ix JOIN tree ON ix.indrelid = tree.oid
-                  UNION ALL SELECT st.stxexprs::text FROM pg_statistic_ext st JOIN tree ON st.stxrelid = tree.oid
-                  UNION ALL SELECT co.conbin::text FROM pg_constraint co JOIN tree ON co.conrelid = tree.oid
-                            WHERE co.contype = 'c'
-                  UNION ALL SELECT pt.partexprs::text FROM pg_partitioned_table pt JOIN tree ON pt.partrelid = tree.oid) e
-            CROSS JOIN LATERAL regexp_matches(e.expr, ':(?:funcid|opfuncid) (\d+)', 'g') m
-            JOIN pg_proc p ON p.oid = m[1]::oid
-            JOIN pg_roles o ON o.oid = p.proowner
-            WHERE NOT o.rolsuper AND o.rolname <> current_user AND p.provolatile <> 'v' AND NOT p.prosecdef) code
-        WHERE NOT x.other_temp AND x.skip_entry IS NULL AND code.foreign_code IS NOT NULL
-    LOOP
-        tab := c.rel;
-        RAISE EXCEPTION 'reading table % would run another role''s function as this role', tab
-            USING ERRCODE = '42501',
-                  DETAIL = format('Planning the read of column %I calls %s (an index expression or predicate, a statistics expression or a CHECK constraint of the table or of a table under it), which a role other than a superuser or this one owns.', c.attname, c.foreign_code),
-                  HINT = format('Advance that generator past the column''s largest ID as the table''s owner, and leave the column out knowingly with skip => %L.',
-                                ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
-    END LOOP;
-
     -- every largest ID read, each table locked by its read, before anything is advanced
     IF past IS NOT NULL THEN
         ahead := extract(epoch FROM past - (clock_timestamp() + clock_shift));
@@ -259,19 +193,10 @@ BEGIN
         tops := tops || NULL::text;
         CONTINUE WHEN c.other_temp OR c.skip_entry IS NOT NULL;
         tab := c.rel;
-        -- the values: the column's, or its arrays' elements; a domain's as its base type's (bound:
-        -- that type); a plain column as it is, so that an index on it gives the maximum
         bound := CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END;
-        ids := CASE WHEN c.is_array
-                    THEN format('(SELECT e::%1$s AS v FROM %2$s AS r, unnest(r.%3$I) AS e) s', bound, tab, c.attname)
-                    WHEN c.atttypid = bound::regtype
-                    THEN format('(SELECT %2$I AS v FROM %1$s) s', tab, c.attname)
-                    ELSE format('(SELECT %3$I::%1$s AS v FROM %2$s) s', bound, tab, c.attname) END;
         BEGIN
-            -- (the types' max is the extension's, bigint's the catalog's)
-            EXECUTE format('SELECT %1$I.max(v)::text FROM %2$s',
-                           CASE c.gen WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END, ids)
-                INTO top;
+            EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3)', schema)
+                INTO top USING c.rel::regclass, c.attname, c.atttypid::regtype;
         EXCEPTION
             WHEN lock_not_available THEN
                 RAISE EXCEPTION 'could not lock table % to read column "%"', tab, c.attname

@@ -10,20 +10,10 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
-#include "catalog/pg_proc.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
 #include "utils/datetime.h"
 #include "utils/wait_event.h"
-
-#include "access/xact.h"
-#include "catalog/pg_inherits.h"
-#include "catalog/pg_type.h"
-#include "parser/parse_func.h"
-#include "storage/lmgr.h"
-#include "utils/acl.h"
-#include "utils/lsyscache.h"
-#include "utils/syscache.h"
 
 #include "generator/clock.h"
 #include "generator/counters.h"
@@ -124,77 +114,4 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 	if (def->ticktock)
 		counters_raise_sno_floor(through_unit + 1);
 	(void) issue_close_through(def, slot, through_unit);
-}
-
-/* EXECUTE on a function, as each major spells it */
-static AclResult
-function_aclcheck(Oid function)
-{
-#if PG_VERSION_NUM >= 160000
-	return object_aclcheck(ProcedureRelationId, function, GetUserId(), ACL_EXECUTE);
-#else
-	return pg_proc_aclcheck(function, GetUserId(), ACL_EXECUTE);
-#endif
-}
-
-/*
- * flakeid_advance_past_hold(rel): the lock flakeid_advance_past_all takes
- * on a table, and every table under it (partitions, inheritance children),
- * before it checks what code planning the table's read would run, and holds
- * until the transaction ends.  SHARE UPDATE EXCLUSIVE conflicts with what
- * adds such code (CREATE INDEX, CREATE STATISTICS, ATTACH PARTITION, a new
- * inheritance child, ALTER TABLE ... ADD CHECK) but not with reads or
- * writes; with ACCESS SHARE alone (the read's own lock), a table's owner
- * could add an index whose predicate calls its function between the check
- * and the read, and the planner would run it as the caller (the audit of
- * 1.4's cutover made itself superuser so).
- *
- * LOCK TABLE takes that mode only with UPDATE, DELETE or TRUNCATE, which an
- * operator granted SELECT to run the cutover lacks; this takes it with what
- * the cutover itself needs: EXECUTE on flakeid_advance_past_all and SELECT
- * on a column of the table (checked here, so that no other role holds a
- * table against VACUUM with it).  The check that follows reads the catalogs
- * through its statement's snapshot: at REPEATABLE READ or above that is the
- * transaction's, which may predate the lock and miss an index committed
- * while waiting for it, so those levels are refused (0A000).  Waits for the
- * lock as LOCK TABLE does, bounded by lock_timeout (55P03).  Returns how
- * many tables it holds.
- */
-PG_FUNCTION_INFO_V1(flakeid_advance_past_hold);
-Datum
-flakeid_advance_past_hold(PG_FUNCTION_ARGS)
-{
-	Oid			relid = PG_GETARG_OID(0);
-	Oid			schema = get_func_namespace(fcinfo->flinfo->fn_oid);
-	Oid			argtypes[2] = {TIMESTAMPTZOID, TEXTARRAYOID};
-	Oid			cutover;
-	List	   *tables;
-
-	cutover = LookupFuncName(list_make2(makeString(get_namespace_name(schema)),
-										makeString("flakeid_advance_past_all")),
-							 2, argtypes, false);
-	if (function_aclcheck(cutover) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for function flakeid_advance_past_all"),
-				 errdetail("flakeid_advance_past_hold takes the lock of flakeid_advance_past_all, for its callers only.")));
-	if (IsolationUsesXactSnapshot())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("flakeid_advance_past_all cannot hold a table another role owns at isolation level %s",
-						XactIsoLevel == XACT_SERIALIZABLE ? "SERIALIZABLE" : "REPEATABLE READ"),
-				 errdetail("Its check of the code that reading the table would run reads the catalogs through the transaction's snapshot, taken before the lock: an index added meanwhile would go unseen."),
-				 errhint("Call it at READ COMMITTED (the default), in a transaction of its own.")));
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck_all(relid, GetUserId(), ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(relid))));
-	LockRelationOid(relid, ShareUpdateExclusiveLock);
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	tables = find_all_inheritors(relid, ShareUpdateExclusiveLock, NULL);
-	PG_RETURN_INT32(list_length(tables));
 }

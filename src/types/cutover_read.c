@@ -1,0 +1,293 @@
+/*
+ * cutover_read.c — the largest ID of a column, read for
+ * flakeid_advance_past_all without running anyone's code
+ *
+ * The cutover is run by a superuser (or a granted operator) over every
+ * table of the database, most of them owned by other roles.  Reading a
+ * maximum with SQL plans the table, and planning or reading it runs code its
+ * owner chose: functions folded in an index predicate or expression, a
+ * statistics expression, a CHECK or partition key; an implicit cast the
+ * owner made after changing the column's type while the call waited for its
+ * lock; a view's rule where a table was (PostgreSQL 15 lets an owner turn an
+ * empty table into a view); a SECURITY DEFINER function that changes the
+ * caller's search_path for what follows.  Each ran as the caller (the
+ * audits of 1.4's cutover made their owner superuser each of these ways),
+ * and no lock keeps a function's volatility or body from changing.  So the
+ * maximum is read here, below SQL: a backward scan of a plain btree index on
+ * the column (one descent), or else a scan of the heap, comparing with the
+ * type's own btree comparison (flakeid's, or bigint's); no planner, no
+ * executor, no function of the owner's.  Each table of a partition or
+ * inheritance tree is read in turn.
+ *
+ * What SQL's read checked, this does too, after the lock, so that nothing
+ * checked before the wait can change under it: the caller's USAGE on the
+ * schema and SELECT on the column, that row-level security does not apply
+ * to the caller, and that the relation is still a table whose column has
+ * the type the caller listed (else 55000: call again).  The rows are those
+ * of a snapshot taken after every lock is granted, as a query's would be.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
+#include "commands/defrem.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/typcache.h"
+
+#if PG_VERSION_NUM >= 190000
+#define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, NULL, 0, 0, 0)
+#define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL, 0)
+#elif PG_VERSION_NUM >= 180000
+#define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, NULL, 0, 0)
+#define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL)
+#else
+#define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, 0, 0)
+#define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL)
+#endif
+
+/* the largest value seen so far, by the element type's btree comparison */
+typedef struct Largest
+{
+	FmgrInfo   *cmp;
+	int16		len;
+	bool		byval;
+	bool		found;
+	Datum		value;
+} Largest;
+
+static void
+consider(Largest *largest, Datum value)
+{
+	if (largest->found &&
+		DatumGetInt32(FunctionCall2Coll(largest->cmp, InvalidOid, value, largest->value)) <= 0)
+		return;
+	if (largest->found && !largest->byval)
+		pfree(DatumGetPointer(largest->value));
+	largest->value = datumCopy(value, largest->byval, largest->len);
+	largest->found = true;
+}
+
+/* every element of an array value (NULLs left out) */
+static void
+consider_array(Largest *largest, Datum array_datum)
+{
+	ArrayType  *array = DatumGetArrayTypeP(array_datum);
+	int16		len;
+	bool		byval;
+	char		align;
+	Datum	   *elements;
+	bool	   *nulls;
+	int			n;
+
+	get_typlenbyvalalign(ARR_ELEMTYPE(array), &len, &byval, &align);
+	deconstruct_array(array, ARR_ELEMTYPE(array), len, byval, align, &elements, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			consider(largest, elements[i]);
+	pfree(elements);
+	pfree(nulls);
+	if ((Pointer) array != DatumGetPointer(array_datum))
+		pfree(array);
+}
+
+/*
+ * A btree index whose first key is the column, ascending with NULLs last,
+ * in the type's default operator family, valid and without a predicate (read
+ * from pg_index's tuple as it is: RelationGetIndexPredicate would fold it,
+ * running the owner's functions).  InvalidOid if none.
+ */
+static Oid
+plain_btree_index(Relation heap, AttrNumber attnum, Oid opfamily)
+{
+	List	   *indexes = RelationGetIndexList(heap);
+	ListCell   *lc;
+	Oid			found = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		bool		plain = index->rd_rel->relam == BTREE_AM_OID &&
+			index->rd_index->indisvalid &&
+			index->rd_index->indnkeyatts >= 1 &&
+			index->rd_index->indkey.values[0] == attnum &&
+			index->rd_indoption[0] == 0 &&
+			index->rd_opfamily[0] == opfamily &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL);
+
+		index_close(index, NoLock);
+		if (plain)
+		{
+			found = lfirst_oid(lc);
+			break;
+		}
+	}
+	list_free(indexes);
+	return found;
+}
+
+/* one table's rows (a table with storage: not a partitioned parent) */
+static void
+read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapshot snapshot, Largest *largest)
+{
+	TupleTableSlot *slot = table_slot_create(heap, NULL);
+	Oid			index_oid = is_array ? InvalidOid : plain_btree_index(heap, attnum, opfamily);
+	bool		isnull;
+	Datum		value;
+
+	if (OidIsValid(index_oid))
+	{
+		/* from the top of the index: NULLs (last, ascending) first, then the largest */
+		Relation	index = index_open(index_oid, AccessShareLock);
+		IndexScanDesc scan = begin_index_scan(heap, index, snapshot);
+
+		index_rescan(scan, NULL, 0, NULL, 0);
+		while (index_getnext_slot(scan, BackwardScanDirection, slot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			value = slot_getattr(slot, attnum, &isnull);
+			if (!isnull)
+			{
+				consider(largest, value);
+				break;
+			}
+		}
+		index_endscan(scan);
+		index_close(index, NoLock);
+	}
+	else
+	{
+		TableScanDesc scan = begin_table_scan(heap, snapshot);
+
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			value = slot_getattr(slot, attnum, &isnull);
+			if (isnull)
+				continue;
+			if (is_array)
+				consider_array(largest, value);
+			else
+				consider(largest, value);
+		}
+		table_endscan(scan);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+static void
+refuse_changed(Oid relid, const char *column)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("table %s changed while flakeid_advance_past_all waited for it", get_rel_name(relid)),
+			 errdetail("Column \"%s\" is no longer a column of the type it had when the call listed it, or the relation is no longer a table. Nothing was advanced.", column),
+			 errhint("Call flakeid_advance_past_all again.")));
+}
+
+/*
+ * flakeid_advance_past_read(rel, col, coltype): the largest value of the
+ * column (the largest element, for an array column) as text in its base
+ * type's form, or NULL for none.  Executable by PUBLIC: it reads what the
+ * caller may read with SELECT max(col), no more.
+ */
+PG_FUNCTION_INFO_V1(flakeid_advance_past_read);
+Datum
+flakeid_advance_past_read(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *column = NameStr(*PG_GETARG_NAME(1));
+	Oid			coltype = PG_GETARG_OID(2);
+	Oid			base = getBaseType(coltype);
+	bool		is_array = OidIsValid(get_element_type(base));
+	Oid			elem_base = is_array ? getBaseType(get_element_type(base)) : base;
+	TypeCacheEntry *typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
+	Relation	rel;
+	AttrNumber	attnum;
+	List	   *tables;
+	ListCell   *lc;
+	Snapshot	snapshot;
+	Largest		largest = {0};
+	Oid			outfunc;
+	bool		outvarlena;
+
+	if (!OidIsValid(typentry->cmp_proc_finfo.fn_oid) || !OidIsValid(typentry->btree_opf))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("type %s has no default btree comparison", format_type_be(elem_base))));
+	largest.cmp = &typentry->cmp_proc_finfo;
+	get_typlenbyval(elem_base, &largest.len, &largest.byval);
+
+	/* what the caller may read, as SQL would check it */
+	if (pg_namespace_aclcheck(get_rel_namespace(relid), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid)))));
+	attnum = get_attnum(relid, column);
+	if (attnum == InvalidAttrNumber ||
+		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		 pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read column \"%s\" of table %s", column, get_rel_name(relid))));
+
+	/* the lock (bounded by lock_timeout), then everything checked again under it */
+	rel = relation_open(relid, AccessShareLock);
+	attnum = get_attnum(relid, column);
+	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE) ||
+		attnum == InvalidAttrNumber || get_atttype(relid, attnum) != coltype)
+		refuse_changed(relid, column);
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security applies to table %s for this role", get_rel_name(relid))));
+	tables = find_all_inheritors(relid, AccessShareLock, NULL);
+
+	/* the rows as a query would see them: its snapshot taken after its locks */
+	snapshot = RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
+	foreach(lc, tables)
+	{
+		Oid			member = lfirst_oid(lc);
+		Relation	table = member == relid ? rel : relation_open(member, NoLock);
+		AttrNumber	member_attnum = get_attnum(member, column);
+
+		if (member_attnum == InvalidAttrNumber || get_atttype(member, member_attnum) != coltype)
+			refuse_changed(member, column);
+		if (table->rd_rel->relkind == RELKIND_RELATION)
+			read_table(table, member_attnum, is_array, typentry->btree_opf, snapshot, &largest);
+		else if (table->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("flakeid_advance_past_all cannot read %s, a partition of %s that is not a table",
+							get_rel_name(member), get_rel_name(relid)),
+					 errdetail("Its rows are read through code (a foreign data wrapper) that flakeid_advance_past_all does not run."),
+					 errhint("Advance the generator past its largest ID on the server that holds it, and leave the column out knowingly with skip.")));
+		if (table != rel)
+			relation_close(table, NoLock);
+	}
+	UnregisterSnapshot(snapshot);
+	relation_close(rel, NoLock);	/* (the locks are held until the transaction ends) */
+
+	if (!largest.found)
+		PG_RETURN_NULL();
+	getTypeOutputInfo(elem_base, &outfunc, &outvarlena);
+	PG_RETURN_TEXT_P(cstring_to_text(OidOutputFunctionCall(outfunc, largest.value)));
+}
