@@ -38,6 +38,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
 #include "executor/tuptable.h"
@@ -63,6 +64,17 @@
 #define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, 0, 0)
 #define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL)
 #endif
+
+/* USAGE on a schema, as each major spells it */
+static AclResult
+schema_aclcheck(Oid schema)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(NamespaceRelationId, schema, GetUserId(), ACL_USAGE);
+#else
+	return pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
+#endif
+}
 
 /* the largest value seen so far, by the element type's btree comparison */
 typedef struct Largest
@@ -237,7 +249,7 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	get_typlenbyval(elem_base, &largest.len, &largest.byval);
 
 	/* what the caller may read, as SQL would check it */
-	if (pg_namespace_aclcheck(get_rel_namespace(relid), GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid)))));
