@@ -52,6 +52,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #if PG_VERSION_NUM >= 190000
@@ -206,6 +207,16 @@ read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapsh
 }
 
 static void
+refuse_dropped(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the table of OID %u was dropped while flakeid_advance_past_all waited for it", relid),
+			 errdetail("Nothing was advanced."),
+			 errhint("Call flakeid_advance_past_all again.")));
+}
+
+static void
 refuse_changed(Oid relid, const char *column)
 {
 	ereport(ERROR,
@@ -248,7 +259,9 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	largest.cmp = &typentry->cmp_proc_finfo;
 	get_typlenbyval(elem_base, &largest.len, &largest.byval);
 
-	/* what the caller may read, as SQL would check it */
+	/* what the caller may read, as SQL would check it (a table dropped since it was listed: 55000) */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		refuse_dropped(relid);
 	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -262,7 +275,9 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 				 errmsg("permission denied to read column \"%s\" of table %s", column, get_rel_name(relid))));
 
 	/* the lock (bounded by lock_timeout), then everything checked again under it */
-	rel = relation_open(relid, AccessShareLock);
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		refuse_dropped(relid);
 	attnum = get_attnum(relid, column);
 	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE) ||
 		attnum == InvalidAttrNumber || get_atttype(relid, attnum) != coltype)

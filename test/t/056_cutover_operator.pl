@@ -207,6 +207,13 @@ sub while_waiting
 	sql('ALTER ROLE owner NOSUPERUSER');
 	sql('SET ROLE owner; DROP TABLE retyped', db => $d);
 
+	# the table dropped while the call waited: refused as changed (55000), not an internal error
+	sql(q{SET ROLE owner; CREATE TABLE dropped (id sno); INSERT INTO dropped SELECT sno_new();}, db => $d);
+	($waited, $status, $out, $err) = while_waiting($d, 'dropped', 'DROP TABLE dropped',
+		q{SELECT count(*) FROM flakeid_advance_past_all(skip => '{race.id,sd.id}')});
+	like($err, qr/ERROR:  the table of OID \d+ was dropped while flakeid_advance_past_all waited for it/,
+		'A6. 27f90d9: a table dropped while the call waited: refused (55000), not an internal error (XX000)');
+
 	# PostgreSQL 15 (and before) let an owner turn an empty table into a view: while the call waited
 	SKIP:
 	{
