@@ -7,6 +7,8 @@
 -- the caller's transaction: the identity or the owned sequence goes, the
 -- rows stay.  The table is locked (ACCESS EXCLUSIVE) from the first look at
 -- it, and the ALTER TABLEs run as the caller, so the caller must own it.
+-- Its maximum is read as flakeid_advance_past_all reads it (1.4: no code of
+-- the table's owner runs; 42501 where row-level security applies).
 -- Refused (22023) unless the column's maximum lies below a snowflake the
 -- generator issues now (one is drawn, as the new default would): that
 -- draw also moves the generator past the old keys for good (issue 61: 1.3
@@ -19,6 +21,7 @@
 CREATE OR REPLACE FUNCTION snowflake_adopt(tab regclass, col name) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
+    SET row_security = off
 AS $fn$
 DECLARE
     schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -36,7 +39,13 @@ BEGIN
         RAISE EXCEPTION '"%" is not a table', tab USING ERRCODE = '42809';
     END IF;
     EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
-    SELECT a.atttypid, a.attidentity, a.attgenerated INTO att
+    -- (again under the lock: PostgreSQL 15 lets an owner turn an empty table into a view while
+    -- the call waits)
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = tab) IS DISTINCT FROM kind THEN
+        RAISE EXCEPTION 'table % changed while snowflake_adopt waited for it', tab
+            USING ERRCODE = '55000', HINT = 'Call snowflake_adopt again.';
+    END IF;
+    SELECT a.attnum, a.atttypid, a.attidentity, a.attgenerated INTO att
         FROM pg_attribute a WHERE a.attrelid = tab AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, tab USING ERRCODE = '42703';
@@ -51,7 +60,12 @@ BEGIN
             USING ERRCODE = '22023',
                   HINT = format('Set its default yourself: ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %I.snowflake_new();', tab, col, schema);
     END IF;
-    EXECUTE format('SELECT max(%I) FROM %s', col, tab) INTO top;
+    -- the maximum read below SQL, as flakeid_advance_past_all reads it: with SQL, the planner
+    -- ran the owner's code (an index predicate, say) as the caller (the audit of 1.4's cutover
+    -- made the owner superuser through a superuser's adopt), and row-level security would
+    -- have hidden rows from it (row_security is off: a policy that applies is an error)
+    EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3, $4)::int8', schema)
+        INTO top USING tab, col, att.attnum, 'int8'::regtype;
     IF top IS NOT NULL THEN
         -- a snowflake the generator issues now: every later one lies above it, whatever the clock
         -- does, across a restart too (issue 61)

@@ -23,10 +23,10 @@ ALTER FUNCTION flakeid_advance_past_all(timestamptz) RENAME TO flakeid_advance_p
 -- ACCESS SHARE on the table and every table under it until the transaction
 -- ends; the caller's privileges and row-level security checked as SQL
 -- would, after the lock.  Reads no more than SELECT max(col) would: PUBLIC's
-CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, coltype regtype) RETURNS text
+CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, colnum int2, coltype regtype) RETURNS text
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, regtype) IS
-    'the largest value of column col (of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); NULL for none';
+COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype) IS
+    'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); NULL for none';
 
 -- Every generator advanced past the largest ID of every column of the
 -- flakeid types, of domains over them and of arrays of either (the largest
@@ -84,6 +84,8 @@ DECLARE
                           'group', 'event', 'channel', 'invite', 'application', 'collection', 'premium'];
     entries text[] := ARRAY(SELECT DISTINCT e FROM unnest(skip) e WHERE e IS NOT NULL);
     cols jsonb;
+    listed jsonb;
+    pass int;
     tops text[] := '{}';
     top text;
     c record;
@@ -98,142 +100,162 @@ BEGIN
     IF current_setting('lock_timeout') IN ('0', '0ms', '0s') THEN
         PERFORM set_config('lock_timeout', '10s', true);
     END IF;
-    -- every column to advance past: its generator, whether it is an array, whether it is to be
-    -- left out, and whether the caller may read all of it
-    WITH RECURSIVE bigint_domain(oid, snowflake) AS (
-        -- domains over bigint, and whether one of them defaults to snowflake_new()
-        SELECT t.oid, false FROM pg_type t WHERE t.oid = 'int8'::regtype
-        UNION ALL
-        SELECT t.oid, b.snowflake OR EXISTS (
-                   SELECT FROM pg_depend d
-                   WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
-                     AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)
-        FROM pg_type t JOIN bigint_domain b ON t.typtype = 'd' AND t.typbasetype = b.oid
-    ), reach(oid, gen, is_array) AS (
-        SELECT t.oid, t.typname::text, false FROM pg_type t
-        WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
-          AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
-        UNION
-        SELECT b.oid, 'snowflake', false FROM bigint_domain b WHERE b.snowflake
-        UNION
-        -- a domain over a type reached, and an array of a type reached that is no array
-        SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t JOIN reach r
-            ON (t.typtype = 'd' AND t.typbasetype = r.oid)
-            OR (NOT r.is_array AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid)
-    ), found AS (
-        SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, 'snowflake') AS gen,
-               coalesce(reach.is_array, false) AS is_array,
-               r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
-               r.relnamespace = pg_my_temp_schema() AS own_temp,
-               has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
-               r.relrowsecurity AND NOT bypass_rls
-                   AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls
-        FROM pg_attribute a
-        JOIN pg_class r ON r.oid = a.attrelid
-        JOIN pg_namespace n ON n.oid = r.relnamespace
-        LEFT JOIN reach ON reach.oid = a.atttypid
-        WHERE r.relkind IN ('r', 'p') AND NOT r.relispartition AND a.attnum > 0 AND NOT a.attisdropped
-          AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-          AND (reach.oid IS NOT NULL
-               OR (a.atttypid IN (SELECT oid FROM bigint_domain) AND EXISTS (
-                     SELECT FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-                     WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum
-                       AND d.refclassid = 'pg_proc'::regclass
-                       AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)))
-    )
-    SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
-               -- an entry naming it: table.column (not another session's temporary table, which
-               -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
-               SELECT min(e) FROM unnest(entries) e
-               WHERE parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
-                  OR parse_ident(e) = ARRAY[f.nspname, f.relname, f.attname]::text[]
-                  OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp))
-           ORDER BY f.rel, f.attnum)
-        INTO cols
-    FROM found f;
-    cols := coalesce(cols, '[]');
-
-    -- each entry of skip names exactly one of them (else a typo would leave the column it meant in)
-    SELECT e AS entry, count(x.*) AS n INTO c
-    FROM unnest(entries) e
-    LEFT JOIN jsonb_to_recordset(cols) x(nspname name, relname name, attname name, other_temp boolean, own_temp boolean)
-        ON parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
-        OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
-        OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp
-    GROUP BY e HAVING count(x.*) <> 1 ORDER BY e LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'skip names %, which is % of the columns flakeid_advance_past_all advances',
-                quote_literal(c.entry), CASE WHEN c.n = 0 THEN 'none' ELSE c.n || ' (ambiguous)' END
-            USING ERRCODE = CASE WHEN c.n = 0 THEN '42703' ELSE '42702' END,
-                  HINT = 'Name each column as table.column or schema.table.column (pg_temp.table.column for a temporary table of this session), quoted as in SQL.';
-    END IF;
-
-    -- what the caller cannot read, or only through a policy, is refused before anything is read
-    FOR c IN
-        SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
-                                                   other_temp boolean, readable boolean, rls boolean, skip_entry text)
-        WHERE NOT x.other_temp AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls)
-    LOOP
-        tab := c.rel;
-        IF NOT c.readable THEN
-            RAISE EXCEPTION 'permission denied to read column "%" of table %', c.attname, tab
-                USING ERRCODE = '42501',
-                      DETAIL = 'flakeid_advance_past_all reads every column of the flakeid types: a column it cannot read would be left behind, and the generator not advanced past it.',
-                      HINT = format('Run it as a superuser, grant this role SELECT on the column, or leave the column out knowingly with skip => %L.',
-                                    ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
-        ELSE
-            RAISE EXCEPTION 'row-level security applies to table % for this role', tab
-                USING ERRCODE = '42501',
-                      DETAIL = format('Column %I would be read through the table''s policies: their code would run as this role, and the rows they hide would be left out of the largest ID.', c.attname),
-                      HINT = format('Run it as a superuser or a role with BYPASSRLS, or leave the column out knowingly with skip => %L.',
-                                    ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
+    -- (twice: once to read, and once more after the reads, to see that nothing was missed)
+    FOR pass IN 1..2 LOOP
+        -- every column to advance past: its generator, whether it is an array, whether it is to be
+        -- left out, and whether the caller may read all of it
+        WITH RECURSIVE bigint_domain(oid, snowflake) AS (
+            -- domains over bigint, and whether one of them defaults to snowflake_new()
+            SELECT t.oid, false FROM pg_type t WHERE t.oid = 'int8'::regtype
+            UNION ALL
+            SELECT t.oid, b.snowflake OR EXISTS (
+                       SELECT FROM pg_depend d
+                       WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
+                         AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)
+            FROM pg_type t JOIN bigint_domain b ON t.typtype = 'd' AND t.typbasetype = b.oid
+        ), reach(oid, gen, is_array) AS (
+            SELECT t.oid, t.typname::text, false FROM pg_type t
+            WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
+              AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
+            UNION
+            SELECT b.oid, 'snowflake', false FROM bigint_domain b WHERE b.snowflake
+            UNION
+            -- a domain over a type reached, and an array of a type reached that is no array
+            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t JOIN reach r
+                ON (t.typtype = 'd' AND t.typbasetype = r.oid)
+                OR (NOT r.is_array AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid)
+        ), found AS (
+            SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, 'snowflake') AS gen,
+                   coalesce(reach.is_array, false) AS is_array,
+                   r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
+                   r.relnamespace = pg_my_temp_schema() AS own_temp,
+                   has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
+                   r.relrowsecurity AND NOT bypass_rls
+                       AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls
+            FROM pg_attribute a
+            JOIN pg_class r ON r.oid = a.attrelid
+            JOIN pg_namespace n ON n.oid = r.relnamespace
+            LEFT JOIN reach ON reach.oid = a.atttypid
+            WHERE r.relkind IN ('r', 'p') AND NOT r.relispartition AND a.attnum > 0 AND NOT a.attisdropped
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+              AND (reach.oid IS NOT NULL
+                   OR (a.atttypid IN (SELECT oid FROM bigint_domain) AND EXISTS (
+                         SELECT FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+                         WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+                           AND d.refclassid = 'pg_proc'::regclass
+                           AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)))
+        )
+        SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
+                   -- an entry naming it: table.column (not another session's temporary table, which
+                   -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
+                   SELECT min(e) FROM unnest(entries) e
+                   WHERE parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
+                      OR parse_ident(e) = ARRAY[f.nspname, f.relname, f.attname]::text[]
+                      OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp))
+               ORDER BY f.rel, f.attnum)
+            INTO listed
+        FROM found f;
+        listed := coalesce(listed, '[]');
+        IF pass = 2 THEN
+            -- listed again once every table is read (and locked): a column that was not there at
+            -- first (a partition detached, a table created or renamed into reach while the call
+            -- waited) would be left behind
+            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean)
+            WHERE NOT n.other_temp
+              AND NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2) WHERE o.rel = n.rel AND o.attnum = n.attnum)
+            LIMIT 1;
+            IF FOUND THEN
+                RAISE EXCEPTION 'column "%" of table %.% appeared while flakeid_advance_past_all ran', c.attname, quote_ident(c.nspname), quote_ident(c.relname)
+                    USING ERRCODE = '55000',
+                          DETAIL = 'It was not among the columns listed when the call began (a partition detached, or a table created or changed meanwhile), so it was not read. Nothing was advanced.',
+                          HINT = 'Call flakeid_advance_past_all again, once no one changes the tables.';
+            END IF;
+            EXIT;
         END IF;
-    END LOOP;
+        cols := listed;
 
-    -- every largest ID read, each table locked by its read, before anything is advanced
-    IF past IS NOT NULL THEN
-        ahead := extract(epoch FROM past - (clock_timestamp() + clock_shift));
-        IF ahead > 60 THEN
-            RAISE EXCEPTION 'past lies % s ahead of this server''s clock', round(ahead::numeric, 3)
-                USING ERRCODE = '22023',
-                      DETAIL = 'The generators may be advanced at most 60 s ahead of the clock: they would issue that far ahead of it.',
-                      HINT = 'Pass the old server''s clock_timestamp(), read once its writers and readers have stopped; check the clocks of both servers.';
+        -- each entry of skip names exactly one of them (else a typo would leave the column it meant in)
+        SELECT e AS entry, count(x.*) AS n INTO c
+        FROM unnest(entries) e
+        LEFT JOIN jsonb_to_recordset(cols) x(nspname name, relname name, attname name, other_temp boolean, own_temp boolean)
+            ON parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
+            OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
+            OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp
+        GROUP BY e HAVING count(x.*) <> 1 ORDER BY e LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'skip names %, which is % of the columns flakeid_advance_past_all advances',
+                    quote_literal(c.entry), CASE WHEN c.n = 0 THEN 'none' ELSE c.n || ' (ambiguous)' END
+                USING ERRCODE = CASE WHEN c.n = 0 THEN '42703' ELSE '42702' END,
+                      HINT = 'Name each column as table.column or schema.table.column (pg_temp.table.column for a temporary table of this session), quoted as in SQL.';
         END IF;
-    END IF;
-    FOR c IN
-        SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name, atttypid oid,
-                                                   gen text, is_array boolean, other_temp boolean, skip_entry text)
-    LOOP
-        tops := tops || NULL::text;
-        CONTINUE WHEN c.other_temp OR c.skip_entry IS NOT NULL;
-        tab := c.rel;
-        bound := CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END;
-        BEGIN
-            EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3)', schema)
-                INTO top USING c.rel::regclass, c.attname, c.atttypid::regtype;
-        EXCEPTION
-            WHEN lock_not_available THEN
-                RAISE EXCEPTION 'could not lock table % to read column "%"', tab, c.attname
-                    USING ERRCODE = '55P03',
-                          DETAIL = format('Another transaction holds a lock that conflicts with ACCESS SHARE; the wait was bounded by lock_timeout (%s). Nothing was advanced.',
-                                          current_setting('lock_timeout')),
-                          HINT = 'Call again once that transaction has ended (pg_locks shows it), or set lock_timeout to wait longer.';
-        END;
-        tops[cardinality(tops)] := top;
-        IF top IS NOT NULL THEN
-            EXECUTE format('SELECT extract(epoch FROM %1$I.%2$I($1::%3$s) - (clock_timestamp() + $2))',
-                           schema, c.gen || '_time', bound)
-                INTO ahead USING top, clock_shift;
+
+        -- what the caller cannot read, or only through a policy, is refused before anything is read
+        FOR c IN
+            SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
+                                                       other_temp boolean, readable boolean, rls boolean, skip_entry text)
+            WHERE NOT x.other_temp AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls)
+        LOOP
+            tab := c.rel;
+            IF NOT c.readable THEN
+                RAISE EXCEPTION 'permission denied to read column "%" of table %', c.attname, tab
+                    USING ERRCODE = '42501',
+                          DETAIL = 'flakeid_advance_past_all reads every column of the flakeid types: a column it cannot read would be left behind, and the generator not advanced past it.',
+                          HINT = format('Run it as a superuser, grant this role SELECT on the column, or leave the column out knowingly with skip => %L.',
+                                        ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
+            ELSE
+                RAISE EXCEPTION 'row-level security applies to table % for this role', tab
+                    USING ERRCODE = '42501',
+                          DETAIL = format('Column %I would be read through the table''s policies: their code would run as this role, and the rows they hide would be left out of the largest ID.', c.attname),
+                          HINT = format('Run it as a superuser or a role with BYPASSRLS, or leave the column out knowingly with skip => %L.',
+                                        ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]);
+            END IF;
+        END LOOP;
+
+        -- every largest ID read, each table locked by its read, before anything is advanced
+        IF past IS NOT NULL THEN
+            ahead := extract(epoch FROM past - (clock_timestamp() + clock_shift));
             IF ahead > 60 THEN
-                RAISE EXCEPTION 'the largest ID of column "%" of table % lies % s ahead of this server''s clock',
-                        c.attname, tab, round(ahead::numeric, 3)
+                RAISE EXCEPTION 'past lies % s ahead of this server''s clock', round(ahead::numeric, 3)
                     USING ERRCODE = '22023',
-                          DETAIL = format('%s is %s. An ID to advance past may lie at most 60 s ahead of the clock: the generator would issue that far ahead of it. Nothing was advanced.',
-                                          CASE WHEN c.is_array THEN 'Its largest element' ELSE 'It' END, top),
-                          HINT = format('Either this server''s clock is behind the one that issued it (check the clocks of both servers; once this one is within 60 s of the ID, call again), or the row''s time is wrong: then correct that row, or leave the column out knowingly with skip => %L and advance the %s generator yourself past a value you choose with %s_advance_past.',
-                                        ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)], c.gen, c.gen);
+                          DETAIL = 'The generators may be advanced at most 60 s ahead of the clock: they would issue that far ahead of it.',
+                          HINT = 'Pass the old server''s clock_timestamp(), read once its writers and readers have stopped; check the clocks of both servers.';
             END IF;
         END IF;
+        FOR c IN
+            SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attnum int2, attname name, atttypid oid,
+                                                       gen text, is_array boolean, other_temp boolean, skip_entry text)
+        LOOP
+            tops := tops || NULL::text;
+            CONTINUE WHEN c.other_temp OR c.skip_entry IS NOT NULL;
+            tab := c.rel;
+            bound := CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END;
+            BEGIN
+                EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3, $4)', schema)
+                    INTO top USING c.rel::regclass, c.attname, c.attnum::int2, c.atttypid::regtype;
+            EXCEPTION
+                WHEN lock_not_available THEN
+                    RAISE EXCEPTION 'could not lock table % to read column "%"', tab, c.attname
+                        USING ERRCODE = '55P03',
+                              DETAIL = format('Another transaction holds a lock that conflicts with ACCESS SHARE; the wait was bounded by lock_timeout (%s). Nothing was advanced.',
+                                              current_setting('lock_timeout')),
+                              HINT = 'Call again once that transaction has ended (pg_locks shows it), or set lock_timeout to wait longer.';
+            END;
+            tops[cardinality(tops)] := top;
+            IF top IS NOT NULL THEN
+                EXECUTE format('SELECT extract(epoch FROM %1$I.%2$I($1::%3$s) - (clock_timestamp() + $2))',
+                               schema, c.gen || '_time', bound)
+                    INTO ahead USING top, clock_shift;
+                IF ahead > 60 THEN
+                    RAISE EXCEPTION 'the largest ID of column "%" of table % lies % s ahead of this server''s clock',
+                            c.attname, tab, round(ahead::numeric, 3)
+                        USING ERRCODE = '22023',
+                              DETAIL = format('%s is %s. An ID to advance past may lie at most 60 s ahead of the clock: the generator would issue that far ahead of it. Nothing was advanced.',
+                                              CASE WHEN c.is_array THEN 'Its largest element' ELSE 'It' END, top),
+                              HINT = format('Either this server''s clock is behind the one that issued it (check the clocks of both servers; once this one is within 60 s of the ID, call again), or the row''s time is wrong: then correct that row, or leave the column out knowingly with skip => %L and advance the %s generator yourself past a value you choose with %s_advance_past.',
+                                            ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)], c.gen, c.gen);
+                END IF;
+            END IF;
+        END LOOP;
     END LOOP;
 
     -- then the advances
@@ -369,6 +391,8 @@ DROP FUNCTION flakeid_advance_past_all_1_3(timestamptz);
 -- the caller's transaction: the identity or the owned sequence goes, the
 -- rows stay.  The table is locked (ACCESS EXCLUSIVE) from the first look at
 -- it, and the ALTER TABLEs run as the caller, so the caller must own it.
+-- Its maximum is read as flakeid_advance_past_all reads it (1.4: no code of
+-- the table's owner runs; 42501 where row-level security applies).
 -- Refused (22023) unless the column's maximum lies below a snowflake the
 -- generator issues now (one is drawn, as the new default would): that
 -- draw also moves the generator past the old keys for good (issue 61: 1.3
@@ -381,6 +405,7 @@ DROP FUNCTION flakeid_advance_past_all_1_3(timestamptz);
 CREATE OR REPLACE FUNCTION snowflake_adopt(tab regclass, col name) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
+    SET row_security = off
 AS $fn$
 DECLARE
     schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -398,7 +423,13 @@ BEGIN
         RAISE EXCEPTION '"%" is not a table', tab USING ERRCODE = '42809';
     END IF;
     EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
-    SELECT a.atttypid, a.attidentity, a.attgenerated INTO att
+    -- (again under the lock: PostgreSQL 15 lets an owner turn an empty table into a view while
+    -- the call waits)
+    IF (SELECT c.relkind FROM pg_class c WHERE c.oid = tab) IS DISTINCT FROM kind THEN
+        RAISE EXCEPTION 'table % changed while snowflake_adopt waited for it', tab
+            USING ERRCODE = '55000', HINT = 'Call snowflake_adopt again.';
+    END IF;
+    SELECT a.attnum, a.atttypid, a.attidentity, a.attgenerated INTO att
         FROM pg_attribute a WHERE a.attrelid = tab AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, tab USING ERRCODE = '42703';
@@ -413,7 +444,12 @@ BEGIN
             USING ERRCODE = '22023',
                   HINT = format('Set its default yourself: ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %I.snowflake_new();', tab, col, schema);
     END IF;
-    EXECUTE format('SELECT max(%I) FROM %s', col, tab) INTO top;
+    -- the maximum read below SQL, as flakeid_advance_past_all reads it: with SQL, the planner
+    -- ran the owner's code (an index predicate, say) as the caller (the audit of 1.4's cutover
+    -- made the owner superuser through a superuser's adopt), and row-level security would
+    -- have hidden rows from it (row_security is off: a policy that applies is an error)
+    EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3, $4)::int8', schema)
+        INTO top USING tab, col, att.attnum, 'int8'::regtype;
     IF top IS NOT NULL THEN
         -- a snowflake the generator issues now: every later one lies above it, whatever the clock
         -- does, across a restart too (issue 61)

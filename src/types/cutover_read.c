@@ -23,8 +23,12 @@
  * checked before the wait can change under it: the caller's USAGE on the
  * schema and SELECT on the column, that row-level security does not apply
  * to the caller, and that the relation is still a table whose column has
- * the type the caller listed (else 55000: call again).  The rows are those
- * of a snapshot taken after every lock is granted, as a query's would be.
+ * the number and type the caller listed (else 55000: call again; a name
+ * alone would take another column of the same type that took it meanwhile).
+ * The rows are those of a snapshot taken after every lock is granted, the
+ * latest even at REPEATABLE READ: the transaction's, older than the locks,
+ * would miss rows their holders committed while the call waited, and a
+ * newer snapshot can only raise the maximum.
  */
 #include "postgres.h"
 
@@ -33,6 +37,8 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/skey.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
@@ -56,13 +62,13 @@
 #include "utils/typcache.h"
 
 #if PG_VERSION_NUM >= 190000
-#define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, NULL, 0, 0, 0)
+#define begin_index_scan(heap, index, snapshot, nkeys) index_beginscan(heap, index, snapshot, NULL, nkeys, 0, 0)
 #define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL, 0)
 #elif PG_VERSION_NUM >= 180000
-#define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, NULL, 0, 0)
+#define begin_index_scan(heap, index, snapshot, nkeys) index_beginscan(heap, index, snapshot, NULL, nkeys, 0)
 #define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL)
 #else
-#define begin_index_scan(heap, index, snapshot) index_beginscan(heap, index, snapshot, 0, 0)
+#define begin_index_scan(heap, index, snapshot, nkeys) index_beginscan(heap, index, snapshot, nkeys, 0)
 #define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL)
 #endif
 
@@ -126,10 +132,13 @@ consider_array(Largest *largest, Datum array_datum)
  * A btree index whose first key is the column, ascending with NULLs last,
  * in the type's default operator family, valid and without a predicate (read
  * from pg_index's tuple as it is: RelationGetIndexPredicate would fold it,
- * running the owner's functions).  InvalidOid if none.
+ * running the owner's functions), and usable by the snapshot: an index whose
+ * builder saw broken HOT chains (indcheckxmin) is not, for a snapshot as old
+ * as the index (the planner's rule: its entries may point at a row version
+ * whose value differs from the one the snapshot sees).  InvalidOid if none.
  */
 static Oid
-plain_btree_index(Relation heap, AttrNumber attnum, Oid opfamily)
+plain_btree_index(Relation heap, AttrNumber attnum, Oid opfamily, Snapshot snapshot)
 {
 	List	   *indexes = RelationGetIndexList(heap);
 	ListCell   *lc;
@@ -144,7 +153,9 @@ plain_btree_index(Relation heap, AttrNumber attnum, Oid opfamily)
 			index->rd_index->indkey.values[0] == attnum &&
 			index->rd_indoption[0] == 0 &&
 			index->rd_opfamily[0] == opfamily &&
-			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL);
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
+			(!index->rd_index->indcheckxmin ||
+			 TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data), snapshot->xmin));
 
 		index_close(index, NoLock);
 		if (plain)
@@ -162,17 +173,20 @@ static void
 read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapshot snapshot, Largest *largest)
 {
 	TupleTableSlot *slot = table_slot_create(heap, NULL);
-	Oid			index_oid = is_array ? InvalidOid : plain_btree_index(heap, attnum, opfamily);
+	Oid			index_oid = is_array ? InvalidOid : plain_btree_index(heap, attnum, opfamily, snapshot);
 	bool		isnull;
 	Datum		value;
 
 	if (OidIsValid(index_oid))
 	{
-		/* from the top of the index: NULLs (last, ascending) first, then the largest */
+		/* from the top of the index, past its NULLs (last, ascending): the largest first */
 		Relation	index = index_open(index_oid, AccessShareLock);
-		IndexScanDesc scan = begin_index_scan(heap, index, snapshot);
+		IndexScanDesc scan = begin_index_scan(heap, index, snapshot, 1);
+		ScanKeyData not_null;
 
-		index_rescan(scan, NULL, 0, NULL, 0);
+		ScanKeyEntryInitialize(&not_null, SK_ISNULL | SK_SEARCHNOTNULL, 1, InvalidStrategy,
+							   InvalidOid, InvalidOid, InvalidOid, (Datum) 0);
+		index_rescan(scan, &not_null, 1, NULL, 0);
 		while (index_getnext_slot(scan, BackwardScanDirection, slot))
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -216,6 +230,32 @@ refuse_dropped(Oid relid)
 			 errhint("Call flakeid_advance_past_all again.")));
 }
 
+static void refuse_changed(Oid relid, const char *column);
+
+/*
+ * The caller's USAGE on the table's schema and SELECT on the column, as SQL
+ * checks them, and the column's number; a column that is not a user column
+ * of that type (renamed, dropped, retyped, or a system column: slot_getattr
+ * takes no negative number) is refused as a change.
+ */
+static void
+checked_column(Oid relid, const char *column, AttrNumber colnum, Oid coltype)
+{
+	AttrNumber	attnum = get_attnum(relid, column);
+
+	if (attnum <= 0 || attnum != colnum || get_atttype(relid, attnum) != coltype)
+		refuse_changed(relid, column);
+	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid)))));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read column \"%s\" of table %s", column, get_rel_name(relid))));
+}
+
 static void
 refuse_changed(Oid relid, const char *column)
 {
@@ -227,7 +267,7 @@ refuse_changed(Oid relid, const char *column)
 }
 
 /*
- * flakeid_advance_past_read(rel, col, coltype): the largest value of the
+ * flakeid_advance_past_read(rel, col, colnum, coltype): the largest value of the
  * column (the largest element, for an array column) as text in its base
  * type's form, or NULL for none.  Executable by PUBLIC: it reads what the
  * caller may read with SELECT max(col), no more.
@@ -238,13 +278,13 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	char	   *column = NameStr(*PG_GETARG_NAME(1));
-	Oid			coltype = PG_GETARG_OID(2);
+	AttrNumber	colnum = PG_GETARG_INT16(2);
+	Oid			coltype = PG_GETARG_OID(3);
 	Oid			base = getBaseType(coltype);
 	bool		is_array = OidIsValid(get_element_type(base));
 	Oid			elem_base = is_array ? getBaseType(get_element_type(base)) : base;
 	TypeCacheEntry *typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
 	Relation	rel;
-	AttrNumber	attnum;
 	List	   *tables;
 	ListCell   *lc;
 	Snapshot	snapshot;
@@ -262,51 +302,47 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	/* what the caller may read, as SQL would check it (a table dropped since it was listed: 55000) */
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 		refuse_dropped(relid);
-	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid)))));
-	attnum = get_attnum(relid, column);
-	if (attnum == InvalidAttrNumber ||
-		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		 pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read column \"%s\" of table %s", column, get_rel_name(relid))));
+	checked_column(relid, column, colnum, coltype);
 
 	/* the lock (bounded by lock_timeout), then everything checked again under it */
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		refuse_dropped(relid);
-	attnum = get_attnum(relid, column);
-	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE) ||
-		attnum == InvalidAttrNumber || get_atttype(relid, attnum) != coltype)
+	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 		refuse_changed(relid, column);
+	checked_column(relid, column, colnum, coltype);
 	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("row-level security applies to table %s for this role", get_rel_name(relid))));
 	tables = find_all_inheritors(relid, AccessShareLock, NULL);
 
-	/* the rows as a query would see them: its snapshot taken after its locks */
-	snapshot = RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
+	/* the rows committed once the locks are granted (the header says why not the transaction's) */
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	foreach(lc, tables)
 	{
 		Oid			member = lfirst_oid(lc);
 		Relation	table = member == relid ? rel : relation_open(member, NoLock);
 		AttrNumber	member_attnum = get_attnum(member, column);
 
-		if (member_attnum == InvalidAttrNumber || get_atttype(member, member_attnum) != coltype)
+		/* another session's temporary child: no one else can read it, as the planner skips it */
+		if (RELATION_IS_OTHER_TEMP(table))
+		{
+			relation_close(table, NoLock);
+			continue;
+		}
+		if (member_attnum <= 0 || get_atttype(member, member_attnum) != coltype)
 			refuse_changed(member, column);
 		if (table->rd_rel->relkind == RELKIND_RELATION)
 			read_table(table, member_attnum, is_array, typentry->btree_opf, snapshot, &largest);
 		else if (table->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("flakeid_advance_past_all cannot read %s, a partition of %s that is not a table",
+					 errmsg("flakeid_advance_past_all cannot read %s, a table under %s that is not a table of this server",
 							get_rel_name(member), get_rel_name(relid)),
-					 errdetail("Its rows are read through code (a foreign data wrapper) that flakeid_advance_past_all does not run."),
-					 errhint("Advance the generator past its largest ID on the server that holds it, and leave the column out knowingly with skip.")));
+					 errdetail("Its rows are read through code (a foreign data wrapper) that flakeid_advance_past_all does not run. Nothing was advanced."),
+					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), advance the generator past it with its *_advance_past, and leave the column out knowingly with skip.",
+							 quote_identifier(column), get_rel_name(relid))));
 		if (table != rel)
 			relation_close(table, NoLock);
 	}
