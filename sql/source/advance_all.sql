@@ -10,7 +10,7 @@
 -- ends; the caller's privileges and row-level security checked as SQL
 -- would, after the lock.  Reads no more than SELECT max(col) would: PUBLIC's
 CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, colnum int2, coltype regtype) RETURNS text
-    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype) IS
     'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); NULL for none';
 
@@ -82,7 +82,24 @@ DECLARE
     message text;
     detail text;
     hint text;
+    gid text;
 BEGIN
+    -- its listings read the catalogs through the statement's snapshot: at REPEATABLE READ that is
+    -- the transaction's, older than the locks, and misses a table or partition changed meanwhile
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'flakeid_advance_past_all cannot run at isolation level %', upper(current_setting('transaction_isolation'))
+            USING ERRCODE = '0A000',
+                  DETAIL = 'It lists the columns through the transaction''s snapshot, taken before it locks the tables: a table created, attached or detached meanwhile would be missed.',
+                  HINT = 'Call it at READ COMMITTED (the default), in a transaction of its own.';
+    END IF;
+    -- a prepared transaction's rows are seen by no snapshot until it commits
+    SELECT p.gid INTO gid FROM pg_prepared_xacts p WHERE p.database = current_database() ORDER BY p.prepared LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'flakeid_advance_past_all cannot run while transaction % is prepared in this database', quote_literal(gid)
+            USING ERRCODE = '55000',
+                  DETAIL = 'The rows a prepared transaction wrote are seen by no one until it commits: their IDs would be left behind.',
+                  HINT = 'COMMIT PREPARED or ROLLBACK PREPARED every prepared transaction of this database (pg_prepared_xacts), then call again.';
+    END IF;
     IF current_setting('lock_timeout') IN ('0', '0ms', '0s') THEN
         PERFORM set_config('lock_timeout', '10s', true);
     END IF;
@@ -122,12 +139,17 @@ BEGIN
             JOIN pg_class r ON r.oid = a.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
             LEFT JOIN reach ON reach.oid = a.atttypid
-            WHERE r.relkind IN ('r', 'p') AND NOT r.relispartition AND a.attnum > 0 AND NOT a.attisdropped
+            -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
+        -- rows come through a wrapper's code)
+        WHERE r.relkind IN ('r', 'p', 'm', 'f') AND NOT r.relispartition AND a.attnum > 0 AND NOT a.attisdropped
               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
               AND (reach.oid IS NOT NULL
+                   -- (the default on the table, or on a partition of it: a column of the same name)
                    OR (a.atttypid IN (SELECT oid FROM bigint_domain) AND EXISTS (
                          SELECT FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-                         WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+                         JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
+                         WHERE (ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+                                OR ad.adrelid IN (SELECT pt.relid FROM pg_partition_tree(a.attrelid) pt) AND pa.attname = a.attname)
                            AND d.refclassid = 'pg_proc'::regclass
                            AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)))
         )

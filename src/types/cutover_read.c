@@ -220,6 +220,29 @@ read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapsh
 	ExecDropSingleTupleTableSlot(slot);
 }
 
+/*
+ * The table and every table under it, each locked, breadth first: also a
+ * partition whose detach is pending (an interrupted DETACH ... CONCURRENTLY),
+ * which find_all_inheritors leaves out though its rows hold issued IDs and
+ * no listing names it on its own.
+ */
+static List *
+tree_members(Oid relid, LOCKMODE lockmode)
+{
+	List	   *members = list_make1_oid(relid);
+
+	for (int i = 0; i < list_length(members); i++)
+	{
+		List	   *children = find_inheritance_children_extended(list_nth_oid(members, i), false, lockmode, NULL, NULL);
+		ListCell   *lc;
+
+		foreach(lc, children)
+			members = list_append_unique_oid(members, lfirst_oid(lc));
+		list_free(children);
+	}
+	return members;
+}
+
 static void
 refuse_dropped(Oid relid)
 {
@@ -280,10 +303,10 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	char	   *column = NameStr(*PG_GETARG_NAME(1));
 	AttrNumber	colnum = PG_GETARG_INT16(2);
 	Oid			coltype = PG_GETARG_OID(3);
-	Oid			base = getBaseType(coltype);
+	Oid			base = SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(coltype)) ? getBaseType(coltype) : InvalidOid;
 	bool		is_array = OidIsValid(get_element_type(base));
 	Oid			elem_base = is_array ? getBaseType(get_element_type(base)) : base;
-	TypeCacheEntry *typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
+	TypeCacheEntry *typentry;
 	Relation	rel;
 	List	   *tables;
 	ListCell   *lc;
@@ -292,6 +315,11 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	Oid			outfunc;
 	bool		outvarlena;
 
+	if (!OidIsValid(base))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type with OID %u does not exist", coltype)));
+	typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
 	if (!OidIsValid(typentry->cmp_proc_finfo.fn_oid) || !OidIsValid(typentry->btree_opf))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
@@ -308,14 +336,19 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		refuse_dropped(relid);
-	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
+		rel->rd_rel->relkind != RELKIND_MATVIEW && rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
 		refuse_changed(relid, column);
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot read temporary tables of other sessions")));
 	checked_column(relid, column, colnum, coltype);
 	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("row-level security applies to table %s for this role", get_rel_name(relid))));
-	tables = find_all_inheritors(relid, AccessShareLock, NULL);
+	tables = tree_members(relid, AccessShareLock);
 
 	/* the rows committed once the locks are granted (the header says why not the transaction's) */
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
@@ -328,18 +361,19 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 		/* another session's temporary child: no one else can read it, as the planner skips it */
 		if (RELATION_IS_OTHER_TEMP(table))
 		{
-			relation_close(table, NoLock);
+			if (table != rel)
+				relation_close(table, NoLock);
 			continue;
 		}
 		if (member_attnum <= 0 || get_atttype(member, member_attnum) != coltype)
 			refuse_changed(member, column);
-		if (table->rd_rel->relkind == RELKIND_RELATION)
+		if (table->rd_rel->relkind == RELKIND_RELATION || table->rd_rel->relkind == RELKIND_MATVIEW)
 			read_table(table, member_attnum, is_array, typentry->btree_opf, snapshot, &largest);
 		else if (table->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("flakeid_advance_past_all cannot read %s, a table under %s that is not a table of this server",
-							get_rel_name(member), get_rel_name(relid)),
+					 errmsg("flakeid_advance_past_all cannot read %s, which is not a table of this server",
+							get_rel_name(member)),
 					 errdetail("Its rows are read through code (a foreign data wrapper) that flakeid_advance_past_all does not run. Nothing was advanced."),
 					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), advance the generator past it with its *_advance_past, and leave the column out knowingly with skip.",
 							 quote_identifier(column), get_rel_name(relid))));

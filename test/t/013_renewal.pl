@@ -51,8 +51,21 @@ note('windows before one without renewals in calls: ' . (@in_calls - 1) . ' (' .
 cmp_ok($after_mark - $before_mark, '>=', 3000000,
 	'the renewer moved the saved mark on with the clock (' . int(($after_mark - $before_mark) / 1000) . ' ms in 4 s)');
 
+# stop_renewer(): SIGSTOP to the renewer while it sleeps between passes (its wait event, read
+# once it is stopped), never inside a save, where it holds flakeid_lock: stopped there, every
+# call that must renew waited for the lock (013 hung on 18 for 25 minutes once)
+sub stop_renewer
+{
+	ok(poll_until(sub {
+		kill 'STOP', $worker;
+		return 1 if sql("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $worker") eq 'Extension';
+		kill 'CONT', $worker;
+		return 0;
+	}, interval => 0.01), '(the renewer stopped while it sleeps between passes, holding no lock)');
+}
+
 # the control: the renewer stopped, the calls renew for themselves and go on
-kill 'STOP', $worker;
+stop_renewer();
 $before_calls = renewals_in_calls();
 mint(4);
 my $after_stopped = renewals_in_calls();
@@ -64,7 +77,7 @@ is(sql("SELECT count(*) FROM pg_stat_activity WHERE pid = $worker"), '1', 'the r
 # a renewal that fails (its temporary file is a directory): a call still
 # covered by the mark goes on with a WARNING; only past the mark is it an ERROR
 mint(0.5);
-kill 'STOP', $worker;
+stop_renewer();
 mkdir("$datadir/flakeid.state.tmp") or die "flakeid.state.tmp: $!";
 my $mark = state_file_sno_mark($datadir);   # the calls mint sno: its own mark
 my $out = message_of($node, "SET client_min_messages = warning;

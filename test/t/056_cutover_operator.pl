@@ -39,7 +39,7 @@ use Test::More;
 use Time::HiRes qw(time);
 
 # (autovacuum off: it would drop the crash's orphaned temporary table of item 1 before the check)
-my $node = flakeid_node('cutover_operator', 'flakeid.allow_debug_clock_offset' => 'on', autovacuum => 'off');
+my $node = flakeid_node('cutover_operator', 'flakeid.allow_debug_clock_offset' => 'on', autovacuum => 'off', max_prepared_transactions => 5);
 my $root = tree_root();
 sub sql { my ($sql, %opt) = @_; return $node->safe_psql($opt{db} // 'postgres', $sql); }
 # a check's query: its output, or undef where it fails (which no is() or like() takes for a pass)
@@ -242,8 +242,8 @@ sub while_waiting
 		COMMIT}, db => $d) =~ s/^\d+\n//r,
 		'parted AccessShareLock,parted1 AccessShareLock,race AccessShareLock',
 		'A6. 4d30009: each table and its partitions are locked ACCESS SHARE until commit, nothing stronger (the hold blocked VACUUM)');
-	is(try(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM flakeid_advance_past_all() WHERE skipped IS NULL; COMMIT}, db => $d),
-		'3', 'A6. 4d30009: ... and the call is taken at REPEATABLE READ');
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE skipped IS NULL}, db => $d),
+		'3', 'A6. 4d30009: ... and the call is taken (at READ COMMITTED: A9)');
 	is(try(q{SELECT to_regprocedure('flakeid_advance_past_hold(regclass)') IS NULL}, db => $d), 't',
 		'A6. 4d30009: no function holds a table SHARE UPDATE EXCLUSIVE on SELECT alone');
 	# the read checks what SQL would, for any caller: SELECT on the column, and row-level security
@@ -334,13 +334,12 @@ sub while_waiting
 		'A8. 27f90d9: a partition detached while the call waited: refused (55000), not left unread');
 	is(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE skipped IS NULL;
 		SELECT sno_new() > (SELECT max(id) FROM parted_2)}, db => $d), "2\nt", 'A8. ... and called again, it reads it and passes it');
-	# at REPEATABLE READ, a row the lock's holder committed while the call waited is read (the
-	# transaction's snapshot, older than the lock, missed it)
+	# at REPEATABLE READ, a row the lock's holder committed while the call waited was missed (the
+	# transaction's snapshot, older than the lock): refused there (A9); at READ COMMITTED it is read
 	sql(q{SET ROLE owner; CREATE TABLE rr (id kuid PRIMARY KEY);}, db => $d);
-	($waited, $status, $out, $err) = while_waiting($d, 'rr', q{INSERT INTO rr SELECT kuid_upper_bound(clock_timestamp() + interval '30 s')},
-		q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM flakeid_advance_past_all(); COMMIT});
+	($waited, $status, $out, $err) = while_waiting($d, 'rr', q{INSERT INTO rr SELECT kuid_upper_bound(clock_timestamp() + interval '30 s')});
 	is(try(q{SELECT kuid_new() > (SELECT max(id) FROM rr)}, db => $d), 't',
-		'A8. 27f90d9: at REPEATABLE READ, a row committed while the call waited for its lock is passed') or diag($err);
+		'A8. a row committed while the call waited for its lock is passed') or diag($err);
 
 	# snowflake_adopt read its maximum with SQL, as the caller: an index predicate of the owner's
 	# ran as the superuser adopting
@@ -369,6 +368,70 @@ sub while_waiting
 		is(owner_is_superuser(), 'f', 'A8. 27f90d9: ... and the view\'s function did not run as the superuser');
 		sql('ALTER ROLE owner NOSUPERUSER');
 	}
+}
+
+# A9 (the third review and audit, b29239b^..417731c)
+{
+	my $d = owner_db('read_third');
+	# a partition whose detach is pending (DETACH ... CONCURRENTLY interrupted) is read under its parent
+	sql(q{CREATE TABLE dp (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+		CREATE TABLE dp1 PARTITION OF dp FOR VALUES FROM (MINVALUE) TO (MAXVALUE);}, db => $d);
+	my $holder = session($node, db => $d);
+	$holder->query('BEGIN; SELECT count(*) FROM dp');
+	# (alone on psql's command line: not in a transaction block, which DETACH ... CONCURRENTLY refuses)
+	my $detach = psql_start($node, q{ALTER TABLE dp DETACH PARTITION dp1 CONCURRENTLY}, db => $d);
+	ok($node->poll_query_until($d, q{SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = 'dp1'::regclass}),
+		'A9. (the detach of dp1 is pending, waiting for an older transaction)');
+	sql(q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%DETACH PARTITION dp1%' AND pid <> pg_backend_pid()}, db => $d);
+	psql_finish($detach);
+	$holder->close;
+	sql(q{INSERT INTO dp1 VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 1, 1))}, db => $d);
+	is(try(q{SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = 'dp1'::regclass;
+		SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'dp'::regclass;
+		SELECT sno_new() > (SELECT max(id) FROM dp1)}, db => $d), "t\n1\nt",
+		'A9. 417731c: a partition left detach-pending is read under its parent (new IDs pass its rows)');
+
+	# a snowflake default on a partition only: the partitioned table's column is read
+	sql(q{CREATE TABLE ev (id bigint NOT NULL, k int) PARTITION BY LIST (k);
+		CREATE TABLE ev1 PARTITION OF ev FOR VALUES IN (1);
+		ALTER TABLE ev1 ALTER COLUMN id SET DEFAULT snowflake_new();
+		INSERT INTO ev1 VALUES (snowflake_from_parts(clock_timestamp() + interval '30 s', 31, 31, 4095), 1);}, db => $d);
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'ev'::regclass AND generator = 'snowflake';
+		SELECT snowflake_new() > (SELECT max(id) FROM ev)}, db => $d), "1\nt",
+		'A9. 417731c: a bigint column whose snowflake_new() default is on a partition only is read');
+
+	# a materialized view is read; a foreign table is refused unless skipped
+	sql(q{CREATE MATERIALIZED VIEW mv AS SELECT sno_from_parts(clock_timestamp() + interval '30 s', 0, 3, 3) AS id;
+		CREATE EXTENSION file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
+		CREATE FOREIGN TABLE ft (id sno DEFAULT sno_new()) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
+	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
+		qr/ERROR:  flakeid_advance_past_all cannot read ft, which is not a table of this server/,
+		'A9. 417731c: a foreign table with a flakeid column is refused (0A000), not left out without a word');
+	is(try(q{SELECT string_agg(tab::text || ':' || coalesce(skipped, 'advanced'), ',' ORDER BY tab::text) FROM flakeid_advance_past_all(skip => '{ft.id}')
+		WHERE tab IN ('mv'::regclass, 'ft'::regclass); SELECT sno_new() > (SELECT max(id) FROM mv)}, db => $d),
+		"ft:named in skip,mv:advanced\nt", 'A9. 417731c: ... skipped knowingly; and a materialized view is read');
+
+	# REPEATABLE READ: refused (the listings would read the catalogs through an older snapshot)
+	is(sqlstate_of($node, q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM flakeid_advance_past_all(skip => '{ft.id}')}, db => $d), '0A000',
+		'A9. 417731c: at REPEATABLE READ the call is refused (0A000): a table created meanwhile was missed');
+	# a prepared transaction's rows are seen by no one: refused while one is prepared in the database
+	sql(q{CREATE TABLE late (id sno); BEGIN; INSERT INTO late VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 4, 4)); PREPARE TRANSACTION 'late_row'}, db => $d);
+	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all(skip => '{ft.id}')}, db => $d),
+		qr/ERROR:  flakeid_advance_past_all cannot run while transaction 'late_row' is prepared in this database/,
+		'A9. 417731c: refused (55000) while a transaction is prepared in the database: its rows would be left behind');
+	sql(q{COMMIT PREPARED 'late_row'}, db => $d);
+	# parallel query forced on: no internal error
+	my $parallel = $node->pg_version >= 16 ? 'debug_parallel_query' : 'force_parallel_mode';
+	is(sqlstate_of($node, "SET $parallel = on; SELECT count(*) FROM flakeid_advance_past_all(skip => '{ft.id}')", db => $d), 'ok',
+		"A9. 417731c: with $parallel on, no internal error (XX000 from a snapshot taken in parallel mode)");
+	# another session's temporary table read directly: refused, no relcache reference left behind
+	my $temp = session($node, db => $d);
+	my $oid = $temp->query(q{CREATE TEMP TABLE tt (id sno); SELECT 'tt'::regclass::oid});
+	is(sqlstate_of($node, "SELECT flakeid_advance_past_read($oid, 'id', 1::int2, 'sno')", db => $d), '0A000',
+		'A9. 417731c: another session\'s temporary table read directly: refused (0A000), not an internal error');
+	$temp->close;
+	is(sqlstate_of($node, "SELECT flakeid_advance_past_read('late', 'id', 1::int2, 0)", db => $d), '42704',
+		'A9. 417731c: a type of OID 0: refused (42704), not an internal error');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
