@@ -2181,7 +2181,10 @@ BEGIN
             LEFT JOIN reach ON reach.oid = a.atttypid
             -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
         -- rows come through a wrapper's code)
-        WHERE r.relkind IN ('r', 'p', 'm', 'f') AND NOT r.relispartition AND a.attnum > 0 AND NOT a.attisdropped
+        -- (a column inherited from a parent, a partition's among them, is read with the parent's:
+        -- listed on its own, a child the caller may not read was refused though the parent's read
+        -- covered it; a child's own column is listed)
+        WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attinhcount = 0 AND a.attnum > 0 AND NOT a.attisdropped
               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
               AND (reach.oid IS NOT NULL
                    -- (the default on the table, or on a partition of it: a column of the same name)

@@ -372,10 +372,10 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 		else if (table->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("flakeid_advance_past_all cannot read %s, which is not a table of this server",
+					 errmsg("cannot read the largest ID of %s, which is not a table of this server",
 							get_rel_name(member)),
-					 errdetail("Its rows are read through code (a foreign data wrapper) that flakeid_advance_past_all does not run. Nothing was advanced."),
-					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), advance the generator past it with its *_advance_past, and leave the column out knowingly with skip.",
+					 errdetail("Its rows are read through code (a foreign data wrapper), which the cutover does not run as its caller. Nothing was advanced."),
+					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), and advance the generator past it with its *_advance_past; flakeid_advance_past_all can then leave the column out knowingly with skip.",
 							 quote_identifier(column), get_rel_name(relid))));
 		if (table != rel)
 			relation_close(table, NoLock);

@@ -405,7 +405,7 @@ sub while_waiting
 		CREATE EXTENSION file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
 		CREATE FOREIGN TABLE ft (id sno DEFAULT sno_new()) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
 	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
-		qr/ERROR:  flakeid_advance_past_all cannot read ft, which is not a table of this server/,
+		qr/ERROR:  cannot read the largest ID of ft, which is not a table of this server/,
 		'A9. 417731c: a foreign table with a flakeid column is refused (0A000), not left out without a word');
 	is(try(q{SELECT string_agg(tab::text || ':' || coalesce(skipped, 'advanced'), ',' ORDER BY tab::text) FROM flakeid_advance_past_all(skip => '{ft.id}')
 		WHERE tab IN ('mv'::regclass, 'ft'::regclass); SELECT sno_new() > (SELECT max(id) FROM mv)}, db => $d),
@@ -432,6 +432,17 @@ sub while_waiting
 	$temp->close;
 	is(sqlstate_of($node, "SELECT flakeid_advance_past_read('late', 'id', 1::int2, 0)", db => $d), '42704',
 		'A9. 417731c: a type of OID 0: refused (42704), not an internal error');
+}
+# an operator granted SELECT on an inheritance parent only: its child's inherited column is read
+# with the parent's, not listed on its own (refused 42501 though the parent's read covered it)
+{
+	my $d = db('inherit_grant');
+	sql(q{CREATE TABLE inhp (id sno); CREATE TABLE inhc () INHERITS (inhp);
+		INSERT INTO inhc VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 5, 5));
+		GRANT SELECT ON inhp TO operator;}, db => $d);
+	is(try(q{SET ROLE operator; SELECT string_agg(tab::text, ',') FROM flakeid_advance_past_all() WHERE skipped IS NULL}, db => $d), 'inhp',
+		'A9. 3b254b7: an operator with SELECT on an inheritance parent only advances past it, its child read with it');
+	is(try(q{SELECT sno_new() > (SELECT max(id) FROM inhc)}, db => $d), 't', 'A9. ... and new IDs pass the child\'s rows');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
