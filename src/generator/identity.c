@@ -37,10 +37,8 @@
 #include "generator/citus_group.h"
 #include "generator/clock.h"
 #include "generator/identity.h"
-#include "generator/marks.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
-#include "generator/state_witness.h"
 
 static int	sno_partition_setting = -1;
 static int	sno_sequence_min = 0;
@@ -284,56 +282,6 @@ derive_identity(const IdentityDef *id)
 				 errhint("Generate the first ID after each start in the database with the citus extension, or set %s on every node to a value no other node uses.",
 						 SETTING_NAME(id))));
 	return derived_word((uint32) ((derived_identity_seed() >> id->shift) & id->mask), SOURCE_SYSTEM_IDENTIFIER, 0);
-}
-
-/* the ways on from a refusal in a copy: one hint for every generator */
-#define COPY_HINT \
-	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses, use kuid96 rather than kuid, and then remove %s once. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
-
-/*
- * Whether the witness says this data directory is a copy of another on this
- * timeline (state_witness_place), with the two inodes for a message.  Never
- * during recovery: a standby is a copy by construction, and what it may
- * generate is flakeid.generate_on_standby's to say.
- */
-static bool
-in_copy(unsigned long long *recorded, unsigned long long *found)
-{
-	WitnessPlace place;
-
-	if (RecoveryInProgress())
-		return false;
-	flakeid_lock_acquire();
-	place = state_witness_place(recorded, found, ERROR);
-	flakeid_lock_release();
-	return place == WITNESS_PLACE_COPY;
-}
-
-/*
- * A copy of the data directory started beside its original shares its
- * system identifier and timeline (every derived identity), its
- * configuration files (every identity set there) and, for kuid, the lack of
- * any: it would issue the original's IDs.  Nothing it can read tells a
- * setting its operator made for it from one it inherited (a value compared
- * with the original's last one misses an edit made before the copy, and a
- * copy of a copy), so every generator but flax (random) is refused in a
- * copy until an operator says what it is: the witness removed (a move, or a
- * second server whose identities were set apart first), after which this
- * data directory's own witness is written, or flakeid.take_over_from.
- */
-void
-identity_refuse_in_copy(const char *generator)
-{
-	unsigned long long recorded = 0,
-				found = 0;
-
-	if (in_copy(&recorded, &found))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot generate %s IDs in a copy of another data directory", generator),
-				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu): beside it, with its identities (derived from the same system identifier, or set in the configuration that came with the copy), this server would issue its IDs.",
-						   STATE_WITNESS_FILE, recorded, found),
-				 errhint(COPY_HINT, STATE_WITNESS_FILE, STATE_WITNESS_FILE, recorded, found)));
 }
 
 uint32

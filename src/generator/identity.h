@@ -28,16 +28,6 @@ extern bool identity_generate_on_standby(void);
  */
 extern uint32 flakeid_identity(IdentityKind kind);
 
-/*
- * A copy of the data directory started beside its original would issue the
- * original's IDs (derived identities, identities set in the configuration
- * that came with it, kuid's lack of any): refused (55000) where the witness
- * says this data directory is a copy on this timeline, never during
- * recovery.  For the paths that issue (generator.c); horizons, conversions
- * and the views only read.
- */
-extern void identity_refuse_in_copy(const char *generator);
-
 /* the hash of flakeid.siq_domain (checked as ASCII when set) */
 extern uint32 flakeid_siq_domain_hash(void);
 
