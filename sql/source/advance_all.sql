@@ -9,10 +9,13 @@
 -- ACCESS SHARE on the table and every table under it until the transaction
 -- ends; the caller's privileges and row-level security checked as SQL
 -- would, after the lock.  Reads no more than SELECT max(col) would: PUBLIC's
-CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, colnum int2, coltype regtype) RETURNS text
-    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype) IS
-    'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); NULL for none';
+-- with as_type (sno, siq, kuid, kuid96 or flax), of a uuid column, the largest
+-- UUID that embeds an ID of that type (a column DEFAULT sno_new()::uuid,
+-- where older UUIDs of other versions may lie above it)
+CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, colnum int2, coltype regtype, as_type regtype DEFAULT NULL) RETURNS text
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype, regtype) IS
+    'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); with as_type, of a uuid column, the largest UUID embedding an ID of that type; NULL for none';
 
 -- Every generator advanced past the largest ID of every column of the
 -- flakeid types, of domains over them and of arrays of either (the largest
@@ -86,7 +89,8 @@ DECLARE
 BEGIN
     -- its listings read the catalogs through the statement's snapshot: at REPEATABLE READ that is
     -- the transaction's, older than the locks, and misses a table or partition changed meanwhile
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
+    -- (READ UNCOMMITTED is READ COMMITTED in PostgreSQL: a snapshot per statement)
+    IF current_setting('transaction_isolation') NOT IN ('read committed', 'read uncommitted') THEN
         RAISE EXCEPTION 'flakeid_advance_past_all cannot run at isolation level %', upper(current_setting('transaction_isolation'))
             USING ERRCODE = '0A000',
                   DETAIL = 'It lists the columns through the transaction''s snapshot, taken before it locks the tables: a table created, attached or detached meanwhile would be missed.',
@@ -116,6 +120,26 @@ BEGIN
                        WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
                          AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)
             FROM pg_type t JOIN bigint_domain b ON t.typtype = 'd' AND t.typbasetype = b.oid
+        ), uuid_domain(oid) AS (
+            -- uuid and the domains over it
+            SELECT 'uuid'::regtype::oid
+            UNION ALL
+            SELECT t.oid FROM pg_type t JOIN uuid_domain u ON t.typtype = 'd' AND t.typbasetype = u.oid
+        ), generated_default(rel, attname, gen) AS (
+            -- a column whose default calls snowflake_new() or a generator of sno, siq, kuid or kuid96
+            -- (a uuid column's DEFAULT sno_new()::uuid), and the same column of every table above it
+            -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
+            SELECT ad.adrelid, pa.attname,
+                   CASE WHEN p.oid = format('%I.snowflake_new()', schema)::regprocedure THEN 'snowflake' ELSE rt.typname::text END
+            FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+            JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
+            JOIN pg_proc p ON d.refclassid = 'pg_proc'::regclass AND p.oid = d.refobjid
+            JOIN pg_type rt ON rt.oid = p.prorettype
+            WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
+              AND (p.oid = format('%I.snowflake_new()', schema)::regprocedure
+                   OR rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace)
+            UNION
+            SELECT i.inhparent, g.attname, g.gen FROM generated_default g JOIN pg_inherits i ON i.inhrelid = g.rel
         ), reach(oid, gen, is_array) AS (
             SELECT t.oid, t.typname::text, false FROM pg_type t
             WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
@@ -128,41 +152,42 @@ BEGIN
                 ON (t.typtype = 'd' AND t.typbasetype = r.oid)
                 OR (NOT r.is_array AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid)
         ), found AS (
-            SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, 'snowflake') AS gen,
+            SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, dg.gen) AS gen,
                    coalesce(reach.is_array, false) AS is_array,
+                   reach.oid IS NULL AND dg.gen <> 'snowflake' AS as_uuid,
                    r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
                    r.relnamespace = pg_my_temp_schema() AS own_temp,
                    has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
                    r.relrowsecurity AND NOT bypass_rls
-                       AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls
+                       AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
+                   a.attinhcount > 0 AS inherited
             FROM pg_attribute a
             JOIN pg_class r ON r.oid = a.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
             LEFT JOIN reach ON reach.oid = a.atttypid
+            -- (the generators a column of no flakeid type defaults to: one row each)
+            LEFT JOIN LATERAL (SELECT DISTINCT g.gen FROM generated_default g
+                               WHERE g.rel = a.attrelid AND g.attname = a.attname) dg ON reach.oid IS NULL
             -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
-        -- rows come through a wrapper's code)
-        -- (a column inherited from a parent, a partition's among them, is read with the parent's:
-        -- listed on its own, a child the caller may not read was refused though the parent's read
-        -- covered it; a child's own column is listed)
-        WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attinhcount = 0 AND a.attnum > 0 AND NOT a.attisdropped
+            -- rows come through a wrapper's code)
+            -- (a column inherited from a parent, a partition's among them, is read with the parent's:
+            -- listed on its own, a child the caller may not read was refused though the parent's read
+            -- covered it.  It is listed, as inherited, only so that the second listing sees a table
+            -- made or attached under a parent already read, and another session's temporary child
+            -- is reported)
+            WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attnum > 0 AND NOT a.attisdropped
               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
               AND (reach.oid IS NOT NULL
-                   -- (the default on the table, or on a partition of it: a column of the same name)
-                   OR (a.atttypid IN (SELECT oid FROM bigint_domain) AND EXISTS (
-                         SELECT FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-                         JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
-                         WHERE (ad.adrelid = a.attrelid AND ad.adnum = a.attnum
-                                OR ad.adrelid IN (SELECT pt.relid FROM pg_partition_tree(a.attrelid) pt) AND pa.attname = a.attname)
-                           AND d.refclassid = 'pg_proc'::regclass
-                           AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)))
+                   OR a.atttypid IN (SELECT oid FROM bigint_domain) AND dg.gen = 'snowflake'
+                   OR a.atttypid IN (SELECT oid FROM uuid_domain) AND dg.gen <> 'snowflake')
         )
         SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
                    -- an entry naming it: table.column (not another session's temporary table, which
                    -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
                    SELECT min(e) FROM unnest(entries) e
-                   WHERE parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
+                   WHERE NOT f.inherited AND (parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
                       OR parse_ident(e) = ARRAY[f.nspname, f.relname, f.attname]::text[]
-                      OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp))
+                      OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp)))
                ORDER BY f.rel, f.attnum)
             INTO listed
         FROM found f;
@@ -171,9 +196,12 @@ BEGIN
             -- listed again once every table is read (and locked): a column that was not there at
             -- first (a partition detached, a table created or renamed into reach while the call
             -- waited) would be left behind
-            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean)
+            -- (a column inherited now and not before, or the reverse, counts as new: a table attached
+            -- under a parent already read, or detached from one)
+            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean, inherited boolean)
             WHERE NOT n.other_temp
-              AND NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2) WHERE o.rel = n.rel AND o.attnum = n.attnum)
+              AND NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2, inherited boolean)
+                              WHERE o.rel = n.rel AND o.attnum = n.attnum AND o.inherited = n.inherited)
             LIMIT 1;
             IF FOUND THEN
                 RAISE EXCEPTION 'column "%" of table %.% appeared while flakeid_advance_past_all ran', c.attname, quote_ident(c.nspname), quote_ident(c.relname)
@@ -188,10 +216,10 @@ BEGIN
         -- each entry of skip names exactly one of them (else a typo would leave the column it meant in)
         SELECT e AS entry, count(x.*) AS n INTO c
         FROM unnest(entries) e
-        LEFT JOIN jsonb_to_recordset(cols) x(nspname name, relname name, attname name, other_temp boolean, own_temp boolean)
-            ON parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
-            OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
-            OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp
+        LEFT JOIN jsonb_to_recordset(cols) x(nspname name, relname name, attname name, other_temp boolean, own_temp boolean, inherited boolean)
+            ON NOT x.inherited AND (parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
+                                   OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
+                                   OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp)
         GROUP BY e HAVING count(x.*) <> 1 ORDER BY e LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'skip names %, which is % of the columns flakeid_advance_past_all advances',
@@ -203,8 +231,8 @@ BEGIN
         -- what the caller cannot read, or only through a policy, is refused before anything is read
         FOR c IN
             SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
-                                                       other_temp boolean, readable boolean, rls boolean, skip_entry text)
-            WHERE NOT x.other_temp AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls)
+                                                       other_temp boolean, readable boolean, rls boolean, skip_entry text, inherited boolean)
+            WHERE NOT x.other_temp AND NOT x.inherited AND x.skip_entry IS NULL AND (NOT x.readable OR x.rls)
         LOOP
             tab := c.rel;
             IF NOT c.readable THEN
@@ -234,15 +262,16 @@ BEGIN
         END IF;
         FOR c IN
             SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attnum int2, attname name, atttypid oid,
-                                                       gen text, is_array boolean, other_temp boolean, skip_entry text)
+                                                       gen text, is_array boolean, as_uuid boolean, other_temp boolean, skip_entry text, inherited boolean)
         LOOP
             tops := tops || NULL::text;
-            CONTINUE WHEN c.other_temp OR c.skip_entry IS NOT NULL;
+            CONTINUE WHEN c.other_temp OR c.inherited OR c.skip_entry IS NOT NULL;
             tab := c.rel;
             bound := CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END;
             BEGIN
-                EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3, $4)', schema)
-                    INTO top USING c.rel::regclass, c.attname, c.attnum::int2, c.atttypid::regtype;
+                EXECUTE format('SELECT %I.flakeid_advance_past_read($1, $2, $3, $4, $5)', schema)
+                    INTO top USING c.rel::regclass, c.attname, c.attnum::int2, c.atttypid::regtype,
+                                   CASE WHEN c.as_uuid THEN format('%I.%I', schema, c.gen)::regtype END;
             EXCEPTION
                 WHEN lock_not_available THEN
                     RAISE EXCEPTION 'could not lock table % to read column "%"', tab, c.attname
@@ -251,6 +280,10 @@ BEGIN
                                               current_setting('lock_timeout')),
                               HINT = 'Call again once that transaction has ended (pg_locks shows it), or set lock_timeout to wait longer.';
             END;
+            IF c.as_uuid AND top IS NOT NULL THEN
+                -- (the ID the largest such UUID embeds)
+                EXECUTE format('SELECT ($1::pg_catalog.uuid::%I.%I)::text', schema, c.gen) INTO top USING top;
+            END IF;
             tops[cardinality(tops)] := top;
             IF top IS NOT NULL THEN
                 EXECUTE format('SELECT extract(epoch FROM %1$I.%2$I($1::%3$s) - (clock_timestamp() + $2))',
@@ -262,8 +295,9 @@ BEGIN
                         USING ERRCODE = '22023',
                               DETAIL = format('%s is %s. An ID to advance past may lie at most 60 s ahead of the clock: the generator would issue that far ahead of it. Nothing was advanced.',
                                               CASE WHEN c.is_array THEN 'Its largest element' ELSE 'It' END, top),
-                              HINT = format('Either this server''s clock is behind the one that issued it (check the clocks of both servers; once this one is within 60 s of the ID, call again), or the row''s time is wrong: then correct that row, or leave the column out knowingly with skip => %L and advance the %s generator yourself past a value you choose with %s_advance_past.',
-                                            ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)], c.gen, c.gen);
+                              HINT = format('Either this server''s clock is behind the one that issued it (check the clocks of both servers; once this one is within 60 s of the ID, call again), or the row''s time is wrong: then correct that row, or leave the column out knowingly with skip => %L and advance the %s generator yourself past a value you choose with %s_advance_past%s.',
+                                            ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)], c.gen, c.gen,
+                                            CASE c.gen WHEN 'siq' THEN ', once for each kind (siq_from_parts(time, 255, 4294967295, kind, 0) for every kind: docs/OPERATIONS.md)' ELSE '' END);
                 END IF;
             END IF;
         END LOOP;
@@ -290,9 +324,11 @@ BEGIN
     i := 0;
     FOR c IN
         SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
-                                                   gen text, other_temp boolean, skip_entry text)
+                                                   gen text, other_temp boolean, skip_entry text, inherited boolean)
     LOOP
         i := i + 1;
+        -- (read with its parent; another session's temporary child is reported below)
+        CONTINUE WHEN c.inherited AND NOT c.other_temp;
         tab := c.rel;
         col := c.attname;
         generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;

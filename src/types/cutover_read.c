@@ -38,6 +38,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/skey.h"
+#include "access/stratnum.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
@@ -45,6 +46,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
 #include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
 #include "executor/tuptable.h"
@@ -54,12 +56,17 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
+#include "utils/uuid.h"
+
+#include "format/format.h"
+#include "format/uuid8.h"
 
 #if PG_VERSION_NUM >= 190000
 #define begin_index_scan(heap, index, snapshot, nkeys) index_beginscan(heap, index, snapshot, NULL, nkeys, 0, 0)
@@ -83,26 +90,41 @@ schema_aclcheck(Oid schema)
 #endif
 }
 
-/* the largest value seen so far, by the element type's btree comparison */
+/*
+ * The largest value seen so far, by the element type's btree comparison;
+ * of a uuid column read as one of flakeid's types (`as`), only the values
+ * that are such an ID's UUIDv8 count (its embedding keeps the IDs' order
+ * among them; another UUID in the column, a version 4 one, is no ID).
+ */
 typedef struct Largest
 {
 	FmgrInfo   *cmp;
 	int16		len;
 	bool		byval;
+	const FlakeFormat *as;		/* NULL: every value counts */
 	bool		found;
 	Datum		value;
 } Largest;
 
-static void
+/* whether the value counts; if so, kept when it is the largest so far */
+static bool
 consider(Largest *largest, Datum value)
 {
+	if (largest->as != NULL)
+	{
+		uint8_t		id[UUID8_MAX_ID_WIDTH];
+
+		if (!uuid8_to_id(DatumGetUUIDP(value)->data, largest->as->width, largest->as->uuid_tag, id))
+			return false;
+	}
 	if (largest->found &&
 		DatumGetInt32(FunctionCall2Coll(largest->cmp, InvalidOid, value, largest->value)) <= 0)
-		return;
+		return true;
 	if (largest->found && !largest->byval)
 		pfree(DatumGetPointer(largest->value));
 	largest->value = datumCopy(value, largest->byval, largest->len);
 	largest->found = true;
+	return true;
 }
 
 /* every element of an array value (NULLs left out) */
@@ -121,7 +143,7 @@ consider_array(Largest *largest, Datum array_datum)
 	deconstruct_array(array, ARR_ELEMTYPE(array), len, byval, align, &elements, &nulls, &n);
 	for (int i = 0; i < n; i++)
 		if (!nulls[i])
-			consider(largest, elements[i]);
+			(void) consider(largest, elements[i]);
 	pfree(elements);
 	pfree(nulls);
 	if ((Pointer) array != DatumGetPointer(array_datum))
@@ -191,11 +213,9 @@ read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapsh
 		{
 			CHECK_FOR_INTERRUPTS();
 			value = slot_getattr(slot, attnum, &isnull);
-			if (!isnull)
-			{
-				consider(largest, value);
+			/* (the first that counts is the largest) */
+			if (!isnull && consider(largest, value))
 				break;
-			}
 		}
 		index_endscan(scan);
 		index_close(index, NoLock);
@@ -213,34 +233,67 @@ read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapsh
 			if (is_array)
 				consider_array(largest, value);
 			else
-				consider(largest, value);
+				(void) consider(largest, value);
 		}
 		table_endscan(scan);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 }
 
+/* whether the table's detach from its parent is pending (an interrupted DETACH ... CONCURRENTLY) */
+static bool
+detach_pending(Oid relid)
+{
+	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	bool		pending = false;
+
+	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+	while ((tuple = systable_getnext(scan)) != NULL)
+		pending |= ((Form_pg_inherits) GETSTRUCT(tuple))->inhdetachpending;
+	systable_endscan(scan);
+	table_close(inherits, AccessShareLock);
+	return pending;
+}
+
 /*
  * The table and every table under it, each locked, breadth first: also a
  * partition whose detach is pending (an interrupted DETACH ... CONCURRENTLY),
  * which find_all_inheritors leaves out though its rows hold issued IDs and
- * no listing names it on its own.
+ * no listing names it on its own.  SQL reads such a partition only as a
+ * table of its own, so *apart gets, for each member, whether it is one or
+ * lies under one: its own privileges apply.
  */
 static List *
-tree_members(Oid relid, LOCKMODE lockmode)
+tree_members(Oid relid, LOCKMODE lockmode, List **apart)
 {
 	List	   *members = list_make1_oid(relid);
 
+	*apart = list_make1_int(false);
 	for (int i = 0; i < list_length(members); i++)
 	{
 		List	   *children = find_inheritance_children_extended(list_nth_oid(members, i), false, lockmode, NULL, NULL);
 		ListCell   *lc;
 
 		foreach(lc, children)
-			members = list_append_unique_oid(members, lfirst_oid(lc));
+			if (!list_member_oid(members, lfirst_oid(lc)))
+			{
+				members = lappend_oid(members, lfirst_oid(lc));
+				*apart = lappend_int(*apart, list_nth_int(*apart, i) || detach_pending(lfirst_oid(lc)));
+			}
 		list_free(children);
 	}
 	return members;
+}
+
+/* schema.table, quoted as SQL needs them, for a message an operator may paste */
+static char *
+qualified_name(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 
 static void
@@ -255,19 +308,10 @@ refuse_dropped(Oid relid)
 
 static void refuse_changed(Oid relid, const char *column);
 
-/*
- * The caller's USAGE on the table's schema and SELECT on the column, as SQL
- * checks them, and the column's number; a column that is not a user column
- * of that type (renamed, dropped, retyped, or a system column: slot_getattr
- * takes no negative number) is refused as a change.
- */
+/* the caller's USAGE on the table's schema and SELECT on the column, as SQL checks them */
 static void
-checked_column(Oid relid, const char *column, AttrNumber colnum, Oid coltype)
+refuse_unreadable(Oid relid, const char *column, AttrNumber attnum)
 {
-	AttrNumber	attnum = get_attnum(relid, column);
-
-	if (attnum <= 0 || attnum != colnum || get_atttype(relid, attnum) != coltype)
-		refuse_changed(relid, column);
 	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -277,6 +321,31 @@ checked_column(Oid relid, const char *column, AttrNumber colnum, Oid coltype)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to read column \"%s\" of table %s", column, get_rel_name(relid))));
+}
+
+/*
+ * The caller's privileges (refuse_unreadable) and the column's number; a
+ * column that is not a user column of that type (renamed, dropped,
+ * retyped, or a system column: slot_getattr takes no negative number) is
+ * refused as a change.
+ */
+static void
+checked_column(Oid relid, const char *column, AttrNumber colnum, Oid coltype)
+{
+	AttrNumber	attnum = get_attnum(relid, column);
+
+	if (attnum <= 0 || attnum != colnum || get_atttype(relid, attnum) != coltype)
+		refuse_changed(relid, column);
+	refuse_unreadable(relid, column, attnum);
+}
+
+static void
+refuse_rls(Oid relid)
+{
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security applies to table %s for this role", get_rel_name(relid))));
 }
 
 static void
@@ -290,35 +359,79 @@ refuse_changed(Oid relid, const char *column)
 }
 
 /*
- * flakeid_advance_past_read(rel, col, colnum, coltype): the largest value of the
- * column (the largest element, for an array column) as text in its base
- * type's form, or NULL for none.  Executable by PUBLIC: it reads what the
- * caller may read with SELECT max(col), no more.
+ * The format a uuid column is read as (flakeid_advance_past_read's `as`):
+ * one of flakeid's types with a UUIDv8 embedding, and a column of uuid (or
+ * a domain over it).
+ */
+static const FlakeFormat *
+uuid_read_as(Oid as_type, Oid elem_base)
+{
+	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(as_type));
+	const FlakeFormat *format;
+
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type with OID %u does not exist", as_type)));
+	format = flake_format_by_name(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname));
+	ReleaseSysCache(tuple);
+	if (format == NULL || format->uuid_tag == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a uuid column can be read as sno, flax, siq, kuid or kuid96 only, not as %s", format_type_be(as_type))));
+	if (elem_base != UUIDOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("only a uuid column can be read as %s, not one of type %s", format->name, format_type_be(elem_base))));
+	return format;
+}
+
+/*
+ * flakeid_advance_past_read(rel, col, colnum, coltype[, as_type]): the
+ * largest value of the column (the largest element, for an array column)
+ * as text in its base type's form, or NULL for none; with as_type, of a
+ * uuid column, the largest UUID that embeds an ID of that type (sno_new()::uuid
+ * and the like: Largest says why).  NULL for a NULL among the first four.
+ * Executable by PUBLIC: it reads what the caller may read with SELECT
+ * max(col), no more.
  */
 PG_FUNCTION_INFO_V1(flakeid_advance_past_read);
 Datum
 flakeid_advance_past_read(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	char	   *column = NameStr(*PG_GETARG_NAME(1));
-	AttrNumber	colnum = PG_GETARG_INT16(2);
-	Oid			coltype = PG_GETARG_OID(3);
-	Oid			base = SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(coltype)) ? getBaseType(coltype) : InvalidOid;
-	bool		is_array = OidIsValid(get_element_type(base));
-	Oid			elem_base = is_array ? getBaseType(get_element_type(base)) : base;
+	Oid			relid;
+	char	   *column;
+	AttrNumber	colnum;
+	Oid			coltype;
+	Oid			base;
+	bool		is_array;
+	Oid			elem_base;
 	TypeCacheEntry *typentry;
 	Relation	rel;
 	List	   *tables;
+	List	   *apart;
 	ListCell   *lc;
 	Snapshot	snapshot;
 	Largest		largest = {0};
 	Oid			outfunc;
 	bool		outvarlena;
 
+	for (int i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	column = NameStr(*PG_GETARG_NAME(1));
+	colnum = PG_GETARG_INT16(2);
+	coltype = PG_GETARG_OID(3);
+	base = SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(coltype)) ? getBaseType(coltype) : InvalidOid;
 	if (!OidIsValid(base))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("type with OID %u does not exist", coltype)));
+	is_array = OidIsValid(get_element_type(base));
+	elem_base = is_array ? getBaseType(get_element_type(base)) : base;
+	if (PG_NARGS() > 4 && !PG_ARGISNULL(4))
+		largest.as = uuid_read_as(PG_GETARG_OID(4), elem_base);
 	typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
 	if (!OidIsValid(typentry->cmp_proc_finfo.fn_oid) || !OidIsValid(typentry->btree_opf))
 		ereport(ERROR,
@@ -344,17 +457,15 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot read temporary tables of other sessions")));
 	checked_column(relid, column, colnum, coltype);
-	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security applies to table %s for this role", get_rel_name(relid))));
-	tables = tree_members(relid, AccessShareLock);
+	refuse_rls(relid);
+	tables = tree_members(relid, AccessShareLock, &apart);
 
 	/* the rows committed once the locks are granted (the header says why not the transaction's) */
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	foreach(lc, tables)
 	{
 		Oid			member = lfirst_oid(lc);
+		bool		member_apart = list_nth_int(apart, foreach_current_index(lc));
 		Relation	table = member == relid ? rel : relation_open(member, NoLock);
 		AttrNumber	member_attnum = get_attnum(member, column);
 
@@ -367,16 +478,21 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 		}
 		if (member_attnum <= 0 || get_atttype(member, member_attnum) != coltype)
 			refuse_changed(member, column);
+		if (member_apart)
+		{
+			refuse_unreadable(member, column, member_attnum);
+			refuse_rls(member);
+		}
 		if (table->rd_rel->relkind == RELKIND_RELATION || table->rd_rel->relkind == RELKIND_MATVIEW)
 			read_table(table, member_attnum, is_array, typentry->btree_opf, snapshot, &largest);
 		else if (table->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot read the largest ID of %s, which is not a table of this server",
-							get_rel_name(member)),
+							qualified_name(member)),
 					 errdetail("Its rows are read through code (a foreign data wrapper), which the cutover does not run as its caller. Nothing was advanced."),
-					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), and advance the generator past it with its *_advance_past; flakeid_advance_past_all can then leave the column out knowingly with skip.",
-							 quote_identifier(column), get_rel_name(relid))));
+					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), and advance the generator past it with its *_advance_past (siq: once for each kind, docs/OPERATIONS.md); flakeid_advance_past_all can then leave the column out knowingly with skip.",
+							 quote_identifier(column), qualified_name(relid))));
 		if (table != rel)
 			relation_close(table, NoLock);
 	}

@@ -370,21 +370,28 @@ sub while_waiting
 	}
 }
 
+# leave_detach_pending(DB, PARENT, PARTITION): DETACH ... CONCURRENTLY interrupted while it waits
+# for an older transaction, which leaves the partition's detach pending
+sub leave_detach_pending
+{
+	my ($d, $parent, $part) = @_;
+	my $holder = session($node, db => $d);
+	$holder->query("BEGIN; SELECT count(*) FROM $parent");
+	# (alone on psql's command line: not in a transaction block, which DETACH ... CONCURRENTLY refuses)
+	my $detach = psql_start($node, "ALTER TABLE $parent DETACH PARTITION $part CONCURRENTLY", db => $d);
+	ok($node->poll_query_until($d, "SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = '$part'::regclass"),
+		"(the detach of $part is pending, waiting for an older transaction)");
+	sql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%DETACH PARTITION $part%' AND pid <> pg_backend_pid()", db => $d);
+	psql_finish($detach);
+	$holder->close;
+}
 # A9 (the third review and audit, b29239b^..417731c)
 {
 	my $d = owner_db('read_third');
 	# a partition whose detach is pending (DETACH ... CONCURRENTLY interrupted) is read under its parent
 	sql(q{CREATE TABLE dp (id sno PRIMARY KEY) PARTITION BY RANGE (id);
 		CREATE TABLE dp1 PARTITION OF dp FOR VALUES FROM (MINVALUE) TO (MAXVALUE);}, db => $d);
-	my $holder = session($node, db => $d);
-	$holder->query('BEGIN; SELECT count(*) FROM dp');
-	# (alone on psql's command line: not in a transaction block, which DETACH ... CONCURRENTLY refuses)
-	my $detach = psql_start($node, q{ALTER TABLE dp DETACH PARTITION dp1 CONCURRENTLY}, db => $d);
-	ok($node->poll_query_until($d, q{SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = 'dp1'::regclass}),
-		'A9. (the detach of dp1 is pending, waiting for an older transaction)');
-	sql(q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%DETACH PARTITION dp1%' AND pid <> pg_backend_pid()}, db => $d);
-	psql_finish($detach);
-	$holder->close;
+	leave_detach_pending($d, 'dp', 'dp1');
 	sql(q{INSERT INTO dp1 VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 1, 1))}, db => $d);
 	is(try(q{SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = 'dp1'::regclass;
 		SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'dp'::regclass;
@@ -405,7 +412,7 @@ sub while_waiting
 		CREATE EXTENSION file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
 		CREATE FOREIGN TABLE ft (id sno DEFAULT sno_new()) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
 	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
-		qr/ERROR:  cannot read the largest ID of ft, which is not a table of this server/,
+		qr/ERROR:  cannot read the largest ID of public\.ft, which is not a table of this server/,
 		'A9. 417731c: a foreign table with a flakeid column is refused (0A000), not left out without a word');
 	is(try(q{SELECT string_agg(tab::text || ':' || coalesce(skipped, 'advanced'), ',' ORDER BY tab::text) FROM flakeid_advance_past_all(skip => '{ft.id}')
 		WHERE tab IN ('mv'::regclass, 'ft'::regclass); SELECT sno_new() > (SELECT max(id) FROM mv)}, db => $d),
@@ -443,6 +450,81 @@ sub while_waiting
 	is(try(q{SET ROLE operator; SELECT string_agg(tab::text, ',') FROM flakeid_advance_past_all() WHERE skipped IS NULL}, db => $d), 'inhp',
 		'A9. 3b254b7: an operator with SELECT on an inheritance parent only advances past it, its child read with it');
 	is(try(q{SELECT sno_new() > (SELECT max(id) FROM inhc)}, db => $d), 't', 'A9. ... and new IDs pass the child\'s rows');
+}
+
+# A10 (the fourth review and audit, b29239b^..0abbf4b)
+{
+	my $d = owner_db('read_fourth');
+	# a snowflake_new() default on an inheritance child only: the parent's column is read with it
+	sql(q{CREATE TABLE ip (id bigint, v text); CREATE TABLE ic () INHERITS (ip);
+		ALTER TABLE ic ALTER id SET DEFAULT snowflake_new();
+		INSERT INTO ic (id) SELECT snowflake_from_parts(clock_timestamp() + interval '30 s', 31, 31, 4095);}, db => $d);
+	is(try(q{SELECT string_agg(tab::text, ',') FROM flakeid_advance_past_all() WHERE generator = 'snowflake';
+		SELECT snowflake_new() > (SELECT max(id) FROM ic)}, db => $d), "ip\nt",
+		'A10. 0abbf4b: a snowflake_new() default on an inheritance child only: its parent is read (new snowflakes pass its rows)');
+	# the same on a partition whose detach is pending
+	sql(q{CREATE TABLE pp (id bigint, v text) PARTITION BY RANGE (id);
+		CREATE TABLE pp1 PARTITION OF pp FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+		ALTER TABLE pp1 ALTER id SET DEFAULT snowflake_new();}, db => $d);
+	leave_detach_pending($d, 'pp', 'pp1');
+	sql(q{INSERT INTO pp1 (id) SELECT snowflake_from_parts(clock_timestamp() + interval '40 s', 31, 31, 4095)}, db => $d);
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'pp'::regclass;
+		SELECT snowflake_new() > (SELECT max(id) FROM pp1)}, db => $d), "1\nt",
+		'A10. 0abbf4b: a snowflake_new() default on a partition whose detach is pending: its parent is read');
+	# PUBLIC's read of a partition whose detach is pending: only where the caller may read it alone
+	sql(q{CREATE TABLE sal (k int, salary int) PARTITION BY LIST (k);
+		CREATE TABLE sal1 PARTITION OF sal FOR VALUES IN (1); CREATE TABLE sal2 PARTITION OF sal FOR VALUES IN (2);
+		INSERT INTO sal VALUES (1, 100), (2, 999999); GRANT SELECT ON sal TO auditor;}, db => $d);
+	leave_detach_pending($d, 'sal', 'sal2');
+	is(sqlstate_of($node, q{SET ROLE auditor; SELECT flakeid_advance_past_read('sal', 'salary', 2::int2, 'int4')}, db => $d), '42501',
+		'A10. 0abbf4b: PUBLIC may not read a partition whose detach is pending through its parent (42501), as SQL reads it only alone');
+	is(try(q{SELECT flakeid_advance_past_read('sal', 'salary', 2::int2, 'int4')}, db => $d), '999999',
+		'A10. ... a caller who may read it does (the superuser: 999999)');
+	# READ UNCOMMITTED is READ COMMITTED in PostgreSQL: not refused
+	is(sqlstate_of($node, q{BEGIN ISOLATION LEVEL READ UNCOMMITTED; SELECT count(*) FROM flakeid_advance_past_all(); COMMIT}, db => $d), 'ok',
+		'A10. 0abbf4b: at READ UNCOMMITTED the call runs (it was refused 0A000)');
+	# another session's temporary child of a table: reported, not left out without a word
+	sql(q{CREATE TABLE tp (id sno)}, db => $d);
+	my $temp = session($node, db => $d);
+	$temp->query(q{CREATE TEMP TABLE tc () INHERITS (tp); INSERT INTO tc VALUES (sno_new())});
+	like(try(q{SELECT string_agg(tab::text || ':' || coalesce(skipped, 'advanced'), ',' ORDER BY tab::text)
+		FROM flakeid_advance_past_all() WHERE tab::text LIKE '%tc' OR tab = 'tp'::regclass}, db => $d) // '',
+		qr/^pg_temp_\d+\.tc:a temporary table of another session.*,tp:advanced$/,
+		'A10. 0abbf4b: another session\'s temporary child is reported in a row of its own');
+	$temp->close;
+	# a uuid column DEFAULT sno_new()::uuid: its largest sno UUID is read, a version-4 UUID above it passed over
+	sql(q{CREATE TABLE u (id uuid PRIMARY KEY DEFAULT sno_new()::uuid);
+		INSERT INTO u VALUES ('ffffffff-ffff-4fff-bfff-ffffffffffff'),
+			(sno_from_parts(clock_timestamp() + interval '30 s', 0, 7, 7)::uuid);}, db => $d);
+	# (no max(uuid) before PostgreSQL 16)
+	my $sno_row = q{(SELECT id FROM u WHERE id::text NOT LIKE 'ffffffff%' ORDER BY id DESC LIMIT 1)};
+	is(try(qq{SELECT generator, advanced_past::sno = ${sno_row}::sno FROM flakeid_advance_past_all() WHERE tab = 'u'::regclass;
+		SELECT sno_new()::uuid > $sno_row}, db => $d), "sno|t\nt",
+		'A10. 0abbf4b: a uuid column DEFAULT sno_new()::uuid is read (its largest sno UUID, a version-4 one above it passed over)');
+	# a partitioned table that holds no flakeid column is not locked by the listing
+	sql(q{SET ROLE owner; CREATE TABLE q (id bigserial, n bigint) PARTITION BY RANGE (id);
+		CREATE TABLE q1 PARTITION OF q FOR VALUES FROM (MINVALUE) TO (MAXVALUE);}, db => $d);
+	my $locker = session($node, connstr => $node->connstr($d) . ' user=owner');
+	$locker->query('BEGIN; LOCK TABLE q1 IN ACCESS EXCLUSIVE MODE');
+	is(sqlstate_of($node, q{SET lock_timeout = '2s'; SELECT count(*) FROM flakeid_advance_past_all()}, db => $d), 'ok',
+		'A10. 0abbf4b: a partition of another table, locked by its owner, does not hold up the listing (it timed out)');
+	$locker->query('COMMIT');
+	$locker->close;
+	# a child made under a table already read, while the call waits for another: refused (55000)
+	sql(q{SET ROLE owner; CREATE TABLE made (id sno); CREATE TABLE zlast (id sno);}, db => $d);
+	my ($waited, $status, $out, $err) = while_waiting($d, 'zlast',
+		q{CREATE TABLE madechild () INHERITS (made); INSERT INTO madechild VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 8, 8))});
+	ok($waited && $status != 0 && $err =~ /column "id" of table public\.madechild appeared while flakeid_advance_past_all ran/,
+		'A10. 0abbf4b: a child made under a table already read while the call waited: refused (55000), not left unread')
+	  or diag("waited $waited, status $status: $out $err");
+	# the foreign-table hint names the table as SQL needs it
+	sql(q{CREATE SCHEMA "Ext Sch"; CREATE EXTENSION IF NOT EXISTS file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
+		CREATE FOREIGN TABLE "Ext Sch"."Orders" (id sno) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
+	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
+		qr/ERROR:  cannot read the largest ID of "Ext Sch"\."Orders".*HINT: .*FROM "Ext Sch"\."Orders"\).*siq: once for each kind/s,
+		'A10. 0abbf4b: the foreign table\'s message and hint name it schema-qualified and quoted, and say siq needs each kind');
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_all(skip => ARRAY['"Ext Sch"."Orders".id'])}, db => $d) =~ /^\d+$/ ? 'ok' : 'failed', 'ok',
+		'A10. ... and skipped as the docs spell it (ARRAY[\'"Ext Sch"."Orders".id\'])');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
