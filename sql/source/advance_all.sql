@@ -111,63 +111,73 @@ BEGIN
     FOR pass IN 1..2 LOOP
         -- every column to advance past: its generator, whether it is an array, whether it is to be
         -- left out, and whether the caller may read all of it
-        WITH RECURSIVE bigint_domain(oid, snowflake) AS (
-            -- domains over bigint, and whether one of them defaults to snowflake_new()
-            SELECT t.oid, false FROM pg_type t WHERE t.oid = 'int8'::regtype
-            UNION ALL
-            SELECT t.oid, b.snowflake OR EXISTS (
-                       SELECT FROM pg_depend d
-                       WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
-                         AND d.refobjid = format('%I.snowflake_new()', schema)::regprocedure)
-            FROM pg_type t JOIN bigint_domain b ON t.typtype = 'd' AND t.typbasetype = b.oid
-        ), uuid_domain(oid) AS (
-            -- uuid and the domains over it
-            SELECT 'uuid'::regtype::oid
-            UNION ALL
-            SELECT t.oid FROM pg_type t JOIN uuid_domain u ON t.typtype = 'd' AND t.typbasetype = u.oid
-        ), generated_default(rel, attname, gen) AS (
-            -- a column whose default calls snowflake_new() or a generator of sno, siq, kuid or kuid96
-            -- (a uuid column's DEFAULT sno_new()::uuid), and the same column of every table above it
-            -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
-            SELECT ad.adrelid, pa.attname,
-                   CASE WHEN p.oid = format('%I.snowflake_new()', schema)::regprocedure THEN 'snowflake' ELSE rt.typname::text END
-            FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
-            JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
-            JOIN pg_proc p ON d.refclassid = 'pg_proc'::regclass AND p.oid = d.refobjid
-            JOIN pg_type rt ON rt.oid = p.prorettype
+        WITH RECURSIVE generator_fn(oid, gen) AS (
+            -- the generators: snowflake_new(), and every function of the extension that returns an ID
+            -- of sno, siq, kuid or kuid96 (their _new, _new_at, kuid96(kuid) ...)
+            SELECT p.oid, (CASE WHEN p.oid = format('%I.snowflake_new()', schema)::regprocedure THEN 'snowflake' ELSE rt.typname::text END) COLLATE "default"
+            FROM pg_proc p JOIN pg_type rt ON rt.oid = p.prorettype
             WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
               AND (p.oid = format('%I.snowflake_new()', schema)::regprocedure
                    OR rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace)
+        ), carrier(oid, base, gen) AS (
+            -- bigint and uuid, which carry IDs only by their default (snowflake_new(), sno_new()::uuid),
+            -- and the domains over them, with the generator a domain's default calls (bigint: only
+            -- snowflake_new(); uuid: only the others)
+            SELECT 'int8'::regtype::oid, 'int8', NULL::text
+            UNION ALL
+            SELECT 'uuid'::regtype::oid, 'uuid', NULL::text
+            UNION ALL
+            SELECT t.oid, cr.base, coalesce((
+                       SELECT min(g.gen) FROM pg_depend d JOIN generator_fn g ON g.oid = d.refobjid
+                       WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
+                         AND (g.gen = 'snowflake') = (cr.base = 'int8')), cr.gen)
+            FROM pg_type t JOIN carrier cr ON t.typtype = 'd' AND t.typbasetype = cr.oid
+        ), uuid_like(oid, is_array) AS (
+            -- uuid, the domains over it, and arrays of either: a column default makes them carry IDs
+            SELECT cr.oid, false FROM carrier cr WHERE cr.base = 'uuid'
+            UNION ALL
+            SELECT t.oid, true FROM pg_type t JOIN carrier cr ON cr.base = 'uuid' AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = cr.oid
+        ), generated_default(rel, attname, gen) AS (
+            -- a column whose default calls a generator, and the same column of every table above it
+            -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
+            SELECT ad.adrelid, pa.attname, g.gen
+            FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+            JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
+            JOIN generator_fn g ON d.refclassid = 'pg_proc'::regclass AND g.oid = d.refobjid
             UNION
             SELECT i.inhparent, g.attname, g.gen FROM generated_default g JOIN pg_inherits i ON i.inhrelid = g.rel
-        ), reach(oid, gen, is_array) AS (
-            SELECT t.oid, t.typname::text, false FROM pg_type t
+        ), reach(oid, gen, is_array, as_uuid) AS (
+            SELECT t.oid, t.typname::text, false, false FROM pg_type t
             WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
               AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
             UNION
-            SELECT b.oid, 'snowflake', false FROM bigint_domain b WHERE b.snowflake
+            -- a domain over bigint or uuid whose default calls a generator
+            SELECT cr.oid, cr.gen, false, cr.base = 'uuid' FROM carrier cr WHERE cr.gen IS NOT NULL
             UNION
             -- a domain over a type reached, and an array of a type reached that is no array
-            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t JOIN reach r
+            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd', r.as_uuid FROM pg_type t JOIN reach r
                 ON (t.typtype = 'd' AND t.typbasetype = r.oid)
                 OR (NOT r.is_array AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid)
         ), found AS (
             SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, dg.gen) AS gen,
-                   coalesce(reach.is_array, false) AS is_array,
-                   reach.oid IS NULL AND dg.gen <> 'snowflake' AS as_uuid,
+                   coalesce(reach.is_array, ul.is_array, false) AS is_array,
+                   coalesce(reach.as_uuid, ul.oid IS NOT NULL) AS as_uuid,
                    r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
                    r.relnamespace = pg_my_temp_schema() AS own_temp,
                    has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
                    r.relrowsecurity AND NOT bypass_rls
                        AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
-                   a.attinhcount > 0 AS inherited
+                   a.attinhcount > 0 AS inherited,
+                   (SELECT string_agg(i.inhparent::text, ',' ORDER BY i.inhparent) FROM pg_inherits i WHERE i.inhrelid = r.oid) AS parents
             FROM pg_attribute a
             JOIN pg_class r ON r.oid = a.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
             LEFT JOIN reach ON reach.oid = a.atttypid
-            -- (the generators a column of no flakeid type defaults to: one row each)
-            LEFT JOIN LATERAL (SELECT DISTINCT g.gen FROM generated_default g
-                               WHERE g.rel = a.attrelid AND g.attname = a.attname) dg ON reach.oid IS NULL
+            -- (the generators a column of no flakeid type defaults to: one row each; a join, which
+            -- the planner hashes, not a lateral scan of every default for every column)
+            LEFT JOIN (SELECT DISTINCT g.rel, g.attname, g.gen FROM generated_default g) dg
+                ON reach.oid IS NULL AND dg.rel = a.attrelid AND dg.attname = a.attname
+            LEFT JOIN uuid_like ul ON reach.oid IS NULL AND ul.oid = a.atttypid
             -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
             -- rows come through a wrapper's code)
             -- (a column inherited from a parent, a partition's among them, is read with the parent's:
@@ -178,8 +188,8 @@ BEGIN
             WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attnum > 0 AND NOT a.attisdropped
               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
               AND (reach.oid IS NOT NULL
-                   OR a.atttypid IN (SELECT oid FROM bigint_domain) AND dg.gen = 'snowflake'
-                   OR a.atttypid IN (SELECT oid FROM uuid_domain) AND dg.gen <> 'snowflake')
+                   OR a.atttypid IN (SELECT oid FROM carrier WHERE base = 'int8') AND dg.gen = 'snowflake'
+                   OR ul.oid IS NOT NULL AND dg.gen <> 'snowflake')
         )
         SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
                    -- an entry naming it: table.column (not another session's temporary table, which
@@ -196,12 +206,13 @@ BEGIN
             -- listed again once every table is read (and locked): a column that was not there at
             -- first (a partition detached, a table created or renamed into reach while the call
             -- waited) would be left behind
-            -- (a column inherited now and not before, or the reverse, counts as new: a table attached
-            -- under a parent already read, or detached from one)
-            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean, inherited boolean)
+            -- (a column inherited now and not before, or the reverse, or under other parents, counts as
+            -- new: a table attached under a parent already read, detached from one, or moved to one)
+            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean, inherited boolean, parents text)
             WHERE NOT n.other_temp
-              AND NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2, inherited boolean)
-                              WHERE o.rel = n.rel AND o.attnum = n.attnum AND o.inherited = n.inherited)
+              AND NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2, inherited boolean, parents text)
+                              WHERE o.rel = n.rel AND o.attnum = n.attnum AND o.inherited = n.inherited
+                                AND o.parents IS NOT DISTINCT FROM n.parents)
             LIMIT 1;
             IF FOUND THEN
                 RAISE EXCEPTION 'column "%" of table %.% appeared while flakeid_advance_past_all ran', c.attname, quote_ident(c.nspname), quote_ident(c.relname)
@@ -214,13 +225,14 @@ BEGIN
         cols := listed;
 
         -- each entry of skip names exactly one of them (else a typo would leave the column it meant in)
-        SELECT e AS entry, count(x.*) AS n INTO c
+        -- (a column whose defaults call two generators is listed twice, and is one column)
+        SELECT e AS entry, count(DISTINCT x.rel::text || '.' || x.attnum) AS n INTO c
         FROM unnest(entries) e
-        LEFT JOIN jsonb_to_recordset(cols) x(nspname name, relname name, attname name, other_temp boolean, own_temp boolean, inherited boolean)
+        LEFT JOIN jsonb_to_recordset(cols) x(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean, own_temp boolean, inherited boolean)
             ON NOT x.inherited AND (parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
                                    OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
                                    OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp)
-        GROUP BY e HAVING count(x.*) <> 1 ORDER BY e LIMIT 1;
+        GROUP BY e HAVING count(DISTINCT x.rel::text || '.' || x.attnum) <> 1 ORDER BY e LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'skip names %, which is % of the columns flakeid_advance_past_all advances',
                     quote_literal(c.entry), CASE WHEN c.n = 0 THEN 'none' ELSE c.n || ' (ambiguous)' END
@@ -274,7 +286,7 @@ BEGIN
                                    CASE WHEN c.as_uuid THEN format('%I.%I', schema, c.gen)::regtype END;
             EXCEPTION
                 WHEN lock_not_available THEN
-                    RAISE EXCEPTION 'could not lock table % to read column "%"', tab, c.attname
+                    RAISE EXCEPTION 'could not lock table % (or a table under it) to read column "%"', tab, c.attname
                         USING ERRCODE = '55P03',
                               DETAIL = format('Another transaction holds a lock that conflicts with ACCESS SHARE; the wait was bounded by lock_timeout (%s). Nothing was advanced.',
                                               current_setting('lock_timeout')),

@@ -240,6 +240,13 @@ read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapsh
 	ExecDropSingleTupleTableSlot(slot);
 }
 
+/* schema.table, quoted as SQL needs them, for a message an operator may paste */
+static char *
+qualified_name(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
 /* whether the table's detach from its parent is pending (an interrupted DETACH ... CONCURRENTLY) */
 static bool
 detach_pending(Oid relid)
@@ -264,8 +271,9 @@ detach_pending(Oid relid)
  * partition whose detach is pending (an interrupted DETACH ... CONCURRENTLY),
  * which find_all_inheritors leaves out though its rows hold issued IDs and
  * no listing names it on its own.  SQL reads such a partition only as a
- * table of its own, so *apart gets, for each member, whether it is one or
- * lies under one: its own privileges apply.
+ * table of its own, so *apart gets, for each member, whether it is one:
+ * its own privileges apply (not to the tables under it, which a read of
+ * it as a table of its own covers, as SQL's would).
  */
 static List *
 tree_members(Oid relid, LOCKMODE lockmode, List **apart)
@@ -282,18 +290,11 @@ tree_members(Oid relid, LOCKMODE lockmode, List **apart)
 			if (!list_member_oid(members, lfirst_oid(lc)))
 			{
 				members = lappend_oid(members, lfirst_oid(lc));
-				*apart = lappend_int(*apart, list_nth_int(*apart, i) || detach_pending(lfirst_oid(lc)));
+				*apart = lappend_int(*apart, detach_pending(lfirst_oid(lc)));
 			}
 		list_free(children);
 	}
 	return members;
-}
-
-/* schema.table, quoted as SQL needs them, for a message an operator may paste */
-static char *
-qualified_name(Oid relid)
-{
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 
 static void
@@ -320,7 +321,7 @@ refuse_unreadable(Oid relid, const char *column, AttrNumber attnum)
 		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read column \"%s\" of table %s", column, get_rel_name(relid))));
+				 errmsg("permission denied to read column \"%s\" of table %s", column, qualified_name(relid))));
 }
 
 /*
@@ -345,7 +346,7 @@ refuse_rls(Oid relid)
 	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security applies to table %s for this role", get_rel_name(relid))));
+				 errmsg("row-level security applies to table %s for this role", qualified_name(relid))));
 }
 
 static void

@@ -292,7 +292,7 @@ sub while_waiting
 	sql(q{SET ROLE owner; CREATE TABLE rv (id sno); INSERT INTO rv SELECT sno_new(); GRANT SELECT ON rv TO auditor;}, db => $d);
 	($waited, $status, $out, $err) = while_waiting($d, 'rv', 'REVOKE SELECT ON rv FROM auditor',
 		q{SET ROLE auditor; SELECT flakeid_advance_past_read('rv', 'id', 1::int2, 'sno')});
-	like($err, qr/ERROR:  permission denied to read column "id" of table rv/,
+	like($err, qr/ERROR:  permission denied to read column "id" of table (public\.)?rv/,
 		'A7. 27f90d9: SELECT revoked while the read waited for its lock: refused after the lock (42501)');
 
 	# REPEATABLE READ and an index whose builder saw a broken HOT chain (indcheckxmin): the read
@@ -525,6 +525,49 @@ sub leave_detach_pending
 		'A10. 0abbf4b: the foreign table\'s message and hint name it schema-qualified and quoted, and say siq needs each kind');
 	is(try(q{SELECT count(*) FROM flakeid_advance_past_all(skip => ARRAY['"Ext Sch"."Orders".id'])}, db => $d) =~ /^\d+$/ ? 'ok' : 'failed', 'ok',
 		'A10. ... and skipped as the docs spell it (ARRAY[\'"Ext Sch"."Orders".id\'])');
+}
+
+# A11 (the fifth review and audit, 0abbf4b..1ea288d)
+{
+	my $d = owner_db('read_fifth');
+	# a uuid domain whose default calls sno_new(), and a uuid[] column defaulting to one: both read
+	sql(q{CREATE DOMAIN suid AS uuid DEFAULT sno_new()::uuid;
+		CREATE TABLE ud (id suid); INSERT INTO ud VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 9, 9)::uuid);
+		CREATE TABLE ua (ids uuid[] DEFAULT ARRAY[kuid_new()::uuid]);
+		INSERT INTO ua VALUES (ARRAY[kuid_upper_bound(clock_timestamp() + interval '30 s')::uuid, 'ffffffff-ffff-4fff-bfff-ffffffffffff']);}, db => $d);
+	is(try(q{SELECT string_agg(tab::text || ':' || generator, ',' ORDER BY tab::text) FROM flakeid_advance_past_all() WHERE tab IN ('ud'::regclass, 'ua'::regclass);
+		SELECT sno_new()::uuid > (SELECT id FROM ud ORDER BY id DESC LIMIT 1), kuid_new() > (SELECT ids[1]::kuid FROM ua)}, db => $d),
+		"ua:kuid,ud:sno\nt|t", 'A11. 1ea288d: a uuid domain with a sno_new() default and a uuid[] column with a kuid_new() default are read');
+	# a column whose partitions' defaults call two generators is one column to skip
+	sql(q{CREATE TABLE pu (id uuid, k int) PARTITION BY LIST (k);
+		CREATE TABLE pu0 PARTITION OF pu FOR VALUES IN (0); CREATE TABLE pu1 PARTITION OF pu FOR VALUES IN (1);
+		ALTER TABLE pu0 ALTER id SET DEFAULT sno_new()::uuid; ALTER TABLE pu1 ALTER id SET DEFAULT kuid_new()::uuid;}, db => $d);
+	is(try(q{SELECT string_agg(DISTINCT coalesce(skipped, 'advanced'), ',') FROM flakeid_advance_past_all(skip => '{pu.id}') WHERE tab = 'pu'::regclass}, db => $d),
+		'named in skip', 'A11. 1ea288d: a column whose defaults call two generators is skipped as one (it was 42702, "ambiguous")');
+	# a sub-partition of a partition whose detach is pending: the pending partition's privileges, not its own
+	sql(q{CREATE TABLE st (id sno, k int) PARTITION BY LIST (k);
+		CREATE TABLE sp PARTITION OF st FOR VALUES IN (1) PARTITION BY LIST (k);
+		CREATE TABLE sp1 PARTITION OF sp FOR VALUES IN (1);
+		INSERT INTO st VALUES (sno_new(), 1); GRANT SELECT ON st, sp TO auditor;}, db => $d);
+	leave_detach_pending($d, 'st', 'sp');
+	is(sqlstate_of($node, q{SET ROLE auditor; SELECT flakeid_advance_past_read('st', 'id', 1::int2, 'sno')}, db => $d), 'ok',
+		'A11. 1ea288d: the partitions under a partition whose detach is pending are read with it (a false 42501 for sp1)');
+	# a child moved from a table not yet read to one already read while the call waits: refused (55000)
+	sql(q{SET ROLE owner; CREATE TABLE mto (id sno); CREATE TABLE mfrom (id sno); CREATE TABLE moved () INHERITS (mfrom);
+		INSERT INTO moved VALUES (sno_from_parts(clock_timestamp() + interval '30 s', 0, 10, 10));}, db => $d);
+	my ($waited, $status, $out, $err) = while_waiting($d, 'mfrom', 'ALTER TABLE moved NO INHERIT mfrom; ALTER TABLE moved INHERIT mto',
+		q{SELECT count(*) FROM flakeid_advance_past_all(skip => '{pu.id}')});
+	ok($waited && $status != 0 && $err =~ /column "id" of table public\.moved appeared while flakeid_advance_past_all ran/,
+		'A11. 1ea288d: a child moved to a table already read while the call waited: refused (55000), not left unread')
+	  or diag("waited $waited, status $status: $out $err");
+	# a lock held on a partition: the message says the table or one under it
+	my $locker = session($node, db => $d);
+	$locker->query('BEGIN; LOCK TABLE sp1 IN ACCESS EXCLUSIVE MODE');
+	like(message_of($node, q{SET lock_timeout = '1s'; SELECT count(*) FROM flakeid_advance_past_all(skip => '{pu.id}')}, db => $d),
+		qr/ERROR:  could not lock table public\.st \(or a table under it\) to read column "id"/,
+		'A11. 1ea288d: a lock on a partition: the 55P03 names its partitioned table, "or a table under it"');
+	$locker->query('ROLLBACK');
+	$locker->close;
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
