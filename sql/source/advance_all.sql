@@ -59,6 +59,8 @@ CREATE FUNCTION flakeid_advance_past_all(
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
     SET row_security = off
+    -- (its listing's plan is costly enough on a large catalog for JIT, which took 10 s a pass)
+    SET jit = off
 AS $fn$
 DECLARE
     schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
@@ -97,12 +99,18 @@ BEGIN
                   HINT = 'Call it at READ COMMITTED (the default), in a transaction of its own.';
     END IF;
     -- a prepared transaction's rows are seen by no snapshot until it commits
-    SELECT p.gid INTO gid FROM pg_prepared_xacts p WHERE p.database = current_database() ORDER BY p.prepared LIMIT 1;
+    -- (one that only read, holding no lock above ACCESS SHARE, wrote nothing to leave behind)
+    SELECT p.gid INTO gid FROM pg_prepared_xacts p
+    WHERE p.database = current_database()
+      AND EXISTS (SELECT FROM pg_locks x JOIN pg_locks l ON l.virtualtransaction = x.virtualtransaction
+                  WHERE x.locktype = 'transactionid' AND x.transactionid = p.transaction
+                    AND l.locktype = 'relation' AND l.mode <> 'AccessShareLock')
+    ORDER BY p.prepared LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'flakeid_advance_past_all cannot run while transaction % is prepared in this database', quote_literal(gid)
             USING ERRCODE = '55000',
                   DETAIL = 'The rows a prepared transaction wrote are seen by no one until it commits: their IDs would be left behind.',
-                  HINT = 'COMMIT PREPARED or ROLLBACK PREPARED every prepared transaction of this database (pg_prepared_xacts), then call again.';
+                  HINT = 'COMMIT PREPARED or ROLLBACK PREPARED it (as a superuser or the role that prepared it; pg_prepared_xacts lists them), then call again.';
     END IF;
     IF current_setting('lock_timeout') IN ('0', '0ms', '0s') THEN
         PERFORM set_config('lock_timeout', '10s', true);
@@ -119,24 +127,22 @@ BEGIN
             WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
               AND (p.oid = format('%I.snowflake_new()', schema)::regprocedure
                    OR rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace)
-        ), carrier(oid, base, gen) AS (
+        ), carrier(oid, base, gen, is_array) AS (
             -- bigint and uuid, which carry IDs only by their default (snowflake_new(), sno_new()::uuid),
-            -- and the domains over them, with the generator a domain's default calls (bigint: only
-            -- snowflake_new(); uuid: only the others)
-            SELECT 'int8'::regtype::oid, 'int8', NULL::text
+            -- the domains over them and the arrays of either, to any depth, with each generator a
+            -- domain's default calls (bigint: only snowflake_new(); uuid: only the others), one row
+            -- each, or else its base's
+            SELECT 'int8'::regtype::oid, 'int8', NULL::text, false
             UNION ALL
-            SELECT 'uuid'::regtype::oid, 'uuid', NULL::text
+            SELECT 'uuid'::regtype::oid, 'uuid', NULL::text, false
             UNION ALL
-            SELECT t.oid, cr.base, coalesce((
-                       SELECT min(g.gen) FROM pg_depend d JOIN generator_fn g ON g.oid = d.refobjid
-                       WHERE d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.refclassid = 'pg_proc'::regclass
-                         AND (g.gen = 'snowflake') = (cr.base = 'int8')), cr.gen)
-            FROM pg_type t JOIN carrier cr ON t.typtype = 'd' AND t.typbasetype = cr.oid
-        ), uuid_like(oid, is_array) AS (
-            -- uuid, the domains over it, and arrays of either: a column default makes them carry IDs
-            SELECT cr.oid, false FROM carrier cr WHERE cr.base = 'uuid'
-            UNION ALL
-            SELECT t.oid, true FROM pg_type t JOIN carrier cr ON cr.base = 'uuid' AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = cr.oid
+            SELECT t.oid, cr.base, coalesce(own.gen, cr.gen), cr.is_array OR t.typtype <> 'd'
+            FROM pg_type t JOIN carrier cr
+                ON (t.typtype = 'd' AND t.typbasetype = cr.oid)
+                OR (t.typtype = 'b' AND t.typlen = -1 AND t.typelem = cr.oid AND t.typsubscript = 'array_subscript_handler'::regproc)
+            LEFT JOIN LATERAL (SELECT DISTINCT g.gen FROM pg_depend d JOIN generator_fn g ON g.oid = d.refobjid
+                               WHERE t.typtype = 'd' AND d.classid = 'pg_type'::regclass AND d.objid = t.oid
+                                 AND d.refclassid = 'pg_proc'::regclass AND (g.gen = 'snowflake') = (cr.base = 'int8')) own ON true
         ), generated_default(rel, attname, gen) AS (
             -- a column whose default calls a generator, and the same column of every table above it
             -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
@@ -146,22 +152,21 @@ BEGIN
             JOIN generator_fn g ON d.refclassid = 'pg_proc'::regclass AND g.oid = d.refobjid
             UNION
             SELECT i.inhparent, g.attname, g.gen FROM generated_default g JOIN pg_inherits i ON i.inhrelid = g.rel
-        ), reach(oid, gen, is_array, as_uuid) AS (
-            SELECT t.oid, t.typname::text, false, false FROM pg_type t
+        ), reach(oid, gen, is_array) AS (
+            SELECT t.oid, t.typname::text, false FROM pg_type t
             WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
               AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
             UNION
-            -- a domain over bigint or uuid whose default calls a generator
-            SELECT cr.oid, cr.gen, false, cr.base = 'uuid' FROM carrier cr WHERE cr.gen IS NOT NULL
-            UNION
-            -- a domain over a type reached, and an array of a type reached that is no array
-            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd', r.as_uuid FROM pg_type t JOIN reach r
+            -- a domain over a type reached, and an array of a type reached, to any depth
+            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t JOIN reach r
                 ON (t.typtype = 'd' AND t.typbasetype = r.oid)
-                OR (NOT r.is_array AND t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid)
+                OR (t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid AND t.typsubscript = 'array_subscript_handler'::regproc)
         ), found AS (
-            SELECT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, coalesce(reach.gen, dg.gen) AS gen,
-                   coalesce(reach.is_array, ul.is_array, false) AS is_array,
-                   coalesce(reach.as_uuid, ul.oid IS NOT NULL) AS as_uuid,
+            -- (one row per generator of a column: a bigint or uuid column's domain's and its own
+            -- default's, or a partition's, may differ, and the rows of each are read)
+            SELECT DISTINCT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, v.gen,
+                   coalesce(reach.is_array, ca.is_array, false) AS is_array,
+                   coalesce(ca.base = 'uuid', false) AS as_uuid,
                    r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
                    r.relnamespace = pg_my_temp_schema() AS own_temp,
                    has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
@@ -173,11 +178,12 @@ BEGIN
             JOIN pg_class r ON r.oid = a.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
             LEFT JOIN reach ON reach.oid = a.atttypid
-            -- (the generators a column of no flakeid type defaults to: one row each; a join, which
-            -- the planner hashes, not a lateral scan of every default for every column)
+            LEFT JOIN carrier ca ON reach.oid IS NULL AND ca.oid = a.atttypid
+            -- (the generators a bigint or uuid column defaults to: a join, which the planner
+            -- hashes, not a lateral scan of every default for every column)
             LEFT JOIN (SELECT DISTINCT g.rel, g.attname, g.gen FROM generated_default g) dg
-                ON reach.oid IS NULL AND dg.rel = a.attrelid AND dg.attname = a.attname
-            LEFT JOIN uuid_like ul ON reach.oid IS NULL AND ul.oid = a.atttypid
+                ON ca.oid IS NOT NULL AND dg.rel = a.attrelid AND dg.attname = a.attname
+            CROSS JOIN LATERAL (VALUES (reach.gen), (ca.gen), (dg.gen)) v(gen)
             -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
             -- rows come through a wrapper's code)
             -- (a column inherited from a parent, a partition's among them, is read with the parent's:
@@ -187,9 +193,9 @@ BEGIN
             -- is reported)
             WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attnum > 0 AND NOT a.attisdropped
               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-              AND (reach.oid IS NOT NULL
-                   OR a.atttypid IN (SELECT oid FROM carrier WHERE base = 'int8') AND dg.gen = 'snowflake'
-                   OR ul.oid IS NOT NULL AND dg.gen <> 'snowflake')
+              AND (v.gen = reach.gen
+                   OR ca.base = 'int8' AND v.gen = 'snowflake'
+                   OR ca.base = 'uuid' AND v.gen <> 'snowflake')
         )
         SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
                    -- an entry naming it: table.column (not another session's temporary table, which

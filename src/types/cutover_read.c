@@ -127,11 +127,15 @@ consider(Largest *largest, Datum value)
 	return true;
 }
 
-/* every element of an array value (NULLs left out) */
+/*
+ * Every element of an array value (NULLs left out), and the elements of
+ * those that are arrays themselves (an array of a domain over an array).
+ */
 static void
 consider_array(Largest *largest, Datum array_datum)
 {
 	ArrayType  *array = DatumGetArrayTypeP(array_datum);
+	bool		nested = OidIsValid(get_element_type(getBaseType(ARR_ELEMTYPE(array))));
 	int16		len;
 	bool		byval;
 	char		align;
@@ -142,8 +146,14 @@ consider_array(Largest *largest, Datum array_datum)
 	get_typlenbyvalalign(ARR_ELEMTYPE(array), &len, &byval, &align);
 	deconstruct_array(array, ARR_ELEMTYPE(array), len, byval, align, &elements, &nulls, &n);
 	for (int i = 0; i < n; i++)
-		if (!nulls[i])
+	{
+		if (nulls[i])
+			continue;
+		if (nested)
+			consider_array(largest, elements[i]);
+		else
 			(void) consider(largest, elements[i]);
+	}
 	pfree(elements);
 	pfree(nulls);
 	if ((Pointer) array != DatumGetPointer(array_datum))
@@ -297,6 +307,27 @@ tree_members(Oid relid, LOCKMODE lockmode, List **apart)
 	return members;
 }
 
+/*
+ * How an operator reads a foreign table's largest ID with SQL: an array's
+ * largest element (max of the array is the largest in dictionary order),
+ * and of a uuid column only the UUIDs that embed an ID of the type.
+ */
+static char *
+own_read_hint(const char *column, Oid relid, bool is_array, const FlakeFormat *as)
+{
+	const char *col = quote_identifier(column);
+	const char *value = is_array ? "e" : col;
+	StringInfoData hint;
+
+	initStringInfo(&hint);
+	appendStringInfo(&hint, "SELECT max(%s) FROM %s", value, qualified_name(relid));
+	if (is_array)
+		appendStringInfo(&hint, ", unnest(%s) e", col);	/* (unnest flattens arrays of arrays too) */
+	if (as != NULL)				/* (no max(uuid) before PostgreSQL 16, and the cast refuses other UUIDs) */
+		appendStringInfo(&hint, " over only the UUIDs that embed a %s, cast to %s", as->name, as->name);
+	return hint.data;
+}
+
 static void
 refuse_dropped(Oid relid)
 {
@@ -429,8 +460,11 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("type with OID %u does not exist", coltype)));
+	/* the innermost element's base type: arrays of domains over arrays are looked into */
 	is_array = OidIsValid(get_element_type(base));
-	elem_base = is_array ? getBaseType(get_element_type(base)) : base;
+	elem_base = base;
+	while (OidIsValid(get_element_type(elem_base)))
+		elem_base = getBaseType(get_element_type(elem_base));
 	if (PG_NARGS() > 4 && !PG_ARGISNULL(4))
 		largest.as = uuid_read_as(PG_GETARG_OID(4), elem_base);
 	typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
@@ -492,8 +526,8 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 					 errmsg("cannot read the largest ID of %s, which is not a table of this server",
 							qualified_name(member)),
 					 errdetail("Its rows are read through code (a foreign data wrapper), which the cutover does not run as its caller. Nothing was advanced."),
-					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (SELECT max(%s) FROM %s), and advance the generator past it with its *_advance_past (siq: once for each kind, docs/OPERATIONS.md); flakeid_advance_past_all can then leave the column out knowingly with skip.",
-							 quote_identifier(column), qualified_name(relid))));
+					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (%s), and advance the generator past it with its *_advance_past (siq: once for each kind, docs/OPERATIONS.md); flakeid_advance_past_all can then leave the column out knowingly with skip.",
+							 own_read_hint(column, relid, is_array, largest.as))));
 		if (table != rel)
 			relation_close(table, NoLock);
 	}

@@ -570,6 +570,51 @@ sub leave_detach_pending
 	$locker->close;
 }
 
+# A12 (the sixth audit, 1ea288d..fe5ee05)
+{
+	my $d = db('read_sixth');
+	# arrays to any depth: an array of a domain over sno[], a domain over uuid[] with a default, a
+	# domain over uuid[] whose column has the default, a bigint[] defaulting to snowflakes
+	sql(q{CREATE DOMAIN da AS sno[]; CREATE TABLE t_da (x da[]);
+		INSERT INTO t_da VALUES (ARRAY[ARRAY[sno_from_parts(clock_timestamp() + interval '20 s', 0, 11, 11)]::da]);
+		CREATE DOMAIN dua AS uuid[] DEFAULT ARRAY[sno_new()::uuid]; CREATE TABLE t_dua (x dua);
+		INSERT INTO t_dua VALUES (ARRAY[sno_from_parts(clock_timestamp() + interval '21 s', 0, 12, 12)::uuid]);
+		CREATE DOMAIN dua2 AS uuid[]; CREATE TABLE t_dua2 (x dua2 DEFAULT ARRAY[kuid_new()::uuid]);
+		INSERT INTO t_dua2 VALUES (ARRAY[kuid_upper_bound(clock_timestamp() + interval '22 s')::uuid]);
+		CREATE TABLE t_i8a (x bigint[] DEFAULT ARRAY[snowflake_new()]);
+		INSERT INTO t_i8a VALUES (ARRAY[snowflake_from_parts(clock_timestamp() + interval '23 s', 31, 31, 4095), 1]);}, db => $d);
+	is(try(q{SELECT string_agg(tab::text || ':' || generator, ',' ORDER BY tab::text) FROM flakeid_advance_past_all() WHERE skipped IS NULL AND tab IS NOT NULL;
+		SELECT sno_new() > (SELECT (x[1])[1] FROM t_da), sno_new()::uuid > (SELECT x[1] FROM t_dua),
+		       kuid_new() > (SELECT x[1]::kuid FROM t_dua2), snowflake_new() > (SELECT x[1] FROM t_i8a)}, db => $d),
+		"t_da:sno,t_dua:sno,t_dua2:kuid,t_i8a:snowflake\nt|t|t|t",
+		'A12. fe5ee05: arrays of domains over arrays, domains over uuid[] and bigint[] defaulting to a generator are read (left out without a word)');
+	# a column's own default beside its domain's, and a domain whose default calls two generators: each read
+	sql(q{CREATE DOMAIN suid AS uuid DEFAULT sno_new()::uuid;
+		CREATE TABLE t_both (id suid DEFAULT kuid_new()::uuid);
+		INSERT INTO t_both VALUES (kuid_upper_bound(clock_timestamp() + interval '24 s')::uuid);
+		CREATE DOMAIN k96 AS uuid DEFAULT kuid96(kuid_new())::uuid; CREATE TABLE t_k96 (id k96);
+		INSERT INTO t_k96 VALUES (kuid96(kuid_upper_bound(clock_timestamp() + interval '25 s'))::uuid);}, db => $d);
+	is(try(q{SELECT string_agg(tab::text || ':' || generator, ',' ORDER BY tab::text, generator) FROM flakeid_advance_past_all()
+		WHERE tab IN ('t_both'::regclass, 't_k96'::regclass) AND advanced_past IS NOT NULL;
+		SELECT kuid_new()::uuid > (SELECT id FROM t_both), kuid96(kuid_new())::uuid > (SELECT id FROM t_k96)}, db => $d),
+		"t_both:kuid,t_k96:kuid\nt|t",
+		'A12. fe5ee05: a uuid column\'s own default beside its domain\'s, and a domain default calling kuid96(kuid_new()), are read by each generator');
+	is(try(q{SELECT 'jit=off' = ANY (proconfig) FROM pg_proc WHERE proname = 'flakeid_advance_past_all'}, db => $d), 't',
+		'A12. fe5ee05: the call runs without JIT (its listing plan compiled for 10 s a pass on a large catalog)');
+	# a transaction that only read, prepared by any role, does not hold up the cutover
+	sql(q{GRANT CREATE ON SCHEMA public TO auditor}, db => $d);
+	sql(q{SET ROLE auditor; BEGIN; SELECT 1; PREPARE TRANSACTION 'only_read'}, db => $d);
+	is(sqlstate_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d), 'ok',
+		'A12. fe5ee05: a prepared transaction that only read does not refuse the call (55000, which the operator could not end)');
+	sql(q{ROLLBACK PREPARED 'only_read'}, db => $d);
+	# the foreign-table hint reads an array's largest element, not the largest array
+	sql(q{CREATE EXTENSION file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
+		CREATE FOREIGN TABLE fa (ids sno[]) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
+	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
+		qr/HINT: .*\(SELECT max\(e\) FROM public\.fa, unnest\(ids\) e\)/,
+		'A12. fe5ee05: the foreign-table hint for an array column reads its largest element (max of the arrays is by dictionary order)');
+}
+
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
 # right after it (before the generator's own counter reached the old keys), new keys still sort after them
 {
