@@ -2139,12 +2139,17 @@ BEGIN
                   HINT = 'Call it at READ COMMITTED (the default), in a transaction of its own.';
     END IF;
     -- a prepared transaction's rows are seen by no snapshot until it commits
-    -- (one that only read, holding no lock above ACCESS SHARE, wrote nothing to leave behind)
+    -- (one that wrote in this database holds ROW EXCLUSIVE or more on a relation of it, a catalog if
+    -- it made a table; one that only read, locked rows FOR UPDATE, called nextval() (a sequence's
+    -- lock) or wrote a shared catalog (ALTER ROLE) wrote no row to leave behind)
     SELECT p.gid INTO gid FROM pg_prepared_xacts p
     WHERE p.database = current_database()
       AND EXISTS (SELECT FROM pg_locks x JOIN pg_locks l ON l.virtualtransaction = x.virtualtransaction
                   WHERE x.locktype = 'transactionid' AND x.transactionid = p.transaction
-                    AND l.locktype = 'relation' AND l.mode <> 'AccessShareLock')
+                    AND l.locktype = 'relation' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    AND NOT EXISTS (SELECT FROM pg_class q WHERE q.oid = l.relation AND q.relkind = 'S')
+                    AND l.mode IN ('RowExclusiveLock', 'ShareUpdateExclusiveLock', 'ShareLock', 'ShareRowExclusiveLock',
+                                   'ExclusiveLock', 'AccessExclusiveLock'))
     ORDER BY p.prepared LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'flakeid_advance_past_all cannot run while transaction % is prepared in this database', quote_literal(gid)
@@ -2160,12 +2165,12 @@ BEGIN
         -- every column to advance past: its generator, whether it is an array, whether it is to be
         -- left out, and whether the caller may read all of it
         WITH RECURSIVE generator_fn(oid, gen) AS (
-            -- the generators: snowflake_new(), and every function of the extension that returns an ID
-            -- of sno, siq, kuid or kuid96 (their _new, _new_at, kuid96(kuid) ...)
-            SELECT p.oid, (CASE WHEN p.oid = format('%I.snowflake_new()', schema)::regprocedure THEN 'snowflake' ELSE rt.typname::text END) COLLATE "default"
+            -- the generators: snowflake_new() and snowflake_new_at(), and every function of the
+            -- extension that returns an ID of sno, siq, kuid or kuid96 (their _new, _new_at, kuid96(kuid) ...)
+            SELECT p.oid, (CASE WHEN p.proname IN ('snowflake_new', 'snowflake_new_at') THEN 'snowflake' ELSE rt.typname::text END) COLLATE "default"
             FROM pg_proc p JOIN pg_type rt ON rt.oid = p.prorettype
             WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
-              AND (p.oid = format('%I.snowflake_new()', schema)::regprocedure
+              AND (p.proname IN ('snowflake_new', 'snowflake_new_at')
                    OR rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace)
         ), carrier(oid, base, gen, is_array) AS (
             -- bigint and uuid, which carry IDs only by their default (snowflake_new(), sno_new()::uuid),
@@ -2173,13 +2178,16 @@ BEGIN
             -- domain's default calls (bigint: only snowflake_new(); uuid: only the others), one row
             -- each, or else its base's
             SELECT 'int8'::regtype::oid, 'int8', NULL::text, false
-            UNION ALL
+            UNION
             SELECT 'uuid'::regtype::oid, 'uuid', NULL::text, false
-            UNION ALL
+            -- (deduplicated: a chain of domains whose defaults call several generators each gives
+            -- each type a row per generator, not one per path, which grew as their power)
+            UNION
             SELECT t.oid, cr.base, coalesce(own.gen, cr.gen), cr.is_array OR t.typtype <> 'd'
-            FROM pg_type t JOIN carrier cr
-                ON (t.typtype = 'd' AND t.typbasetype = cr.oid)
-                OR (t.typtype = 'b' AND t.typlen = -1 AND t.typelem = cr.oid AND t.typsubscript = 'array_subscript_handler'::regproc)
+            -- (one equality, which the planner hashes: an OR of two made a nested loop over pg_type
+            -- at every level)
+            FROM pg_type t JOIN carrier cr ON cr.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END
+                AND (t.typtype = 'd' OR t.typtype = 'b' AND t.typlen = -1 AND t.typsubscript = 'array_subscript_handler'::regproc)
             LEFT JOIN LATERAL (SELECT DISTINCT g.gen FROM pg_depend d JOIN generator_fn g ON g.oid = d.refobjid
                                WHERE t.typtype = 'd' AND d.classid = 'pg_type'::regclass AND d.objid = t.oid
                                  AND d.refclassid = 'pg_proc'::regclass AND (g.gen = 'snowflake') = (cr.base = 'int8')) own ON true
@@ -2198,9 +2206,9 @@ BEGIN
               AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
             UNION
             -- a domain over a type reached, and an array of a type reached, to any depth
-            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t JOIN reach r
-                ON (t.typtype = 'd' AND t.typbasetype = r.oid)
-                OR (t.typtype = 'b' AND t.typlen = -1 AND t.typelem = r.oid AND t.typsubscript = 'array_subscript_handler'::regproc)
+            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t
+            JOIN reach r ON r.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END
+                AND (t.typtype = 'd' OR t.typtype = 'b' AND t.typlen = -1 AND t.typsubscript = 'array_subscript_handler'::regproc)
         ), found AS (
             -- (one row per generator of a column: a bigint or uuid column's domain's and its own
             -- default's, or a partition's, may differ, and the rows of each are read)

@@ -310,19 +310,27 @@ tree_members(Oid relid, LOCKMODE lockmode, List **apart)
 /*
  * How an operator reads a foreign table's largest ID with SQL: an array's
  * largest element (max of the array is the largest in dictionary order),
- * and of a uuid column only the UUIDs that embed an ID of the type.
+ * one unnest for each level of arrays in the type (unnest flattens the
+ * dimensions of one array, not an array of a domain over an array), and
+ * of a uuid column only the UUIDs that embed an ID of the type.
  */
 static char *
-own_read_hint(const char *column, Oid relid, bool is_array, const FlakeFormat *as)
+own_read_hint(const char *column, Oid relid, Oid base, const FlakeFormat *as)
 {
-	const char *col = quote_identifier(column);
-	const char *value = is_array ? "e" : col;
+	StringInfoData from;
 	StringInfoData hint;
+	int			depth = 0;
+	char	   *value = pstrdup(quote_identifier(column));
 
+	initStringInfo(&from);
+	appendStringInfoString(&from, qualified_name(relid));
+	for (Oid type = base; OidIsValid(get_element_type(type)); type = getBaseType(get_element_type(type)))
+	{
+		appendStringInfo(&from, ", unnest(%s) e%d", value, ++depth);
+		value = psprintf("e%d", depth);
+	}
 	initStringInfo(&hint);
-	appendStringInfo(&hint, "SELECT max(%s) FROM %s", value, qualified_name(relid));
-	if (is_array)
-		appendStringInfo(&hint, ", unnest(%s) e", col);	/* (unnest flattens arrays of arrays too) */
+	appendStringInfo(&hint, "SELECT max(%s) FROM %s", value, from.data);
 	if (as != NULL)				/* (no max(uuid) before PostgreSQL 16, and the cast refuses other UUIDs) */
 		appendStringInfo(&hint, " over only the UUIDs that embed a %s, cast to %s", as->name, as->name);
 	return hint.data;
@@ -527,7 +535,7 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 							qualified_name(member)),
 					 errdetail("Its rows are read through code (a foreign data wrapper), which the cutover does not run as its caller. Nothing was advanced."),
 					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (%s), and advance the generator past it with its *_advance_past (siq: once for each kind, docs/OPERATIONS.md); flakeid_advance_past_all can then leave the column out knowingly with skip.",
-							 own_read_hint(column, relid, is_array, largest.as))));
+							 own_read_hint(column, relid, base, largest.as))));
 		if (table != rel)
 			relation_close(table, NoLock);
 	}

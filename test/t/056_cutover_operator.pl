@@ -611,8 +611,44 @@ sub leave_detach_pending
 	sql(q{CREATE EXTENSION file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
 		CREATE FOREIGN TABLE fa (ids sno[]) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
 	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
-		qr/HINT: .*\(SELECT max\(e\) FROM public\.fa, unnest\(ids\) e\)/,
+		qr/HINT: .*\(SELECT max\(e1\) FROM public\.fa, unnest\(ids\) e1\)/,
 		'A12. fe5ee05: the foreign-table hint for an array column reads its largest element (max of the arrays is by dictionary order)');
+}
+
+# A13 (the seventh audit, fe5ee05..ea94fac)
+{
+	my $d = db('read_seventh');
+	# a prepared transaction of any role that wrote a shared catalog (ALTER ROLE) or locked rows FOR
+	# UPDATE wrote no row here: the call runs
+	sql(q{GRANT CREATE ON SCHEMA public TO auditor; CREATE TABLE w (id sno); GRANT SELECT, UPDATE ON w TO auditor;
+		CREATE SEQUENCE s; GRANT USAGE ON SEQUENCE s TO auditor;}, db => $d);
+	sql(q{SET ROLE auditor; BEGIN; ALTER ROLE auditor SET work_mem = '8MB'; PREPARE TRANSACTION 'role_setting'}, db => $d);
+	sql(q{SET ROLE auditor; BEGIN; SELECT * FROM w FOR UPDATE; PREPARE TRANSACTION 'for_update'}, db => $d);
+	sql(q{SET ROLE auditor; BEGIN; SELECT nextval('s'); PREPARE TRANSACTION 'next_value'}, db => $d);
+	is(sqlstate_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d), 'ok',
+		'A13. ea94fac: prepared transactions that wrote a shared catalog, locked rows FOR UPDATE or called nextval() do not refuse the call');
+	sql(q{ROLLBACK PREPARED 'role_setting'; ROLLBACK PREPARED 'for_update'; ROLLBACK PREPARED 'next_value'; ALTER ROLE auditor RESET work_mem}, db => $d);
+	# a chain of nine domains whose defaults each call three generators: listed in a bound, not in
+	# their power (the listing's rows grew four times a level; nine took minutes)
+	sql(join('', map {
+		my $base = $_ == 0 ? 'uuid' : 'e' . ($_ - 1);
+		"CREATE DOMAIN e$_ AS $base DEFAULT coalesce(sno_new()::uuid, siq_new('user')::uuid, kuid96(kuid_new())::uuid);"
+	} 0 .. 8) . ' CREATE TABLE chain (id e8)', db => $d);
+	is(sqlstate_of($node, q{SET statement_timeout = '60s'; SELECT count(*) FROM flakeid_advance_past_all()}, db => $d), 'ok',
+		'A13. ea94fac: nine domains whose defaults call three generators each: the call ends within 60 s');
+	# a bigint column defaulting to snowflake_new_at() is a snowflake column
+	sql(q{CREATE TABLE at_ (id bigint DEFAULT snowflake_new_at(now()));
+		INSERT INTO at_ VALUES (snowflake_from_parts(clock_timestamp() + interval '26 s', 31, 31, 4095));}, db => $d);
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'at_'::regclass AND generator = 'snowflake';
+		SELECT snowflake_new() > (SELECT id FROM at_)}, db => $d), "1\nt",
+		'A13. ea94fac: a bigint column defaulting to snowflake_new_at() is read (only snowflake_new() counted)');
+	# the foreign-table hint: one unnest for each level of an array of a domain over an array
+	sql(q{CREATE DOMAIN d_i8arr AS bigint[] DEFAULT ARRAY[snowflake_new()];
+		CREATE EXTENSION file_fdw; CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
+		CREATE FOREIGN TABLE fn (a d_i8arr[]) SERVER files OPTIONS (filename '/dev/null');}, db => $d);
+	like(message_of($node, q{SELECT count(*) FROM flakeid_advance_past_all()}, db => $d),
+		qr/HINT: .*\(SELECT max\(e2\) FROM public\.fn, unnest\(a\) e1, unnest\(e1\) e2\)/,
+		'A13. ea94fac: the foreign-table hint unnests each level of an array of a domain over an array');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
