@@ -33,8 +33,11 @@ COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype, reg
 
 -- Every generator advanced past the largest ID of every column of the
 -- flakeid types, of domains over them and of arrays of either (the largest
--- element), and of every bigint column (or domain over bigint) whose
--- default, or whose domain's, calls snowflake_new(), in every table of the
+-- element, to any depth), of every bigint column (or domain over bigint,
+-- or array) whose default, or whose domain's, calls snowflake_new() or
+-- snowflake_new_at(), and of every uuid column (or domain, or array) whose
+-- default, or whose domain's, calls a generator of sno, siq, kuid or kuid96
+-- (sno_new()::uuid: its largest UUID embedding such an ID), in every table of the
 -- database (a partitioned table once, for all its partitions).  siq: every
 -- kind past the column's largest ID, whatever its kind, so that new IDs of
 -- any kind sort after every row (the maximum is then one index descent, as
@@ -113,14 +116,18 @@ BEGIN
                   HINT = 'Call it at READ COMMITTED (the default), in a transaction of its own.';
     END IF;
     -- a prepared transaction's rows are seen by no snapshot until it commits
-    -- (one that wrote in this database holds ROW EXCLUSIVE or more on a relation of it, a catalog if
-    -- it made a table; one that only read, locked rows FOR UPDATE, called nextval() (a sequence's
-    -- lock) or wrote a shared catalog (ALTER ROLE) wrote no row to leave behind)
+    -- (one that wrote in this database holds ROW EXCLUSIVE or more on a table of it, ACCESS EXCLUSIVE
+    -- on one it made; one that only read, locked rows FOR UPDATE, called nextval() (a sequence's
+    -- lock), read a large object or wrote a catalog (ALTER ROLE) wrote no row to leave behind)
     SELECT p.gid INTO gid FROM pg_prepared_xacts p
     WHERE p.database = current_database()
       AND EXISTS (SELECT FROM pg_locks x JOIN pg_locks l ON l.virtualtransaction = x.virtualtransaction
+                  -- (its own lock on its transaction ID: not a writer's that waits for it)
                   WHERE x.locktype = 'transactionid' AND x.transactionid = p.transaction
+                    AND x.mode = 'ExclusiveLock' AND x.granted AND l.granted
                     AND l.locktype = 'relation' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    -- (not a catalog, which a large object's read locks, nor a sequence)
+                    AND l.relation >= 16384
                     AND NOT EXISTS (SELECT FROM pg_class q WHERE q.oid = l.relation AND q.relkind = 'S')
                     AND l.mode IN ('RowExclusiveLock', 'ShareUpdateExclusiveLock', 'ShareLock', 'ShareRowExclusiveLock',
                                    'ExclusiveLock', 'AccessExclusiveLock'))
@@ -139,32 +146,48 @@ BEGIN
         -- every column to advance past: its generator, whether it is an array, whether it is to be
         -- left out, and whether the caller may read all of it
         WITH RECURSIVE generator_fn(oid, gen) AS (
-            -- the generators: snowflake_new() and snowflake_new_at(), and every function of the
-            -- extension that returns an ID of sno, siq, kuid or kuid96 (their _new, _new_at, kuid96(kuid) ...)
-            SELECT p.oid, (CASE WHEN p.proname IN ('snowflake_new', 'snowflake_new_at') THEN 'snowflake' ELSE rt.typname::text END) COLLATE "default"
+            -- the generators: snowflake_new() and snowflake_new_at(timestamptz), and every function
+            -- of the extension that returns an ID of sno, siq, kuid or kuid96 (their _new, _new_at,
+            -- kuid96(kuid) ...)
+            SELECT p.oid, (CASE WHEN rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace
+                                THEN rt.typname::text ELSE 'snowflake' END) COLLATE "default"
             FROM pg_proc p JOIN pg_type rt ON rt.oid = p.prorettype
             WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
-              AND (p.proname IN ('snowflake_new', 'snowflake_new_at')
+              AND (p.oid IN (format('%I.snowflake_new()', schema)::regprocedure,
+                             format('%I.snowflake_new_at(timestamptz)', schema)::regprocedure)
                    OR rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace)
-        ), carrier(oid, base, gen, is_array) AS (
-            -- bigint and uuid, which carry IDs only by their default (snowflake_new(), sno_new()::uuid),
-            -- the domains over them and the arrays of either, to any depth, with each generator a
-            -- domain's default calls (bigint: only snowflake_new(); uuid: only the others), one row
-            -- each, or else its base's
-            SELECT 'int8'::regtype::oid, 'int8', NULL::text, false
+        ), user_column AS (
+            SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.attinhcount
+            FROM pg_attribute a
+            JOIN pg_class r ON r.oid = a.attrelid
+            JOIN pg_namespace n ON n.oid = r.relnamespace
+            -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
+            -- rows come through a wrapper's code)
+            WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attnum > 0 AND NOT a.attisdropped
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+        ), chain(top, oid, is_array, gen) AS (
+            -- from each type a column has, down its domains and arrays to what lies under them (one
+            -- index lookup in pg_type a step, whatever pg_type holds: a walk up from bigint, uuid and
+            -- flakeid's types read all of pg_type at each level of the deepest chain), with each
+            -- generator a domain's default on the way calls, one row each
+            SELECT DISTINCT u.atttypid, u.atttypid, false, NULL::text FROM user_column u
             UNION
-            SELECT 'uuid'::regtype::oid, 'uuid', NULL::text, false
-            -- (deduplicated: a chain of domains whose defaults call several generators each gives
-            -- each type a row per generator, not one per path, which grew as their power)
-            UNION
-            SELECT t.oid, cr.base, coalesce(own.gen, cr.gen), cr.is_array OR t.typtype <> 'd'
-            -- (one equality, which the planner hashes: an OR of two made a nested loop over pg_type
-            -- at every level)
-            FROM pg_type t JOIN carrier cr ON cr.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END
-                AND (t.typtype = 'd' OR t.typtype = 'b' AND t.typlen = -1 AND t.typsubscript = 'array_subscript_handler'::regproc)
+            SELECT ch.top, CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END,
+                   ch.is_array OR t.typtype <> 'd', own.gen
+            FROM chain ch JOIN pg_type t ON t.oid = ch.oid
             LEFT JOIN LATERAL (SELECT DISTINCT g.gen FROM pg_depend d JOIN generator_fn g ON g.oid = d.refobjid
                                WHERE t.typtype = 'd' AND d.classid = 'pg_type'::regclass AND d.objid = t.oid
-                                 AND d.refclassid = 'pg_proc'::regclass AND (g.gen = 'snowflake') = (cr.base = 'int8')) own ON true
+                                 AND d.refclassid = 'pg_proc'::regclass) own ON true
+            WHERE t.typtype = 'd' OR t.typtype = 'b' AND t.typlen = -1 AND t.typsubscript = 'array_subscript_handler'::regproc
+        ), bottom(top, kind, gen, is_array) AS (
+            -- what each column type carries: one of flakeid's types (kind 'id', its generator), or
+            -- bigint or uuid, which carry IDs only by a default (a domain's on the way, or the column's)
+            SELECT ch.top, CASE ch.oid WHEN 'int8'::regtype THEN 'int8' WHEN 'uuid'::regtype THEN 'uuid' ELSE 'id' END,
+                   min(it.typname::text) COLLATE "default", bool_or(ch.is_array)
+            FROM chain ch LEFT JOIN pg_type it ON it.oid = ch.oid AND it.typname IN ('sno', 'siq', 'kuid', 'kuid96')
+                AND it.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
+            WHERE ch.oid IN ('int8'::regtype, 'uuid'::regtype) OR it.oid IS NOT NULL
+            GROUP BY 1, 2
         ), generated_default(rel, attname, gen) AS (
             -- a column whose default calls a generator, and the same column of every table above it
             -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
@@ -174,50 +197,36 @@ BEGIN
             JOIN generator_fn g ON d.refclassid = 'pg_proc'::regclass AND g.oid = d.refobjid
             UNION
             SELECT i.inhparent, g.attname, g.gen FROM generated_default g JOIN pg_inherits i ON i.inhrelid = g.rel
-        ), reach(oid, gen, is_array) AS (
-            SELECT t.oid, t.typname::text, false FROM pg_type t
-            WHERE t.typname IN ('sno', 'siq', 'kuid', 'kuid96')
-              AND t.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
-            UNION
-            -- a domain over a type reached, and an array of a type reached, to any depth
-            SELECT t.oid, r.gen, r.is_array OR t.typtype <> 'd' FROM pg_type t
-            JOIN reach r ON r.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END
-                AND (t.typtype = 'd' OR t.typtype = 'b' AND t.typlen = -1 AND t.typsubscript = 'array_subscript_handler'::regproc)
         ), found AS (
-            -- (one row per generator of a column: a bigint or uuid column's domain's and its own
+            -- (one row per generator of a column: a bigint or uuid column's domains' and its own
             -- default's, or a partition's, may differ, and the rows of each are read)
-            SELECT DISTINCT r.oid AS rel, n.nspname, r.relname, a.attnum, a.attname, a.atttypid, v.gen,
-                   coalesce(reach.is_array, ca.is_array, false) AS is_array,
-                   coalesce(ca.base = 'uuid', false) AS as_uuid,
+            SELECT DISTINCT r.oid AS rel, n.nspname, r.relname, u.attnum, u.attname, u.atttypid, v.gen,
+                   b.is_array, b.kind = 'uuid' AS as_uuid,
                    r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
                    r.relnamespace = pg_my_temp_schema() AS own_temp,
-                   has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, a.attnum, 'SELECT') AS readable,
+                   has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, u.attnum, 'SELECT') AS readable,
                    r.relrowsecurity AND NOT bypass_rls
                        AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
-                   a.attinhcount > 0 AS inherited,
+                   u.attinhcount > 0 AS inherited,
                    (SELECT string_agg(i.inhparent::text, ',' ORDER BY i.inhparent) FROM pg_inherits i WHERE i.inhrelid = r.oid) AS parents
-            FROM pg_attribute a
-            JOIN pg_class r ON r.oid = a.attrelid
+            FROM user_column u
+            JOIN pg_class r ON r.oid = u.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
-            LEFT JOIN reach ON reach.oid = a.atttypid
-            LEFT JOIN carrier ca ON reach.oid IS NULL AND ca.oid = a.atttypid
-            -- (the generators a bigint or uuid column defaults to: a join, which the planner
-            -- hashes, not a lateral scan of every default for every column)
+            JOIN bottom b ON b.top = u.atttypid
+            LEFT JOIN (SELECT DISTINCT ch.top, ch.gen FROM chain ch WHERE ch.gen IS NOT NULL) cg
+                ON b.kind <> 'id' AND cg.top = u.atttypid
+            -- (a join, which the planner hashes, not a lateral scan of every default for every column)
             LEFT JOIN (SELECT DISTINCT g.rel, g.attname, g.gen FROM generated_default g) dg
-                ON ca.oid IS NOT NULL AND dg.rel = a.attrelid AND dg.attname = a.attname
-            CROSS JOIN LATERAL (VALUES (reach.gen), (ca.gen), (dg.gen)) v(gen)
-            -- (a materialized view is read as a table; a foreign table is refused unless skipped: its
-            -- rows come through a wrapper's code)
+                ON b.kind <> 'id' AND dg.rel = u.attrelid AND dg.attname = u.attname
+            CROSS JOIN LATERAL (VALUES (b.gen), (cg.gen), (dg.gen)) v(gen)
             -- (a column inherited from a parent, a partition's among them, is read with the parent's:
             -- listed on its own, a child the caller may not read was refused though the parent's read
             -- covered it.  It is listed, as inherited, only so that the second listing sees a table
             -- made or attached under a parent already read, and another session's temporary child
             -- is reported)
-            WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attnum > 0 AND NOT a.attisdropped
-              AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-              AND (v.gen = reach.gen
-                   OR ca.base = 'int8' AND v.gen = 'snowflake'
-                   OR ca.base = 'uuid' AND v.gen <> 'snowflake')
+            WHERE b.kind = 'id' AND v.gen = b.gen
+               OR b.kind = 'int8' AND v.gen = 'snowflake'
+               OR b.kind = 'uuid' AND v.gen <> 'snowflake'
         )
         SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
                    -- an entry naming it: table.column (not another session's temporary table, which
@@ -423,7 +432,7 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) IS
-    'the cutover step: each generator advanced past the largest ID of every column of the flakeid types, of domains over them and of arrays of either (siq: every kind), and of every bigint column (or domain) defaulting to snowflake_new(), and with past (the old server''s clock once its writers and readers stopped) past that instant; one row per call and per column left out (skipped says why); everything is read, and refused where it cannot be (42501, 55P03, 22023), before anything is advanced';
+    'the cutover step: each generator advanced past the largest ID of every column of the flakeid types, of domains over them and of arrays of either (siq: every kind), of every bigint column (or domain, or array) defaulting to snowflake_new() or snowflake_new_at(), and of every uuid column (or domain, or array) defaulting to a generator (sno_new()::uuid), and with past (the old server''s clock once its writers and readers stopped) past that instant; one row per call and per column left out (skipped says why); everything is read, and refused where it cannot be (42501, 55P03, 22023), before anything is advanced';
 REVOKE ALL ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) FROM PUBLIC;
 -- The old function's privileges, as they are, on the new one: each grant
 -- (with its grant option) that the new one lacks, each privilege it has that

@@ -322,12 +322,14 @@ own_read_hint(const char *column, Oid relid, Oid base, const FlakeFormat *as)
 	int			depth = 0;
 	char	   *value = pstrdup(quote_identifier(column));
 
+	/* (aliases of their own: a column named e1 made "e1" ambiguous) */
 	initStringInfo(&from);
-	appendStringInfoString(&from, qualified_name(relid));
+	appendStringInfo(&from, "%s AS t", qualified_name(relid));
+	value = psprintf("t.%s", value);
 	for (Oid type = base; OidIsValid(get_element_type(type)); type = getBaseType(get_element_type(type)))
 	{
-		appendStringInfo(&from, ", unnest(%s) e%d", value, ++depth);
-		value = psprintf("e%d", depth);
+		appendStringInfo(&from, ", unnest(%s) AS e%d(v)", value, ++depth);
+		value = psprintf("e%d.v", depth);
 	}
 	initStringInfo(&hint);
 	appendStringInfo(&hint, "SELECT max(%s) FROM %s", value, from.data);
