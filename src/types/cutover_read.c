@@ -41,25 +41,20 @@
 #include "access/stratnum.h"
 #include "access/transam.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
-#include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -67,6 +62,7 @@
 
 #include "format/format.h"
 #include "format/uuid8.h"
+#include "types/cutover.h"
 
 #if PG_VERSION_NUM >= 190000
 #define begin_index_scan(heap, index, snapshot, nkeys) index_beginscan(heap, index, snapshot, NULL, nkeys, 0, 0)
@@ -78,17 +74,6 @@
 #define begin_index_scan(heap, index, snapshot, nkeys) index_beginscan(heap, index, snapshot, nkeys, 0)
 #define begin_table_scan(heap, snapshot) table_beginscan(heap, snapshot, 0, NULL)
 #endif
-
-/* USAGE on a schema, as each major spells it */
-static AclResult
-schema_aclcheck(Oid schema)
-{
-#if PG_VERSION_NUM >= 160000
-	return object_aclcheck(NamespaceRelationId, schema, GetUserId(), ACL_USAGE);
-#else
-	return pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
-#endif
-}
 
 /*
  * The largest value seen so far, by the element type's btree comparison;
@@ -250,184 +235,6 @@ read_table(Relation heap, AttrNumber attnum, bool is_array, Oid opfamily, Snapsh
 	ExecDropSingleTupleTableSlot(slot);
 }
 
-/* schema.table, quoted as SQL needs them, for a message an operator may paste */
-static char *
-qualified_name(Oid relid)
-{
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
-}
-
-/* whether the table's detach from its parent is pending (an interrupted DETACH ... CONCURRENTLY) */
-static bool
-detach_pending(Oid relid)
-{
-	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tuple;
-	bool		pending = false;
-
-	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
-	while ((tuple = systable_getnext(scan)) != NULL)
-		pending |= ((Form_pg_inherits) GETSTRUCT(tuple))->inhdetachpending;
-	systable_endscan(scan);
-	table_close(inherits, AccessShareLock);
-	return pending;
-}
-
-/*
- * The table and every table under it, each locked, breadth first: also a
- * partition whose detach is pending (an interrupted DETACH ... CONCURRENTLY),
- * which find_all_inheritors leaves out though its rows hold issued IDs and
- * no listing names it on its own.  SQL reads such a partition only as a
- * table of its own, so *apart gets, for each member, whether it is one:
- * its own privileges apply (not to the tables under it, which a read of
- * it as a table of its own covers, as SQL's would).
- */
-static List *
-tree_members(Oid relid, LOCKMODE lockmode, List **apart)
-{
-	List	   *members = list_make1_oid(relid);
-
-	*apart = list_make1_int(false);
-	for (int i = 0; i < list_length(members); i++)
-	{
-		List	   *children = find_inheritance_children_extended(list_nth_oid(members, i), false, lockmode, NULL, NULL);
-		ListCell   *lc;
-
-		foreach(lc, children)
-			if (!list_member_oid(members, lfirst_oid(lc)))
-			{
-				members = lappend_oid(members, lfirst_oid(lc));
-				*apart = lappend_int(*apart, detach_pending(lfirst_oid(lc)));
-			}
-		list_free(children);
-	}
-	return members;
-}
-
-/*
- * How an operator reads a foreign table's largest ID with SQL: an array's
- * largest element (max of the array is the largest in dictionary order),
- * one unnest for each level of arrays in the type (unnest flattens the
- * dimensions of one array, not an array of a domain over an array), and
- * of a uuid column only the UUIDs that embed an ID of the type.
- */
-static char *
-own_read_hint(const char *column, Oid relid, Oid base, const FlakeFormat *as)
-{
-	StringInfoData from;
-	StringInfoData hint;
-	int			depth = 0;
-	char	   *value = pstrdup(quote_identifier(column));
-
-	/* (aliases of their own: a column named e1 made "e1" ambiguous) */
-	initStringInfo(&from);
-	appendStringInfo(&from, "%s AS t", qualified_name(relid));
-	value = psprintf("t.%s", value);
-	for (Oid type = base; OidIsValid(get_element_type(type)); type = getBaseType(get_element_type(type)))
-	{
-		appendStringInfo(&from, ", unnest(%s) AS e%d(v)", value, ++depth);
-		value = psprintf("e%d.v", depth);
-	}
-	initStringInfo(&hint);
-	appendStringInfo(&hint, "SELECT max(%s) FROM %s", value, from.data);
-	if (as != NULL)				/* (no max(uuid) before PostgreSQL 16, and the cast refuses other UUIDs) */
-		appendStringInfo(&hint, " over only the UUIDs that embed a %s, cast to %s", as->name, as->name);
-	return hint.data;
-}
-
-static void
-refuse_dropped(Oid relid)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("the table of OID %u was dropped while flakeid_advance_past_all waited for it", relid),
-			 errdetail("Nothing was advanced."),
-			 errhint("Call flakeid_advance_past_all again.")));
-}
-
-static void refuse_changed(Oid relid, const char *column);
-
-/* the caller's USAGE on the table's schema and SELECT on the column, as SQL checks them */
-static void
-refuse_unreadable(Oid relid, const char *column, AttrNumber attnum)
-{
-	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid)))));
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read column \"%s\" of table %s", column, qualified_name(relid))));
-}
-
-/*
- * The caller's privileges (refuse_unreadable) and the column's number; a
- * column that is not a user column of that type (renamed, dropped,
- * retyped, or a system column: slot_getattr takes no negative number) is
- * refused as a change.
- */
-static void
-checked_column(Oid relid, const char *column, AttrNumber colnum, Oid coltype)
-{
-	AttrNumber	attnum = get_attnum(relid, column);
-
-	if (attnum <= 0 || attnum != colnum || get_atttype(relid, attnum) != coltype)
-		refuse_changed(relid, column);
-	refuse_unreadable(relid, column, attnum);
-}
-
-static void
-refuse_rls(Oid relid)
-{
-	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security applies to table %s for this role", qualified_name(relid))));
-}
-
-static void
-refuse_changed(Oid relid, const char *column)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("table %s changed while flakeid_advance_past_all waited for it", get_rel_name(relid)),
-			 errdetail("Column \"%s\" is no longer a column of the type it had when the call listed it, or the relation is no longer a table. Nothing was advanced.", column),
-			 errhint("Call flakeid_advance_past_all again.")));
-}
-
-/*
- * The format a uuid column is read as (flakeid_advance_past_read's `as`):
- * one of flakeid's types with a UUIDv8 embedding, and a column of uuid (or
- * a domain over it).
- */
-static const FlakeFormat *
-uuid_read_as(Oid as_type, Oid elem_base)
-{
-	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(as_type));
-	const FlakeFormat *format;
-
-	if (!HeapTupleIsValid(tuple))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("type with OID %u does not exist", as_type)));
-	format = flake_format_by_name(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname));
-	ReleaseSysCache(tuple);
-	if (format == NULL || format->uuid_tag == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a uuid column can be read as sno, flax, siq, kuid or kuid96 only, not as %s", format_type_be(as_type))));
-	if (elem_base != UUIDOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("only a uuid column can be read as %s, not one of type %s", format->name, format_type_be(elem_base))));
-	return format;
-}
-
 /*
  * flakeid_advance_past_read(rel, col, colnum, coltype[, as_type]): the
  * largest value of the column (the largest element, for an array column)
@@ -476,7 +283,7 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 	while (OidIsValid(get_element_type(elem_base)))
 		elem_base = getBaseType(get_element_type(elem_base));
 	if (PG_NARGS() > 4 && !PG_ARGISNULL(4))
-		largest.as = uuid_read_as(PG_GETARG_OID(4), elem_base);
+		largest.as = cutover_uuid_read_as(PG_GETARG_OID(4), elem_base);
 	typentry = lookup_type_cache(elem_base, TYPECACHE_CMP_PROC_FINFO | TYPECACHE_BTREE_OPFAMILY);
 	if (!OidIsValid(typentry->cmp_proc_finfo.fn_oid) || !OidIsValid(typentry->btree_opf))
 		ereport(ERROR,
@@ -487,23 +294,23 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 
 	/* what the caller may read, as SQL would check it (a table dropped since it was listed: 55000) */
 	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
-		refuse_dropped(relid);
-	checked_column(relid, column, colnum, coltype);
+		cutover_refuse_dropped(relid);
+	cutover_checked_column(relid, column, colnum, coltype);
 
 	/* the lock (bounded by lock_timeout), then everything checked again under it */
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
-		refuse_dropped(relid);
+		cutover_refuse_dropped(relid);
 	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
 		rel->rd_rel->relkind != RELKIND_MATVIEW && rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
-		refuse_changed(relid, column);
+		cutover_refuse_changed(relid, column);
 	if (RELATION_IS_OTHER_TEMP(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot read temporary tables of other sessions")));
-	checked_column(relid, column, colnum, coltype);
-	refuse_rls(relid);
-	tables = tree_members(relid, AccessShareLock, &apart);
+	cutover_checked_column(relid, column, colnum, coltype);
+	cutover_refuse_rls(relid);
+	tables = cutover_members(relid, AccessShareLock, &apart);
 
 	/* the rows committed once the locks are granted (the header says why not the transaction's) */
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
@@ -522,11 +329,11 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 			continue;
 		}
 		if (member_attnum <= 0 || get_atttype(member, member_attnum) != coltype)
-			refuse_changed(member, column);
+			cutover_refuse_changed(member, column);
 		if (member_apart)
 		{
-			refuse_unreadable(member, column, member_attnum);
-			refuse_rls(member);
+			cutover_refuse_unreadable(member, column, member_attnum);
+			cutover_refuse_rls(member);
 		}
 		if (table->rd_rel->relkind == RELKIND_RELATION || table->rd_rel->relkind == RELKIND_MATVIEW)
 			read_table(table, member_attnum, is_array, typentry->btree_opf, snapshot, &largest);
@@ -534,10 +341,10 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot read the largest ID of %s, which is not a table of this server",
-							qualified_name(member)),
+							cutover_qualified_name(member)),
 					 errdetail("Its rows are read through code (a foreign data wrapper), which the cutover does not run as its caller. Nothing was advanced."),
 					 errhint("Read the largest ID of the whole column yourself, as a role that may run that code (%s), and advance the generator past it with its *_advance_past (siq: once for each kind, docs/OPERATIONS.md); flakeid_advance_past_all can then leave the column out knowingly with skip.",
-							 own_read_hint(column, relid, base, largest.as))));
+							 cutover_read_hint(column, relid, base, largest.as))));
 		if (table != rel)
 			relation_close(table, NoLock);
 	}
