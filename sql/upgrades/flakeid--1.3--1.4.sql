@@ -31,6 +31,17 @@ CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, colnum int2, c
 COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype, regtype) IS
     'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); with as_type, of a uuid column, the largest UUID embedding an ID of that type; NULL for none';
 
+-- for each type of `types` (those of the columns flakeid_advance_past_all
+-- lists), the type under its domains and arrays, whether an array lies on
+-- the way, and those of `generator_fns` that its domains' defaults call: each
+-- type walked once in a call (cutover_types.c says why).  Reads only
+-- catalogs PUBLIC reads
+CREATE FUNCTION flakeid_advance_past_types(types oid[], generator_fns oid[],
+    OUT type oid, OUT bottom oid, OUT is_array boolean, OUT generators oid[]) RETURNS SETOF record
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flakeid_advance_past_types(oid[], oid[]) IS
+    'for each of the types, the type under its domains and arrays, whether an array lies on the way, and which of the generators its domains'' defaults call (flakeid_advance_past_all''s listing)';
+
 -- Every generator advanced past the largest ID of every column of the
 -- flakeid types, of domains over them and of arrays of either (the largest
 -- element, to any depth), of every bigint column (or domain over bigint,
@@ -145,6 +156,10 @@ BEGIN
     FOR pass IN 1..2 LOOP
         -- every column to advance past: its generator, whether it is an array, whether it is to be
         -- left out, and whether the caller may read all of it
+        -- (one statement, so that one snapshot sees every table and type; run by EXECUTE, with $1
+        -- the extension's schema, $2 the entries of skip and $3 whether the caller bypasses row-level
+        -- security, only to call flakeid_advance_past_types in the extension's schema, wherever it is)
+        EXECUTE replace($listing$
         WITH RECURSIVE generator_fn(oid, gen) AS (
             -- the generators: snowflake_new() and snowflake_new_at(timestamptz), and every function
             -- of the extension that returns an ID of sno, siq, kuid or kuid96 (their _new, _new_at,
@@ -152,9 +167,14 @@ BEGIN
             SELECT p.oid, (CASE WHEN rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace
                                 THEN rt.typname::text ELSE 'snowflake' END) COLLATE "default"
             FROM pg_proc p JOIN pg_type rt ON rt.oid = p.prorettype
-            WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
-              AND (p.oid IN (format('%I.snowflake_new()', schema)::regprocedure,
-                             format('%I.snowflake_new_at(timestamptz)', schema)::regprocedure)
+            WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)
+              -- (the extension's own: a function of a user's in its schema, returning sno, is no generator
+              -- of ours, as no other function of a user's is)
+              AND EXISTS (SELECT FROM pg_depend x WHERE x.classid = 'pg_proc'::regclass AND x.objid = p.oid
+                            AND x.refclassid = 'pg_extension'::regclass AND x.deptype = 'e'
+                            AND x.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'flakeid'))
+              AND (p.oid IN (format('%I.snowflake_new()', $1)::regprocedure,
+                             format('%I.snowflake_new_at(timestamptz)', $1)::regprocedure)
                    OR rt.typname IN ('sno', 'siq', 'kuid', 'kuid96') AND rt.typnamespace = p.pronamespace)
         ), user_column AS (
             SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.attinhcount
@@ -165,29 +185,22 @@ BEGIN
             -- rows come through a wrapper's code)
             WHERE r.relkind IN ('r', 'p', 'm', 'f') AND a.attnum > 0 AND NOT a.attisdropped
               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-        ), chain(top, oid, is_array, gen) AS (
-            -- from each type a column has, down its domains and arrays to what lies under them (one
-            -- index lookup in pg_type a step, whatever pg_type holds: a walk up from bigint, uuid and
-            -- flakeid's types read all of pg_type at each level of the deepest chain), with each
-            -- generator a domain's default on the way calls, one row each
-            SELECT DISTINCT u.atttypid, u.atttypid, false, NULL::text FROM user_column u
-            UNION
-            SELECT ch.top, CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.typelem END,
-                   ch.is_array OR t.typtype <> 'd', own.gen
-            FROM chain ch JOIN pg_type t ON t.oid = ch.oid
-            LEFT JOIN LATERAL (SELECT DISTINCT g.gen FROM pg_depend d JOIN generator_fn g ON g.oid = d.refobjid
-                               WHERE t.typtype = 'd' AND d.classid = 'pg_type'::regclass AND d.objid = t.oid
-                                 AND d.refclassid = 'pg_proc'::regclass) own ON true
-            WHERE t.typtype = 'd' OR t.typtype = 'b' AND t.typlen = -1 AND t.typsubscript = 'array_subscript_handler'::regproc
+        ), type_bottom AS (
+            -- each type a column has, walked down its domains and arrays to what lies under them, with
+            -- the generators the defaults of its domains on the way call (once for each type in all:
+            -- a walk from each column's type held N*N/2 rows for columns of every level of a chain
+            -- of N domains, which any role can make in pg_temp)
+            SELECT tb.type AS top, tb.bottom, tb.is_array, tb.generators
+            FROM @@schema@@.flakeid_advance_past_types(ARRAY(SELECT DISTINCT u.atttypid FROM user_column u),
+                                            ARRAY(SELECT g.oid FROM generator_fn g)) tb
         ), bottom(top, kind, gen, is_array) AS (
             -- what each column type carries: one of flakeid's types (kind 'id', its generator), or
             -- bigint or uuid, which carry IDs only by a default (a domain's on the way, or the column's)
-            SELECT ch.top, CASE ch.oid WHEN 'int8'::regtype THEN 'int8' WHEN 'uuid'::regtype THEN 'uuid' ELSE 'id' END,
-                   min(it.typname::text) COLLATE "default", bool_or(ch.is_array)
-            FROM chain ch LEFT JOIN pg_type it ON it.oid = ch.oid AND it.typname IN ('sno', 'siq', 'kuid', 'kuid96')
-                AND it.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = schema)
-            WHERE ch.oid IN ('int8'::regtype, 'uuid'::regtype) OR it.oid IS NOT NULL
-            GROUP BY 1, 2
+            SELECT tb.top, CASE tb.bottom WHEN 'int8'::regtype THEN 'int8' WHEN 'uuid'::regtype THEN 'uuid' ELSE 'id' END,
+                   it.typname::text COLLATE "default", tb.is_array
+            FROM type_bottom tb LEFT JOIN pg_type it ON it.oid = tb.bottom AND it.typname IN ('sno', 'siq', 'kuid', 'kuid96')
+                AND it.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)
+            WHERE tb.bottom IN ('int8'::regtype, 'uuid'::regtype) OR it.oid IS NOT NULL
         ), generated_default(rel, attname, gen) AS (
             -- a column whose default calls a generator, and the same column of every table above it
             -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
@@ -205,7 +218,7 @@ BEGIN
                    r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
                    r.relnamespace = pg_my_temp_schema() AS own_temp,
                    has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, u.attnum, 'SELECT') AS readable,
-                   r.relrowsecurity AND NOT bypass_rls
+                   r.relrowsecurity AND NOT $3
                        AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
                    u.attinhcount > 0 AS inherited,
                    (SELECT string_agg(i.inhparent::text, ',' ORDER BY i.inhparent) FROM pg_inherits i WHERE i.inhrelid = r.oid) AS parents
@@ -213,7 +226,7 @@ BEGIN
             JOIN pg_class r ON r.oid = u.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
             JOIN bottom b ON b.top = u.atttypid
-            LEFT JOIN (SELECT DISTINCT ch.top, ch.gen FROM chain ch WHERE ch.gen IS NOT NULL) cg
+            LEFT JOIN (SELECT DISTINCT tb.top, g.gen FROM type_bottom tb JOIN generator_fn g ON g.oid = ANY (tb.generators)) cg
                 ON b.kind <> 'id' AND cg.top = u.atttypid
             -- (a join, which the planner hashes, not a lateral scan of every default for every column)
             LEFT JOIN (SELECT DISTINCT g.rel, g.attname, g.gen FROM generated_default g) dg
@@ -231,13 +244,13 @@ BEGIN
         SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
                    -- an entry naming it: table.column (not another session's temporary table, which
                    -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
-                   SELECT min(e) FROM unnest(entries) e
+                   SELECT min(e) FROM unnest($2::text[]) e
                    WHERE NOT f.inherited AND (parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
                       OR parse_ident(e) = ARRAY[f.nspname, f.relname, f.attname]::text[]
                       OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp)))
                ORDER BY f.rel, f.attnum)
-            INTO listed
-        FROM found f;
+        FROM found f
+        $listing$, '@@schema@@', quote_ident(schema)) INTO listed USING schema, entries, bypass_rls;
         listed := coalesce(listed, '[]');
         IF pass = 2 THEN
             -- listed again once every table is read (and locked): a column that was not there at

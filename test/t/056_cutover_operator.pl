@@ -683,6 +683,30 @@ sub leave_detach_pending
 		'A14. e18af53: a column of the last of 4,000 domains over bigint is read, within 60 s (83 s on e18af53)');
 }
 
+# A15 (the ninth review, e18af53..9f4109d)
+{
+	my $d = db('read_ninth');
+	# a column at every level of a chain of 3,000 domains: each type walked once, not once for each
+	# column type above it (3,000 * 3,000 / 2 steps; any role can make them in pg_temp)
+	sql(q{SET ROLE owner; DO $$ BEGIN
+			CREATE DOMAIN k0 AS bigint DEFAULT snowflake_new(); CREATE TABLE comb0 (x k0);
+			FOR i IN 1..2999 LOOP
+				EXECUTE format('CREATE DOMAIN k%s AS k%s', i, i - 1);
+				EXECUTE format('CREATE TABLE comb%s (x k%s)', i, i);
+			END LOOP;
+		END $$;
+		INSERT INTO comb2999 VALUES (snowflake_from_parts(clock_timestamp() + interval '28 s', 31, 31, 4095));}, db => $d);
+	is(try(q{SET statement_timeout = '60s'; SELECT count(*) FROM flakeid_advance_past_all() WHERE tab::text LIKE 'comb%';
+		SELECT snowflake_new() > (SELECT x FROM comb2999)}, db => $d), "3000\nt",
+		'A15. 9f4109d: columns of each of 3,000 domains in a chain are read, within 60 s (over 60 s on 9f4109d)');
+	# a function of a user's in the extension's schema that returns sno is no generator of ours
+	sql(q{SET ROLE owner; CREATE FUNCTION my_sno(text) RETURNS sno LANGUAGE sql AS 'SELECT $1::sno';
+		CREATE TABLE own_sno (u uuid DEFAULT my_sno('x')::uuid);
+		INSERT INTO own_sno VALUES ((sno_lower_bound(now() + interval '1 day'))::uuid);}, db => $d);
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'own_sno'::regclass}, db => $d), '0',
+		'A15. 9f4109d: a uuid column defaulting to a user\'s own function returning sno is not an sno column (it was refused 22023)');
+}
+
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
 # right after it (before the generator's own counter reached the old keys), new keys still sort after them
 {
