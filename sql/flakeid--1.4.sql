@@ -2068,6 +2068,16 @@ CREATE FUNCTION flakeid_advance_past_types(types oid[], generator_fns oid[],
 COMMENT ON FUNCTION flakeid_advance_past_types(oid[], oid[]) IS
     'for each of the types, the type under its domains and arrays, whether an array lies on the way, and which of the generators its domains'' defaults call (flakeid_advance_past_all''s listing)';
 
+-- each (rels[i], attnames[i], gens[i]) (a column whose default calls generator
+-- gens[i]) and the same column of every table above it through pg_inherits,
+-- each once, each table looked up once (cutover_types.c says why).  Reads only
+-- pg_inherits, which PUBLIC reads
+CREATE FUNCTION flakeid_advance_past_defaults(rels oid[], attnames name[], gens text[],
+    OUT rel oid, OUT attname name, OUT gen text) RETURNS SETOF record
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flakeid_advance_past_defaults(oid[], name[], text[]) IS
+    'each column (rels[i], attnames[i]) whose default calls generator gens[i], and the same column of every table above it through pg_inherits, each once (flakeid_advance_past_all''s listing)';
+
 -- Every generator advanced past the largest ID of every column of the
 -- flakeid types, of domains over them and of arrays of either (the largest
 -- element, to any depth), of every bigint column (or domain over bigint,
@@ -2182,11 +2192,11 @@ BEGIN
     FOR pass IN 1..2 LOOP
         -- every column to advance past: its generator, whether it is an array, whether it is to be
         -- left out, and whether the caller may read all of it
-        -- (one statement, so that one snapshot sees every table and type; run by EXECUTE, with $1
+        -- (one statement, so that one snapshot sees every table; run by EXECUTE, with $1
         -- the extension's schema, $2 the entries of skip and $3 whether the caller bypasses row-level
         -- security, only to call flakeid_advance_past_types in the extension's schema, wherever it is)
         EXECUTE replace($listing$
-        WITH RECURSIVE generator_fn(oid, gen) AS (
+        WITH generator_fn(oid, gen) AS (
             -- the generators: snowflake_new() and snowflake_new_at(timestamptz), and every function
             -- of the extension that returns an ID of sno, siq, kuid or kuid96 (their _new, _new_at,
             -- kuid96(kuid) ...)
@@ -2227,15 +2237,21 @@ BEGIN
             FROM type_bottom tb LEFT JOIN pg_type it ON it.oid = tb.bottom AND it.typname IN ('sno', 'siq', 'kuid', 'kuid96')
                 AND it.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)
             WHERE tb.bottom IN ('int8'::regtype, 'uuid'::regtype) OR it.oid IS NOT NULL
-        ), generated_default(rel, attname, gen) AS (
-            -- a column whose default calls a generator, and the same column of every table above it
-            -- (a parent, partitioned or not, and one whose detach is pending: pg_inherits keeps it)
+        ), own_default(rel, attname, gen) AS (
+            -- a column whose default calls a generator
             SELECT ad.adrelid, pa.attname, g.gen
             FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
             JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
             JOIN generator_fn g ON d.refclassid = 'pg_proc'::regclass AND g.oid = d.refobjid
-            UNION
-            SELECT i.inhparent, g.attname, g.gen FROM generated_default g JOIN pg_inherits i ON i.inhrelid = g.rel
+        ), generated_default(rel, attname, gen) AS (
+            -- and the same column of every table above it (a parent, partitioned or not, and one whose
+            -- detach is pending: pg_inherits keeps it), each table looked up once (a recursive CTE
+            -- scanned pg_inherits at each level of a chain of inheriting tables; the three arrays in one
+            -- order)
+            SELECT gd.rel, gd.attname, gd.gen
+            FROM @@schema@@.flakeid_advance_past_defaults(ARRAY(SELECT o.rel FROM own_default o ORDER BY o.rel, o.attname, o.gen),
+                                                          ARRAY(SELECT o.attname FROM own_default o ORDER BY o.rel, o.attname, o.gen),
+                                                          ARRAY(SELECT o.gen FROM own_default o ORDER BY o.rel, o.attname, o.gen)) gd
         ), found AS (
             -- (one row per generator of a column: a bigint or uuid column's domains' and its own
             -- default's, or a partition's, may differ, and the rows of each are read)

@@ -115,12 +115,14 @@ consider(Largest *largest, Datum value)
 /*
  * Every element of an array value (NULLs left out), and the elements of
  * those that are arrays themselves (an array of a domain over an array).
+ * One frame for each level of nesting, which a chain of domains makes as
+ * deep as its owner likes: 54001 (max_stack_depth), not a crash, past it.
  */
 static void
 consider_array(Largest *largest, Datum array_datum)
 {
-	ArrayType  *array = DatumGetArrayTypeP(array_datum);
-	bool		nested = OidIsValid(get_element_type(getBaseType(ARR_ELEMTYPE(array))));
+	ArrayType  *array;
+	bool		nested;
 	int16		len;
 	bool		byval;
 	char		align;
@@ -128,6 +130,10 @@ consider_array(Largest *largest, Datum array_datum)
 	bool	   *nulls;
 	int			n;
 
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	array = DatumGetArrayTypeP(array_datum);
+	nested = OidIsValid(get_element_type(getBaseType(ARR_ELEMTYPE(array))));
 	get_typlenbyvalalign(ARR_ELEMTYPE(array), &len, &byval, &align);
 	deconstruct_array(array, ARR_ELEMTYPE(array), len, byval, align, &elements, &nulls, &n);
 	for (int i = 0; i < n; i++)

@@ -1,6 +1,8 @@
 /*
- * cutover_types.c — what each column type of the database lies over, for
- * flakeid_advance_past_all's listing
+ * cutover_types.c — what each column type of the database lies over, and
+ * which tables a default that calls a generator counts for, for
+ * flakeid_advance_past_all's listing (each a walk that SQL's recursive CTEs
+ * made once for each starting point, and so quadratic in a chain's length)
  *
  * A column carries IDs through its type: one of flakeid's types, or bigint
  * or uuid whose default (or a domain's on the way) calls a generator, under
@@ -25,6 +27,7 @@
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_depend.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -203,7 +206,8 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		int			n = 0;
 		int			g = -1;
 
-		if (type_nulls[i])
+		/* (no type has OID 0: an answer for it would be no row's) */
+		if (type_nulls[i] || !OidIsValid(DatumGetObjectId(types[i])))
 			continue;
 		a = answer(answers, depend, DatumGetObjectId(types[i]), gens, ngens);
 		out = palloc(sizeof(Datum) * Max(bms_num_members(a->generators), 1));
@@ -218,5 +222,106 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 	}
 	table_close(depend, AccessShareLock);
 	hash_destroy(answers);
+	return (Datum) 0;
+}
+
+/* a column (by table and name) of a table whose default, or a table's under it, calls generator gen */
+typedef struct DefaultKey
+{
+	Oid			rel;
+	NameData	attname;
+	NameData	gen;
+} DefaultKey;
+
+/* enters (rel, attname, gen) once; a new one goes on *queue to have its parents looked up */
+static void
+enter_default(HTAB *seen, List **queue, Oid rel, const char *attname, const char *gen)
+{
+	DefaultKey	key;
+	DefaultKey *entry;
+	bool		found;
+
+	memset(&key, 0, sizeof(key));	/* (hashed as bytes) */
+	key.rel = rel;
+	namestrcpy(&key.attname, attname);
+	namestrcpy(&key.gen, gen);
+	entry = hash_search(seen, &key, HASH_ENTER, &found);
+	if (!found)
+		*queue = lappend(*queue, entry);
+}
+
+/*
+ * flakeid_advance_past_defaults(rels oid[], attnames name[], gens text[]):
+ * each (rel, attname, gen) given (a column whose default calls generator
+ * gen) and the same column of every table above it through pg_inherits (a
+ * parent, partitioned or not, one whose detach is pending too), each once.
+ * In SQL this was a recursive CTE whose plan scanned pg_inherits whole at
+ * each level: a chain of N tables inheriting one another (any role can
+ * make it in pg_temp) cost N*N.  Here each table met is looked up once, by
+ * pg_inherits' index.  Reads only pg_inherits, which PUBLIC reads.
+ */
+PG_FUNCTION_INFO_V1(flakeid_advance_past_defaults);
+Datum
+flakeid_advance_past_defaults(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum	   *rels;
+	bool	   *rel_nulls;
+	Datum	   *attnames;
+	bool	   *attname_nulls;
+	Datum	   *gens;
+	bool	   *gen_nulls;
+	int			n;
+	int			n_attnames;
+	int			n_gens;
+	HASHCTL		ctl = {0};
+	HTAB	   *seen;
+	List	   *queue = NIL;
+	Relation	inherits;
+
+	InitMaterializedSRF(fcinfo, 0);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &rels, &rel_nulls, &n);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR, &attnames, &attname_nulls, &n_attnames);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT, &gens, &gen_nulls, &n_gens);
+	if (n_attnames != n || n_gens != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("rels, attnames and gens must be arrays of the same length")));
+
+	ctl.keysize = sizeof(DefaultKey);
+	ctl.entrysize = sizeof(DefaultKey);
+	ctl.hcxt = CurrentMemoryContext;
+	seen = hash_create("flakeid_advance_past_defaults", Max(n, 16), &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int i = 0; i < n; i++)
+		if (!rel_nulls[i] && !attname_nulls[i] && !gen_nulls[i])
+			enter_default(seen, &queue, DatumGetObjectId(rels[i]), NameStr(*DatumGetName(attnames[i])),
+						  TextDatumGetCString(gens[i]));
+
+	/* breadth first: the queue grows as parents are met, each (table, column, generator) once */
+	inherits = table_open(InheritsRelationId, AccessShareLock);
+	for (int i = 0; i < list_length(queue); i++)
+	{
+		DefaultKey *entry = list_nth(queue, i);
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tuple;
+
+		CHECK_FOR_INTERRUPTS();
+		values[0] = ObjectIdGetDatum(entry->rel);
+		values[1] = NameGetDatum(&entry->attname);
+		values[2] = CStringGetTextDatum(NameStr(entry->gen));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(entry->rel));
+		scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while ((tuple = systable_getnext(scan)) != NULL)
+			enter_default(seen, &queue, ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent,
+						  NameStr(entry->attname), NameStr(entry->gen));
+		systable_endscan(scan);
+	}
+	table_close(inherits, AccessShareLock);
+	hash_destroy(seen);
 	return (Datum) 0;
 }

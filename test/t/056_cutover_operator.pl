@@ -707,6 +707,42 @@ sub leave_detach_pending
 		'A15. 9f4109d: a uuid column defaulting to a user\'s own function returning sno is not an sno column (it was refused 22023)');
 }
 
+# A16 (the tenth review, 9f4109d..ed34037)
+{
+	my $d = db('read_tenth');
+	# the listing's helper, PUBLIC's, given no type (OID 0): no row, not a crash of the server
+	is(try(q{SET ROLE auditor; SELECT count(*) FROM flakeid_advance_past_types('{0}', '{}')}, db => $d), '0',
+		'A16. ed34037: flakeid_advance_past_types of OID 0 is no row (a NULL dereference crashed the server)');
+	# an array nested 3,000 deep through a chain of domains: the read's recursion stops at
+	# max_stack_depth (54001), it does not run past the stack
+	my $expr = 'ARRAY[sno_new()]::n0';
+	$expr = "ARRAY[$expr]::n$_" for 1 .. 3000;
+	# (7MB: the parser's own recursion over the nested expression)
+	sql(q{SET max_stack_depth = '7MB'; SET ROLE owner; DO $$ BEGIN
+			CREATE DOMAIN n0 AS sno[];
+			FOR i IN 1..3000 LOOP EXECUTE format('CREATE DOMAIN n%s AS n%s[]', i, i - 1); END LOOP;
+		END $$;} . "CREATE TABLE deepnest (v n3000); INSERT INTO deepnest VALUES ($expr);", db => $d);
+	is(sqlstate_of($node, q{SET max_stack_depth = '100kB'; SELECT flakeid_advance_past_read('deepnest', 'v', 1::int2, 'n3000')}, db => $d),
+		'54001', 'A16. ed34037: reading an array nested 3,000 deep stops at max_stack_depth (the recursion was unchecked)');
+	is(try(q{SELECT flakeid_advance_past_read('deepnest', 'v', 1::int2, 'n3000') IS NOT NULL}, db => $d), 't',
+		'A16. ... and at the default max_stack_depth it is read');
+	sql(q{DROP TABLE deepnest}, db => $d);
+	# a chain of 2,000 tables inheriting one another, the default at its foot: pg_inherits is
+	# looked up by its index, once a table, not scanned whole at each level of the chain
+	sql(q{SET ROLE owner; DO $$ BEGIN
+			CREATE TABLE h0 (x bigint);
+			FOR i IN 1..2000 LOOP EXECUTE format('CREATE TABLE h%s () INHERITS (h%s)', i, i - 1); END LOOP;
+			ALTER TABLE h2000 ALTER x SET DEFAULT snowflake_new();
+		END $$;
+		SELECT pg_stat_force_next_flush();}, db => $d);   # (a backend's counts reach the view once flushed: before it is idle)
+	my $before = sql(q{SET stats_fetch_consistency = none; SELECT seq_scan FROM pg_stat_sys_tables WHERE relname = 'pg_inherits'}, db => $d);
+	like(try(q{SELECT count(*) FROM flakeid_advance_past_all() WHERE tab = 'h0'::regclass; SELECT pg_stat_force_next_flush()}, db => $d),
+		qr/^1\b/, 'A16. (the chain is read once, at its top)');
+	my $after = sql(q{SET stats_fetch_consistency = none; SELECT seq_scan FROM pg_stat_sys_tables WHERE relname = 'pg_inherits'}, db => $d);
+	cmp_ok($after - $before, '<', 100,
+		"A16. ed34037: the listing of a chain of 2,000 inheriting tables scans pg_inherits whole fewer than 100 times (it scanned it at each level; here @{[ $after - $before ]})");
+}
+
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
 # right after it (before the generator's own counter reached the old keys), new keys still sort after them
 {
