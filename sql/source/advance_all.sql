@@ -100,6 +100,11 @@ DECLARE
     entries text[] := ARRAY(SELECT DISTINCT e FROM unnest(skip) e WHERE e IS NOT NULL);
     cols jsonb;
     listed jsonb;
+    others jsonb;
+    other_temp jsonb;
+    unread jsonb;
+    not_read jsonb;
+    entry_columns jsonb;
     pass int;
     tops text[] := '{}';
     top text;
@@ -123,9 +128,11 @@ BEGIN
                   HINT = 'Call it at READ COMMITTED (the default), in a transaction of its own.';
     END IF;
     -- a prepared transaction's rows are seen by no snapshot until it commits
-    -- (one that wrote in this database holds ROW EXCLUSIVE or more on a table of it, ACCESS EXCLUSIVE
-    -- on one it made; one that only read, locked rows FOR UPDATE, called nextval() (a sequence's
-    -- lock), read a large object or wrote a catalog (ALTER ROLE) wrote no row to leave behind)
+    -- (one that wrote in this database holds ROW EXCLUSIVE, EXCLUSIVE or ACCESS EXCLUSIVE on a table
+    -- of it, ACCESS EXCLUSIVE on one it made; one that only read, locked rows FOR UPDATE, called
+    -- nextval() (a sequence's lock), read a large object, wrote a catalog (ALTER ROLE) or took SHARE
+    -- wrote no row to leave behind; one that built an index holds ACCESS EXCLUSIVE on a relation it
+    -- made, which no one can tell from a table it made and filled, and counts)
     SELECT p.gid INTO gid FROM pg_prepared_xacts p
     WHERE p.database = current_database()
       AND EXISTS (SELECT FROM pg_locks x JOIN pg_locks l ON l.virtualtransaction = x.virtualtransaction
@@ -136,13 +143,15 @@ BEGIN
                     -- (not a catalog, which a large object's read locks, nor a sequence)
                     AND l.relation >= 16384
                     AND NOT EXISTS (SELECT FROM pg_class q WHERE q.oid = l.relation AND q.relkind = 'S')
-                    AND l.mode IN ('RowExclusiveLock', 'ShareUpdateExclusiveLock', 'ShareLock', 'ShareRowExclusiveLock',
-                                   'ExclusiveLock', 'AccessExclusiveLock'))
+                    -- (the modes that write rows: INSERT, UPDATE, DELETE, COPY, MERGE take ROW EXCLUSIVE,
+                    -- REFRESH ... CONCURRENTLY EXCLUSIVE, a table made or rewritten ACCESS EXCLUSIVE;
+                    -- CREATE INDEX's SHARE, a trigger's or foreign key's SHARE ROW EXCLUSIVE write none)
+                    AND l.mode IN ('RowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock'))
     ORDER BY p.prepared LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'flakeid_advance_past_all cannot run while transaction % is prepared in this database', quote_literal(gid)
             USING ERRCODE = '55000',
-                  DETAIL = 'The rows a prepared transaction wrote are seen by no one until it commits: their IDs would be left behind.',
+                  DETAIL = 'It holds a lock that writing rows takes (ROW EXCLUSIVE, EXCLUSIVE or ACCESS EXCLUSIVE) on a table of this database: the rows it may have written are seen by no one until it commits, and their IDs would be left behind.',
                   HINT = 'COMMIT PREPARED or ROLLBACK PREPARED it (as a superuser or the role that prepared it; pg_prepared_xacts lists them), then call again.';
     END IF;
     IF current_setting('lock_timeout') IN ('0', '0ms', '0s') THEN
@@ -215,7 +224,7 @@ BEGIN
         ), found AS (
             -- (one row per generator of a column: a bigint or uuid column's domains' and its own
             -- default's, or a partition's, may differ, and the rows of each are read)
-            SELECT DISTINCT r.oid AS rel, n.nspname, r.relname, u.attnum, u.attname, u.atttypid, v.gen,
+            SELECT DISTINCT r.oid AS rel, n.nspname, r.relname, u.attnum, u.attname, u.atttypid, v.gen, b.kind,
                    b.is_array, b.kind = 'uuid' AS as_uuid,
                    r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema() AS other_temp,
                    r.relnamespace = pg_my_temp_schema() AS own_temp,
@@ -242,17 +251,57 @@ BEGIN
             WHERE b.kind = 'id' AND v.gen = b.gen
                OR b.kind = 'int8' AND v.gen = 'snowflake'
                OR b.kind = 'uuid' AND v.gen <> 'snowflake'
+        ), unread AS (
+            -- a default that calls a generator where the call reads nothing for it: a view's (its IDs
+            -- land in the tables under it), a column of another type (text, bytea, numeric: sno_new()::text),
+            -- a bigint column's that calls another generator than snowflake's, and the same through a
+            -- domain's default; reported, not left out without a word (other sessions' temporary
+            -- relations aside, which no one else can read)
+            SELECT d.rel, d.attname, d.gen
+            FROM (SELECT o.rel, o.attname, o.gen FROM own_default o
+                  UNION
+                  SELECT u.attrelid, u.attname, g.gen FROM user_column u
+                  JOIN type_bottom tb ON tb.top = u.atttypid JOIN generator_fn g ON g.oid = ANY (tb.generators)) d
+            JOIN pg_class r ON r.oid = d.rel
+            WHERE NOT (r.relpersistence = 't' AND r.relnamespace IS DISTINCT FROM pg_my_temp_schema())
+              AND NOT EXISTS (SELECT FROM found f WHERE f.rel = d.rel AND f.attname = d.attname
+                                                    AND (f.gen = d.gen OR f.kind = 'id'))
+        ), skip_entry AS (
+            SELECT e, parse_ident(e) AS p FROM unnest($2::text[]) e
+        ), skip_match AS (
+            -- the entries naming a column: table.column (not another session's temporary table, which
+            -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
+            -- (equalities the planner hashes, each entry parsed once: parsed for each column, 100
+            -- entries beside 160,000 columns of other sessions' temporary tables took 130 s)
+            SELECT f.rel, f.attnum, s.e FROM found f JOIN skip_entry s ON s.p = ARRAY[f.relname, f.attname]::text[]
+            WHERE NOT f.inherited AND NOT f.other_temp
+            UNION
+            SELECT f.rel, f.attnum, s.e FROM found f JOIN skip_entry s ON s.p = ARRAY[f.nspname, f.relname, f.attname]::text[]
+            WHERE NOT f.inherited
+            UNION
+            SELECT f.rel, f.attnum, s.e FROM found f JOIN skip_entry s ON s.p = ARRAY['pg_temp', f.relname, f.attname]::text[]
+            WHERE NOT f.inherited AND f.own_temp
         )
-        SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', (
-                   -- an entry naming it: table.column (not another session's temporary table, which
-                   -- is left out anyway), schema.table.column, or pg_temp.table.column for the caller's own
-                   SELECT min(e) FROM unnest($2::text[]) e
-                   WHERE NOT f.inherited AND (parse_ident(e) = ARRAY[f.relname, f.attname]::text[] AND NOT f.other_temp
-                      OR parse_ident(e) = ARRAY[f.nspname, f.relname, f.attname]::text[]
-                      OR parse_ident(e) = ARRAY['pg_temp', f.relname, f.attname]::text[] AND f.own_temp)))
-               ORDER BY f.rel, f.attnum)
-        FROM found f
-        $listing$, '@@schema@@', quote_ident(schema)) INTO listed USING schema, entries, bypass_rls;
+        SELECT
+            -- the columns to read (or to refuse, or to leave out as skip says)
+            (SELECT jsonb_agg(to_jsonb(f) || jsonb_build_object('skip_entry', sm.e) ORDER BY f.rel, f.attnum)
+             FROM found f LEFT JOIN (SELECT m.rel, m.attnum, min(m.e) AS e FROM skip_match m GROUP BY 1, 2) sm
+                 ON sm.rel = f.rel AND sm.attnum = f.attnum
+             WHERE NOT f.other_temp),
+            -- other sessions' temporary tables, which no one else can read: one row each (and
+            -- generator) to report, not one for each column (any role can make 1,600 a table)
+            (SELECT jsonb_agg(o ORDER BY o.rel, o.gen)
+             FROM (SELECT f.rel, f.gen, count(DISTINCT f.attnum) AS columns, min(f.attname) AS attname
+                   FROM found f WHERE f.other_temp GROUP BY 1, 2) o),
+            (SELECT jsonb_agg(x ORDER BY x.rel, x.attname, x.gen)
+             FROM (SELECT DISTINCT un.rel, un.attname, un.gen, r.relkind, format_type(a.atttypid, a.atttypmod) AS type
+                   FROM unread un JOIN pg_class r ON r.oid = un.rel
+                   JOIN pg_attribute a ON a.attrelid = un.rel AND a.attname = un.attname) x),
+            -- how many columns each entry of skip names
+            (SELECT jsonb_object_agg(se.e, (SELECT count(DISTINCT (m.rel, m.attnum)) FROM skip_match m WHERE m.e = se.e))
+             FROM skip_entry se)
+        FROM (SELECT) one
+        $listing$, '@@schema@@', quote_ident(schema)) INTO listed, others, unread, entry_columns USING schema, entries, bypass_rls;
         listed := coalesce(listed, '[]');
         IF pass = 2 THEN
             -- listed again once every table is read (and locked): a column that was not there at
@@ -276,15 +325,13 @@ BEGIN
         END IF;
         cols := listed;
 
+        other_temp := coalesce(others, '[]');
+        not_read := coalesce(unread, '[]');
+
         -- each entry of skip names exactly one of them (else a typo would leave the column it meant in)
         -- (a column whose defaults call two generators is listed twice, and is one column)
-        SELECT e AS entry, count(DISTINCT x.rel::text || '.' || x.attnum) AS n INTO c
-        FROM unnest(entries) e
-        LEFT JOIN jsonb_to_recordset(cols) x(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean, own_temp boolean, inherited boolean)
-            ON NOT x.inherited AND (parse_ident(e) = ARRAY[x.relname, x.attname]::text[] AND NOT x.other_temp
-                                   OR parse_ident(e) = ARRAY[x.nspname, x.relname, x.attname]::text[]
-                                   OR parse_ident(e) = ARRAY['pg_temp', x.relname, x.attname]::text[] AND x.own_temp)
-        GROUP BY e HAVING count(DISTINCT x.rel::text || '.' || x.attnum) <> 1 ORDER BY e LIMIT 1;
+        SELECT x.key AS entry, x.value::int AS n INTO c FROM jsonb_each_text(coalesce(entry_columns, '{}')) x
+        WHERE x.value::int <> 1 ORDER BY x.key LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'skip names %, which is % of the columns flakeid_advance_past_all advances',
                     quote_literal(c.entry), CASE WHEN c.n = 0 THEN 'none' ELSE c.n || ' (ambiguous)' END
@@ -391,17 +438,14 @@ BEGIN
                                                    gen text, other_temp boolean, skip_entry text, inherited boolean)
     LOOP
         i := i + 1;
-        -- (read with its parent; another session's temporary child is reported below)
-        CONTINUE WHEN c.inherited AND NOT c.other_temp;
+        -- (read with its parent)
+        CONTINUE WHEN c.inherited;
         tab := c.rel;
         col := c.attname;
         generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;
         advanced_past := NULL;
-        skipped := CASE
-            WHEN c.other_temp THEN 'a temporary table of another session (or left by a crash): no other session can read it'
-            WHEN c.skip_entry IS NOT NULL THEN 'named in skip'
-            END;
-        IF skipped IS NOT NULL THEN
+        IF c.skip_entry IS NOT NULL THEN
+            skipped := 'named in skip';
             RETURN NEXT;
             skipped := NULL;
             CONTINUE;
@@ -439,6 +483,28 @@ BEGIN
                                            format('Generators advanced before this one stay advanced (harmless; the call may be repeated). Or leave the column out knowingly with skip => %L.',
                                                   ARRAY[format('%I.%I.%I', c.nspname, c.relname, c.attname)]));
         END;
+        RETURN NEXT;
+    END LOOP;
+    -- the defaults that call a generator where nothing is read for it
+    FOR c IN SELECT x.* FROM jsonb_to_recordset(not_read) x(rel oid, attname name, gen text, relkind "char", type text) LOOP
+        tab := c.rel;
+        col := c.attname;
+        generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;
+        advanced_past := NULL;
+        skipped := CASE WHEN c.relkind = 'v'
+                        THEN format('a view''s default calls a %s generator: its IDs are stored in the tables under the view, read only where their own column is one the call reads; advance past them yourself with %s_advance_past', c.gen, c.gen)
+                        ELSE format('its default calls a %s generator, but a column of type %s is not read for it: advance past its largest ID yourself with %s_advance_past', c.gen, c.type, c.gen) END;
+        RETURN NEXT;
+    END LOOP;
+    -- other sessions' temporary tables (and a crash's orphans), each child of a table too: one row
+    -- each (and generator), col NULL for a table of several such columns
+    FOR c IN SELECT x.* FROM jsonb_to_recordset(other_temp) x(rel oid, gen text, columns int, attname name) LOOP
+        tab := c.rel;
+        col := CASE WHEN c.columns = 1 THEN c.attname END;
+        generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;
+        advanced_past := NULL;
+        skipped := 'a temporary table of another session (or left by a crash): no other session can read it'
+                   || CASE WHEN c.columns > 1 THEN format(' (%s columns)', c.columns) ELSE '' END;
         RETURN NEXT;
     END LOOP;
     IF current_setting('lock_timeout') <> caller_lock_timeout THEN

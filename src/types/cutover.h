@@ -28,7 +28,7 @@ extern char *cutover_read_hint(const char *column, Oid relid, Oid base, const Fl
 /* each raises: 55000 for a table dropped or changed since it was listed, 42501 for what the caller may not read */
 extern void cutover_refuse_dropped(Oid relid);
 extern void cutover_refuse_changed(Oid relid, const char *column);
-extern void cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum);
+extern void cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum, bool apart);
 extern void cutover_refuse_rls(Oid relid);
 
 /* the caller's privileges, and that column is still user column colnum of type coltype (else 55000) */

@@ -29,6 +29,10 @@
 
 #include "types/cutover.h"
 
+/* (skip cannot name such a partition: no listing names it on its own) */
+#define DETACH_PENDING_HINT \
+	"Its detach from its partitioned table is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): finish it with ALTER TABLE <the partitioned table> DETACH PARTITION %s FINALIZE and call again, or grant this role SELECT on it."
+
 /* USAGE on a schema, as each major spells it */
 static AclResult
 schema_aclcheck(Oid schema)
@@ -138,19 +142,25 @@ cutover_refuse_dropped(Oid relid)
 			 errhint("Call flakeid_advance_past_all again.")));
 }
 
-/* the caller's USAGE on the table's schema and SELECT on the column, as SQL checks them */
+/*
+ * the caller's USAGE on the table's schema and SELECT on the column, as SQL
+ * checks them; `apart`: a partition whose detach is pending, read as a table
+ * of its own (its 42501 says how the operator ends that)
+ */
 void
-cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum)
+cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum, bool apart)
 {
 	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid)))));
+				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid))),
+				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid)) : 0));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
 		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid))));
+				 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid)),
+				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid)) : 0));
 }
 
 /*
@@ -166,7 +176,7 @@ cutover_checked_column(Oid relid, const char *column, AttrNumber colnum, Oid col
 
 	if (attnum <= 0 || attnum != colnum || get_atttype(relid, attnum) != coltype)
 		cutover_refuse_changed(relid, column);
-	cutover_refuse_unreadable(relid, column, attnum);
+	cutover_refuse_unreadable(relid, column, attnum, false);
 }
 
 void

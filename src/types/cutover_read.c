@@ -338,7 +338,7 @@ flakeid_advance_past_read(PG_FUNCTION_ARGS)
 			cutover_refuse_changed(member, column);
 		if (member_apart)
 		{
-			cutover_refuse_unreadable(member, column, member_attnum);
+			cutover_refuse_unreadable(member, column, member_attnum, true);
 			cutover_refuse_rls(member);
 		}
 		if (table->rd_rel->relkind == RELKIND_RELATION || table->rd_rel->relkind == RELKIND_MATVIEW)

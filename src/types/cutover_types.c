@@ -40,6 +40,7 @@
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 typedef struct TypeAnswer
 {
