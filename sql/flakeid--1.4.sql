@@ -2144,6 +2144,8 @@ DECLARE
     other_temp jsonb;
     unread jsonb;
     not_read jsonb;
+    parents jsonb;
+    first_parents jsonb;
     entry_columns jsonb;
     pass int;
     tops text[] := '{}';
@@ -2252,15 +2254,22 @@ BEGIN
             FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
             JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
             JOIN generator_fn g ON d.refclassid = 'pg_proc'::regclass AND g.oid = d.refobjid
+        ), carried(rel, attname, gen) AS (
+            -- (only a bigint or uuid column's default can make its column, and its parents', one to
+            -- read: a text column's climbed every parent for nothing)
+            SELECT o.rel, o.attname, o.gen FROM own_default o
+            JOIN user_column u ON u.attrelid = o.rel AND u.attname = o.attname
+            JOIN bottom b ON b.top = u.atttypid
+            WHERE b.kind IN ('int8', 'uuid')
         ), generated_default(rel, attname, gen) AS (
             -- and the same column of every table above it (a parent, partitioned or not, and one whose
             -- detach is pending: pg_inherits keeps it), each table looked up once (a recursive CTE
             -- scanned pg_inherits at each level of a chain of inheriting tables; the three arrays in one
             -- order)
             SELECT gd.rel, gd.attname, gd.gen
-            FROM @@schema@@.flakeid_advance_past_defaults(ARRAY(SELECT o.rel FROM own_default o ORDER BY o.rel, o.attname, o.gen),
-                                                          ARRAY(SELECT o.attname FROM own_default o ORDER BY o.rel, o.attname, o.gen),
-                                                          ARRAY(SELECT o.gen FROM own_default o ORDER BY o.rel, o.attname, o.gen)) gd
+            FROM @@schema@@.flakeid_advance_past_defaults(ARRAY(SELECT o.rel FROM carried o ORDER BY o.rel, o.attname, o.gen),
+                                                          ARRAY(SELECT o.attname FROM carried o ORDER BY o.rel, o.attname, o.gen),
+                                                          ARRAY(SELECT o.gen FROM carried o ORDER BY o.rel, o.attname, o.gen)) gd
         ), found AS (
             -- (one row per generator of a column: a bigint or uuid column's domains' and its own
             -- default's, or a partition's, may differ, and the rows of each are read)
@@ -2271,8 +2280,7 @@ BEGIN
                    has_schema_privilege(n.oid, 'USAGE') AND has_column_privilege(r.oid, u.attnum, 'SELECT') AS readable,
                    r.relrowsecurity AND NOT $3
                        AND (r.relforcerowsecurity OR NOT pg_has_role(r.relowner, 'USAGE')) AS rls,
-                   u.attinhcount > 0 AS inherited,
-                   (SELECT string_agg(i.inhparent::text, ',' ORDER BY i.inhparent) FROM pg_inherits i WHERE i.inhrelid = r.oid) AS parents
+                   u.attinhcount > 0 AS inherited
             FROM user_column u
             JOIN pg_class r ON r.oid = u.attrelid
             JOIN pg_namespace n ON n.oid = r.relnamespace
@@ -2337,33 +2345,48 @@ BEGIN
              FROM (SELECT DISTINCT un.rel, un.attname, un.gen, r.relkind, format_type(a.atttypid, a.atttypmod) AS type
                    FROM unread un JOIN pg_class r ON r.oid = un.rel
                    JOIN pg_attribute a ON a.attrelid = un.rel AND a.attname = un.attname) x),
+            -- each table's parents, once a table (not once a column: 1,600 columns under 1,000 parents
+            -- built 96 MB of text a listing), for the second listing to compare
+            (SELECT jsonb_object_agg(t.rel, ip.parents)
+             FROM (SELECT DISTINCT f.rel FROM found f WHERE NOT f.other_temp) t
+             LEFT JOIN (SELECT i.inhrelid, string_agg(i.inhparent::text, ',' ORDER BY i.inhparent) AS parents
+                        FROM pg_inherits i GROUP BY i.inhrelid) ip ON ip.inhrelid = t.rel),
             -- how many columns each entry of skip names
             (SELECT jsonb_object_agg(se.e, (SELECT count(DISTINCT (m.rel, m.attnum)) FROM skip_match m WHERE m.e = se.e))
              FROM skip_entry se)
         FROM (SELECT) one
-        $listing$, '@@schema@@', quote_ident(schema)) INTO listed, others, unread, entry_columns USING schema, entries, bypass_rls;
+        $listing$, '@@schema@@', quote_ident(schema)) INTO listed, others, unread, parents, entry_columns USING schema, entries, bypass_rls;
         listed := coalesce(listed, '[]');
         IF pass = 2 THEN
             -- listed again once every table is read (and locked): a column that was not there at
             -- first (a partition detached, a table created or renamed into reach while the call
-            -- waited) would be left behind
-            -- (a column inherited now and not before, or the reverse, or under other parents, counts as
-            -- new: a table attached under a parent already read, detached from one, or moved to one)
-            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, other_temp boolean, inherited boolean, parents text)
-            WHERE NOT n.other_temp
-              AND NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2, inherited boolean, parents text)
-                              WHERE o.rel = n.rel AND o.attnum = n.attnum AND o.inherited = n.inherited
-                                AND o.parents IS NOT DISTINCT FROM n.parents)
+            -- waited), or a generator its defaults call now and did not then, would be left behind
+            -- (a column inherited now and not before, or the reverse, counts as new; and a table under
+            -- other parents: one attached under a parent already read, detached from one, or moved)
+            SELECT n.* INTO c FROM jsonb_to_recordset(listed) n(rel oid, attnum int2, nspname name, relname name, attname name, inherited boolean, gen text)
+            WHERE NOT EXISTS (SELECT FROM jsonb_to_recordset(cols) o(rel oid, attnum int2, inherited boolean, gen text)
+                              WHERE o.rel = n.rel AND o.attnum = n.attnum AND o.inherited = n.inherited AND o.gen = n.gen)
+               OR (coalesce(parents, '{}') -> (n.rel::text)) IS DISTINCT FROM (coalesce(first_parents, '{}') -> (n.rel::text))
             LIMIT 1;
             IF FOUND THEN
                 RAISE EXCEPTION 'column "%" of table %.% appeared while flakeid_advance_past_all ran', c.attname, quote_ident(c.nspname), quote_ident(c.relname)
                     USING ERRCODE = '55000',
-                          DETAIL = 'It was not among the columns listed when the call began (a partition detached, or a table created or changed meanwhile), so it was not read. Nothing was advanced.',
+                          DETAIL = 'It was not among the columns listed when the call began (a partition detached, or a table created or changed meanwhile), or its default calls another generator now, so it was not read. Nothing was advanced.',
                           HINT = 'Call flakeid_advance_past_all again, once no one changes the tables.';
             END IF;
+            -- what is reported but not read (other sessions' temporary tables, defaults nothing is read
+            -- for): as either listing saw it (one made while the call waited is reported too)
+            other_temp := (SELECT coalesce(jsonb_agg(x.v ORDER BY x.v -> 'rel', x.v -> 'gen'), '[]')
+                           FROM (SELECT DISTINCT ON (e.v -> 'rel', e.v -> 'gen') e.v
+                                 FROM (SELECT v, 1 AS listing FROM jsonb_array_elements(coalesce(others, '[]')) v
+                                       UNION ALL SELECT v, 2 FROM jsonb_array_elements(other_temp) v) e
+                                 ORDER BY e.v -> 'rel', e.v -> 'gen', e.listing) x);
+            not_read := (SELECT coalesce(jsonb_agg(DISTINCT v), '[]')
+                         FROM (SELECT jsonb_array_elements(coalesce(unread, '[]')) UNION SELECT jsonb_array_elements(not_read)) e(v));
             EXIT;
         END IF;
         cols := listed;
+        first_parents := parents;
 
         other_temp := coalesce(others, '[]');
         not_read := coalesce(unread, '[]');
@@ -2526,7 +2549,8 @@ BEGIN
         RETURN NEXT;
     END LOOP;
     -- the defaults that call a generator where nothing is read for it
-    FOR c IN SELECT x.* FROM jsonb_to_recordset(not_read) x(rel oid, attname name, gen text, relkind "char", type text) LOOP
+    FOR c IN SELECT x.* FROM jsonb_to_recordset(not_read) x(rel oid, attname name, gen text, relkind "char", type text)
+             ORDER BY x.rel, x.attname, x.gen LOOP
         tab := c.rel;
         col := c.attname;
         generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;
@@ -2538,7 +2562,8 @@ BEGIN
     END LOOP;
     -- other sessions' temporary tables (and a crash's orphans), each child of a table too: one row
     -- each (and generator), col NULL for a table of several such columns
-    FOR c IN SELECT x.* FROM jsonb_to_recordset(other_temp) x(rel oid, gen text, columns int, attname name) LOOP
+    FOR c IN SELECT x.* FROM jsonb_to_recordset(other_temp) x(rel oid, gen text, columns int, attname name)
+             ORDER BY x.rel, x.gen LOOP
         tab := c.rel;
         col := CASE WHEN c.columns = 1 THEN c.attname END;
         generator := CASE c.gen WHEN 'kuid96' THEN 'kuid' ELSE c.gen END;

@@ -31,7 +31,7 @@
 
 /* (skip cannot name such a partition: no listing names it on its own) */
 #define DETACH_PENDING_HINT \
-	"Its detach from its partitioned table is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): finish it with ALTER TABLE <the partitioned table> DETACH PARTITION %s FINALIZE and call again, or grant this role SELECT on it."
+	"Its detach from its partitioned table is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): finish it with ALTER TABLE <the partitioned table> DETACH PARTITION %s FINALIZE and call again, or grant this role %s."
 
 /* USAGE on a schema, as each major spells it */
 static AclResult
@@ -154,13 +154,14 @@ cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum, bool
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid))),
-				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid)) : 0));
+				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid),
+								 psprintf("USAGE on schema %s", quote_identifier(get_namespace_name(get_rel_namespace(relid))))) : 0));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
 		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid)),
-				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid)) : 0));
+				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid), "SELECT on it") : 0));
 }
 
 /*

@@ -205,13 +205,15 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		bool		nulls[4] = {false, false, false, false};
 		Datum	   *out;
 		int			n = 0;
+		int			count;
 		int			g = -1;
 
 		/* (no type has OID 0: an answer for it would be no row's) */
 		if (type_nulls[i] || !OidIsValid(DatumGetObjectId(types[i])))
 			continue;
 		a = answer(answers, depend, DatumGetObjectId(types[i]), gens, ngens);
-		out = palloc(sizeof(Datum) * Max(bms_num_members(a->generators), 1));
+		count = bms_num_members(a->generators);
+		out = palloc(sizeof(Datum) * Max(count, 1));
 		while ((g = bms_next_member(a->generators, g)) >= 0)
 			out[n++] = ObjectIdGetDatum(gens[g]);
 		values[0] = ObjectIdGetDatum(a->type);
@@ -255,11 +257,13 @@ enter_default(HTAB *seen, List **queue, Oid rel, const char *attname, const char
  * flakeid_advance_past_defaults(rels oid[], attnames name[], gens text[]):
  * each (rel, attname, gen) given (a column whose default calls generator
  * gen) and the same column of every table above it through pg_inherits (a
- * parent, partitioned or not, one whose detach is pending too), each once.
+ * parent, partitioned or not, one whose detach is pending too) that has it,
+ * each (table, column, generator) once.
  * In SQL this was a recursive CTE whose plan scanned pg_inherits whole at
  * each level: a chain of N tables inheriting one another (any role can
- * make it in pg_temp) cost N*N.  Here each table met is looked up once, by
- * pg_inherits' index.  Reads only pg_inherits, which PUBLIC reads.
+ * make it in pg_temp) cost N*N.  Here each (table, column, generator) met
+ * is looked up once, by pg_inherits' index, and climbs only to parents that
+ * have the column.  Reads only pg_inherits, which PUBLIC reads.
  */
 PG_FUNCTION_INFO_V1(flakeid_advance_past_defaults);
 Datum
@@ -318,8 +322,13 @@ flakeid_advance_past_defaults(PG_FUNCTION_ARGS)
 		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(entry->rel));
 		scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
 		while ((tuple = systable_getnext(scan)) != NULL)
-			enter_default(seen, &queue, ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent,
-						  NameStr(entry->attname), NameStr(entry->gen));
+		{
+			Oid			parent = ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent;
+
+			/* (a column of the child's own is in no parent: it climbs no further) */
+			if (SearchSysCacheExistsAttName(parent, NameStr(entry->attname)))
+				enter_default(seen, &queue, parent, NameStr(entry->attname), NameStr(entry->gen));
+		}
 		systable_endscan(scan);
 	}
 	table_close(inherits, AccessShareLock);

@@ -787,6 +787,65 @@ sub leave_detach_pending
 		'A17. 6617ce4: the 42501 of a partition whose detach is pending hints at DETACH ... FINALIZE (no hint; skip cannot name it)');
 }
 
+# A18 (the eleventh review, 6617ce4..841911f)
+{
+	my $d = owner_db('read_eleventh');
+	# a column of a child's own climbs no parent: 200 defaults of a table under a chain of 500
+	sql(q{SET ROLE owner; DO $$ BEGIN
+			CREATE TABLE g0 (k int);
+			FOR i IN 1..500 LOOP EXECUTE format('CREATE TABLE g%s () INHERITS (g%s)', i, i - 1); END LOOP;
+			EXECUTE format('CREATE TABLE gb (%s) INHERITS (g500)',
+			               (SELECT string_agg(format('x%s bigint DEFAULT snowflake_new()', j), ', ') FROM generate_series(1, 200) j));
+		END $$;}, db => $d);
+	is(try(q{SELECT count(*) FROM flakeid_advance_past_defaults(ARRAY(SELECT 'gb'::regclass::oid FROM generate_series(1, 200)),
+		ARRAY(SELECT ('x' || j)::name FROM generate_series(1, 200) j), ARRAY(SELECT 'snowflake' FROM generate_series(1, 200)))}, db => $d),
+		'200', 'A18. 841911f: 200 defaults of a table\'s own columns, under a chain of 500 parents without them: 200 rows (100,200 on 841911f)');
+	# a default changed to call another generator while the call waited: refused (55000), not left unread
+	sql(q{SET ROLE owner; CREATE TABLE ga (id sno); CREATE TABLE gt (u uuid DEFAULT sno_new()::uuid); INSERT INTO gt DEFAULT VALUES}, db => $d);
+	my ($waited, $status, $out, $err) = while_waiting($d, 'ga', 'ALTER TABLE gt ALTER u SET DEFAULT kuid_new()::uuid; INSERT INTO gt DEFAULT VALUES');
+	ok($waited && $status != 0 && $err =~ /column "u" of table public\.gt appeared while flakeid_advance_past_all ran/,
+		'A18. 841911f: a default changed to another generator while the call waited: refused (55000), not its kuid IDs left unread')
+	  or diag("waited $waited, status $status: $out $err");
+	sql(q{DROP TABLE gt}, db => $d);
+	# another session's temporary child made while the call waited: reported
+	# (a table's child is made by its owner: gp is the auditor's, who holds no other right)
+	sql(q{CREATE TABLE gp (id sno); ALTER TABLE gp OWNER TO auditor; SET ROLE owner; CREATE TABLE gq (id sno)}, db => $d);
+	my $owner = session($node, connstr => $node->connstr($d) . ' user=owner');
+	$owner->query("BEGIN; LOCK TABLE gq IN ACCESS EXCLUSIVE MODE");
+	my $job = psql_start($node, q{SET lock_timeout = '300s'; SELECT string_agg(tab::text || ':' || coalesce(skipped, 'advanced'), ',' ORDER BY tab::text)
+		FROM flakeid_advance_past_all() WHERE tab::text ~ '(^|\.)(gp|gq|gc)$'}, db => $d);
+	ok($node->poll_query_until($d, q{SELECT EXISTS (SELECT FROM pg_locks WHERE relation = 'gq'::regclass AND NOT granted)}),
+		'A18. (the call waits for gq, gp already read)');
+	my $temp = session($node, connstr => $node->connstr($d) . ' user=auditor');
+	$temp->query(q{CREATE TEMP TABLE gc () INHERITS (gp); INSERT INTO gc VALUES (sno_new())});
+	$owner->query('COMMIT');
+	($status, $out, $err) = psql_finish($job);
+	like($out, qr/^gp:advanced,gq:advanced,pg_temp_\d+\.gc:a temporary table of another session/,
+		'A18. 841911f: another session\'s temporary child made while the call waited is reported (no row said so)')
+	  or diag("$status: $out $err");
+	$temp->close;
+	$owner->close;
+	# another session's temporary tables of 1,600 columns under 3,000 parents: their parents are not
+	# aggregated for each column (96 MB of text and 37 s a listing on 841911f)
+	sql(q{DO $$ BEGIN FOR i IN 0..2999 LOOP EXECUTE format('CREATE TABLE gq%s (); ALTER TABLE gq%1$s OWNER TO auditor', i); END LOOP; END $$}, db => $d);
+	$temp = session($node, connstr => $node->connstr($d) . ' user=auditor');
+	$temp->query(q{DO $$ BEGIN FOR t IN 0..9 LOOP
+		EXECUTE format('CREATE TEMP TABLE gw%s (%s) INHERITS (%s)', t,
+		               (SELECT string_agg(format('c%s sno', i), ', ') FROM generate_series(0, 1599) i),
+		               (SELECT string_agg('public.gq' || i, ', ') FROM generate_series(0, 2999) i));
+		END LOOP; END $$});
+	is(try(q{SET statement_timeout = '30s'; SELECT count(*) FROM flakeid_advance_past_all() WHERE skipped LIKE '%(1600 columns)'}, db => $d), '10',
+		'A18. 841911f: 10 temporary tables of 1,600 columns under 3,000 parents: 10 rows, within 30 s (over 30 s on 841911f)');
+	$temp->close;
+	# a partition whose detach is pending in a schema the caller may not use: the hint names USAGE
+	sql(q{CREATE SCHEMA hid; CREATE TABLE hp (k int, id sno) PARTITION BY LIST (k);
+		CREATE TABLE hid.hp1 PARTITION OF hp FOR VALUES IN (1); GRANT SELECT ON hp TO auditor}, db => $d);
+	leave_detach_pending($d, 'hp', 'hid.hp1');
+	like(message_of($node, q{SET ROLE auditor; SELECT flakeid_advance_past_read('hp', 'id', 2::int2, 'sno')}, db => $d),
+		qr/ERROR:  permission denied for schema hid\nHINT:  .* or grant this role USAGE on schema hid\./,
+		'A18. 841911f: a detach-pending partition in a schema the caller may not use: the hint names USAGE on it (it said SELECT)');
+}
+
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
 # right after it (before the generator's own counter reached the old keys), new keys still sort after them
 {
