@@ -34,7 +34,8 @@ use Time::HiRes ();
 our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_of
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark state_file_fields clock_env
-  tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times);
+  tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times
+  partman_unavailable);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -283,6 +284,24 @@ sub stop_checked
 		  or diag(join("\n", @crashes[ 0 .. ($#crashes < 9 ? $#crashes : 9) ]));
 		$node->stop;
 	}
+}
+
+# partman_unavailable(NODE): why NODE's PostgreSQL cannot run pg_partman 5.2
+# or later (the first whose create_parent takes p_time_encoder and
+# p_time_decoder), or undef when it can.  The test command installs it for
+# each major (scripts/partman) and, where that fails, says why in
+# FLAKEID_PARTMAN_WHY, which the reason repeats.
+sub partman_unavailable
+{
+	my ($node) = @_;
+	my ($newest, $major) = split /\|/, $node->safe_psql('postgres',
+		q{SELECT coalesce((SELECT version FROM pg_available_extension_versions WHERE name = 'pg_partman'
+		                   ORDER BY (regexp_match(version, '^(\d+)\.(\d+)'))::int[] DESC NULLS LAST LIMIT 1), 'none'),
+		         current_setting('server_version_num')::int / 10000});
+	my ($x, $y) = $newest =~ /^(\d+)\.(\d+)/;
+	return undef if defined $x && ($x > 5 || ($x == 5 && $y >= 2));
+	return "pg_partman 5.2 or later is not installed for PostgreSQL $major (newest: $newest)"
+	  . ($ENV{FLAKEID_PARTMAN_WHY} ? ": $ENV{FLAKEID_PARTMAN_WHY}" : '; bash scripts/partman installs it');
 }
 
 # wait_clock_past(NODE, TIME-SQL): waits until NODE's clock has left the

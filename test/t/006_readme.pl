@@ -15,7 +15,10 @@
 #     never gets an empty result the text does not announce;
 #   * `<!-- doc-test: skip <reason> -->` on the line before a block skips it
 #     (a restart, another server, Citus: their own suites run those), and
-#     the skip is reported with its reason, never counted as a pass.
+#     the skip is reported with its reason, never counted as a pass;
+#   * `<!-- doc-test: needs pg_partman -->` runs the block where pg_partman
+#     5.2 or later is installed (the test command installs it:
+#     scripts/partman), and skips it, saying why, where it is not.
 # Any other error fails the block, with the statement and the message.
 use strict;
 use warnings;
@@ -26,6 +29,7 @@ my $node = flakeid_node('readme', -extension => 0);
 # psql, createdb and dropdb below talk to this server
 @ENV{qw(PGHOST PGPORT PGUSER PGDATABASE)} = ($node->host, $node->port, scalar getpwuid($>), 'postgres');
 chdir(tree_root()) or die "chdir: $!";
+my $partman_missing = partman_unavailable($node);
 
 # --- the blocks of one document ----------------------------------------------
 sub blocks_of {
@@ -40,6 +44,7 @@ sub blocks_of {
 			$open = {line => $i + 1, text => '', skip => undef};
 			$indent = length($1);
 			$open->{skip} = $1 if defined $last_text && $last_text =~ /<!--\s*doc-test:\s*skip\s+(.*?)\s*-->/;
+			$open->{skip} = $partman_missing if $partman_missing && defined $last_text && $last_text =~ /<!--\s*doc-test:\s*needs pg_partman\s*-->/;
 			next;
 		}
 		if ($open && $line =~ /^\s*```\s*$/) {

@@ -1,0 +1,320 @@
+# pg_partman (5.2 and later) on flakeid's IDs (docs/OPERATIONS.md,
+# "Partitions that make and drop themselves: pg_partman"), on the real
+# pg_partman of this major (scripts/partman installs it; without it the file
+# skips, saying why).
+#   * sno, flax, siq, kuid and kuid96: pg_partman refuses each as a control
+#     column, by its type's name, even with flakeid's encoder and decoder;
+#     the documented limit, held here so that the day pg_partman accepts
+#     them this file fails and the documentation changes with it.  The
+#     documented daily job instead, for each: the days made by
+#     <type>_lower_bound, inserts now and back-fill (kuid96's window
+#     straddling midnight), pruning of `id <@ tstzrange(...)` when the plan
+#     is made and when the query starts, and retention dropping the day
+#     every ID of which is older.
+#   * bigint snowflakes, by the documented calls: create_parent by day from
+#     today with premade days and a default partition; earlier days made for
+#     back-fill; an insert through DEFAULT snowflake_new() and back-filled
+#     IDs (a day's first and last millisecond among them) each in the
+#     partition of its own UTC day; run_maintenance premaking from the newest
+#     ID; retention dropping exactly the partitions every ID of which is older
+#     than the newest ID less the retention; pruning when the plan is made
+#     for constants (the IMMUTABLE two-argument snowflake_lower_bound) and
+#     when it starts for now() and the STABLE one-argument form; an existing
+#     table moved in by partition_data_proc.
+#   * pg_dump and pg_restore of every set, and pg_partman's maintenance going
+#     on in the restored database.
+# Every check derives "today" from the statement it checks (one
+# transaction's now(), or the newest ID), so a run across midnight UTC holds.
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = flakeid_node('partman', -extension => 0);
+if (my $why = partman_unavailable($node))
+{
+	$node->stop;
+	plan skip_all => $why;
+}
+my $partman = $node->safe_psql('postgres', "SELECT max(version) FROM pg_available_extension_versions WHERE name = 'pg_partman'");
+note("pg_partman $partman");
+my $work = PostgreSQL::Test::Utils::tempdir();
+my $db = 'partman';
+sub sql { my ($sql, $in) = @_; return $node->safe_psql($in // $db, "SET client_min_messages = warning; $sql"); }
+
+sub setup_db
+{
+	my ($name) = @_;
+	fresh_db($node, $name);
+	$node->safe_psql('postgres', "ALTER DATABASE $name SET timezone = 'UTC'");
+	sql("CREATE EXTENSION flakeid; CREATE SCHEMA partman; CREATE EXTENSION pg_partman SCHEMA partman", $name);
+}
+
+# --- sno, flax, siq, kuid, kuid96: the documented limit ------------------------
+setup_db('partman_refused');
+for my $f (formats(fixed => 't'))
+{
+	my ($type, $table) = ($f->{type}, "refused_$f->{format}");
+	sql("CREATE TABLE $table (id $type PRIMARY KEY DEFAULT $f->{new}, body text) PARTITION BY RANGE (id)", 'partman_refused');
+	my $error = message_of($node, "SELECT partman.create_parent('public.$table', 'id', '1 day',
+	             p_time_encoder := '$f->{format}_lower_bound', p_time_decoder := '$f->{time}')", db => 'partman_refused');
+	my $left = sql("SELECT (SELECT count(*) FROM partman.part_config) + (SELECT count(*) FROM pg_inherits WHERE inhparent = '$table'::regclass)",
+		'partman_refused');
+	ok($error =~ /^ERROR:.*only supports partitioning of data types.*Supplied column is of type \Q$type\E$/m && $left eq '0',
+		"$type: pg_partman $partman refuses it as a control column by its type's name, leaving nothing made (the documented limit)")
+	  or diag("error: $error\nconfiguration rows and partitions left: $left");
+}
+
+# --- bigint snowflakes ---------------------------------------------------------
+setup_db($db);
+is(sql("SHOW flakeid.snowflake_epoch_ms"), '1420070400000', 'the snowflake epoch is the default, 2015-01-01 00:00 UTC: a day of IDs starts at midnight UTC');
+# days_of(PARENT): each partition of PARENT but the default, the UTC day its
+# lower bound lies in, and whether its bounds are exactly the first IDs of
+# that day and of the next
+sql(q{CREATE FUNCTION days_of(parent regclass, OUT partition text, OUT day date, OUT exact boolean, OUT lo bigint, OUT hi bigint)
+      RETURNS SETOF record LANGUAGE sql AS $$
+        SELECT c.relname::text, (snowflake_time(b[1]) AT TIME ZONE 'UTC')::date,
+               b[1] = snowflake_lower_bound(date_trunc('day', snowflake_time(b[1]), 'UTC'))
+               AND b[2] = snowflake_lower_bound(date_trunc('day', snowflake_time(b[1]), 'UTC') + interval '1 day'), b[1], b[2]
+        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid,
+             LATERAL (SELECT (regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \(''?(-?\d+)''?\) TO \(''?(-?\d+)''?\)$'))::bigint[] AS b) m
+        WHERE i.inhparent = parent AND b IS NOT NULL ORDER BY b[1]
+      $$});
+# the documented calls, and what they made, in one transaction: one now()
+is(sql(q{BEGIN;
+         CREATE TABLE events (id bigint PRIMARY KEY DEFAULT snowflake_new(), body text) PARTITION BY RANGE (id);
+         SELECT FROM partman.create_parent('public.events', 'id', '362387865600000',
+                p_start_partition := snowflake_lower_bound(now())::text, p_premake := 4);
+         SELECT array_agg(day - (now() AT TIME ZONE 'UTC')::date ORDER BY day), bool_and(exact),
+                (SELECT count(*) FROM pg_partition_tree('events') WHERE relid = 'events_default'::regclass AND isleaf)
+           FROM days_of('events');
+         SELECT FROM partman.create_partition_id('public.events', ARRAY(SELECT snowflake_lower_bound(d)
+                FROM generate_series(date_trunc('day', now(), 'UTC') - interval '3 days', now() - interval '1 day', interval '1 day') d));
+         SELECT array_agg(day - (now() AT TIME ZONE 'UTC')::date ORDER BY day), bool_and(exact) FROM days_of('events');
+         COMMIT}),
+	"{0,1,2,3,4}|t|1\n{-3,-2,-1,0,1,2,3,4}|t",
+	'create_parent by day from today, premake 4: today and the next 4 days, each from its first ID to the next day\'s, and a default partition; '
+	  . 'create_partition_id adds the 3 days before');
+
+# an insert now, and back-fill at the first and last millisecond and the
+# middle of each earlier day
+sql(q{INSERT INTO events (body) VALUES ('now');
+      INSERT INTO events (id, body)
+      SELECT snowflake_new_at(d + offs), 'back-fill' FROM days_of('events') p,
+             LATERAL (SELECT snowflake_time(p.lo) AS d) t,
+             LATERAL unnest(ARRAY[interval '0', interval '13 hours 20 minutes', interval '1 day' - interval '1 ms']) offs
+      WHERE p.hi <= (SELECT id FROM events WHERE body = 'now')});
+is(sql(q{SELECT p.day = (snowflake_time(e.id) AT TIME ZONE 'UTC')::date AND p.exact,
+                abs(extract(epoch FROM clock_timestamp() - snowflake_time(e.id))) < 300
+         FROM events e JOIN days_of('events') p ON p.partition = e.tableoid::regclass::text WHERE e.body = 'now'}),
+	't|t', 'DEFAULT snowflake_new(): the row is in the partition of the present day');
+is(sql(q{SELECT count(*), count(*) FILTER (WHERE p.day = (snowflake_time(e.id) AT TIME ZONE 'UTC')::date AND p.exact),
+                (SELECT count(*) FROM events_default)
+         FROM events e JOIN days_of('events') p ON p.partition = e.tableoid::regclass::text WHERE e.body = 'back-fill'}),
+	'9|9|0', "snowflake_new_at(t), at each earlier day's first and last millisecond and its middle: each row in the partition of t's day, none in the default");
+
+# a back-fill before the first partition goes to the default partition;
+# partition_data_proc moves it into a partition it makes for its day
+is(sql(q{INSERT INTO events (id, body) VALUES (snowflake_new_at((SELECT snowflake_time(min(lo)) FROM days_of('events')) - interval '6 days 5 hours'), 'before');
+         SELECT count(*) FROM events_default}) . '|'
+	  . sql(q{CALL partman.partition_data_proc('public.events')}) . sql(q{
+         SELECT p.day = (snowflake_time(e.id) AT TIME ZONE 'UTC')::date AND p.exact, (SELECT count(*) FROM events_default)
+         FROM events e JOIN days_of('events') p ON p.partition = e.tableoid::regclass::text WHERE e.body = 'before'}),
+	'1|t|0', 'a back-fill before the first partition lands in the default partition; partition_data_proc moves it into a partition made for its day');
+
+# maintenance premakes from the newest ID
+is(sql(q{UPDATE partman.part_config SET premake = 6 WHERE parent_table = 'public.events';
+         SELECT FROM partman.run_maintenance('public.events');
+         WITH newest AS (SELECT (snowflake_time(max(id)) AT TIME ZONE 'UTC')::date AS day FROM events)
+         SELECT array_agg(p.day - newest.day ORDER BY p.day) FILTER (WHERE p.day > newest.day), bool_and(exact)
+         FROM days_of('events') p, newest}),
+	'{1,2,3,4,5,6}|t', 'run_maintenance with premake 6: the 6 days after the newest ID\'s day, each a partition of its own');
+
+# pruning
+# scanned_of(PARENT, PLAN): the partitions of PARENT that PLAN reads
+sub scanned_of { my ($parent, $plan) = @_; my %s; $s{$1} = 1 while $plan =~ /\bon (\Q$parent\E_(?:p?\d+|default))\b/g; return join(',', sort keys %s); }
+sub scanned { return scanned_of('events', $_[0]); }
+sub removed { return $_[0] =~ /Subplans Removed: (\d+)/ ? $1 : 'none'; }
+my $all = sql(q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass});
+my ($expect, @plan) = split /\n/, sql(q{BEGIN;
+	SELECT string_agg(partition, ',' ORDER BY partition) || ',events_default' FROM days_of('events')
+	 WHERE hi > snowflake_lower_bound(now() - interval '1 day');
+	EXPLAIN (COSTS OFF) SELECT * FROM events WHERE id >= snowflake_lower_bound(now() - interval '1 day');
+	COMMIT});
+my $plan = join("\n", @plan);
+my $kept = () = $expect =~ /,/g;
+ok(scanned($plan) eq join(',', sort split /,/, $expect) && removed($plan) eq $all - $kept - 1,
+	"id >= snowflake_lower_bound(now() - interval '1 day'): pruned when the query starts (Subplans Removed: "
+	  . ($all - $kept - 1) . " of $all), reading the partitions from yesterday's on and the default")
+  or diag("expected $expect\n$plan");
+my ($day, $next, $one) = split /\|/, sql(q{SELECT p.day, p.day + 1, p.partition FROM days_of('events') p ORDER BY day OFFSET 2 LIMIT 1});
+$plan = sql("EXPLAIN (COSTS OFF) SELECT * FROM events WHERE id >= snowflake_lower_bound('$day', '2015-01-01 00:00+00')
+             AND id < snowflake_lower_bound('$next', '2015-01-01 00:00+00')");
+ok(scanned($plan) eq $one && removed($plan) eq 'none' && $plan !~ /snowflake_lower_bound/,
+	"a constant day through snowflake_lower_bound(ts, epoch) (IMMUTABLE): pruned when the plan is made, to that day's partition alone")
+  or diag($plan);
+$plan = sql("EXPLAIN (COSTS OFF) SELECT * FROM events WHERE id >= snowflake_lower_bound('$day') AND id < snowflake_lower_bound('$next')");
+ok(scanned($plan) eq $one && removed($plan) eq $all - 1,
+	"the same day through snowflake_lower_bound(ts) (STABLE, it reads the epoch setting): pruned when the query starts, Subplans Removed: " . ($all - 1))
+  or diag($plan);
+
+# retention: every partition whose last ID's time is older than the newest
+# ID's less 2 days goes, and no other
+my ($want_kept, $want_gone, $want_rows) = split /\|/, sql(q{
+	WITH newest AS (SELECT snowflake_time(max(id)) AS t FROM events)
+	SELECT string_agg(partition, ',' ORDER BY partition) FILTER (WHERE snowflake_time(hi) - interval '1 ms' >= t - interval '2 days'),
+	       string_agg(partition, ',' ORDER BY partition) FILTER (WHERE snowflake_time(hi) - interval '1 ms' < t - interval '2 days'),
+	       (SELECT count(*) FROM events e, newest WHERE e.id >= (SELECT min(lo) FROM days_of('events') WHERE snowflake_time(hi) - interval '1 ms' >= t - interval '2 days'))
+	FROM days_of('events'), newest});
+sql(q{UPDATE partman.part_config SET retention = ((2 * 86400000::bigint) << 22)::text, retention_keep_table = false
+      WHERE parent_table = 'public.events';
+      SELECT FROM partman.run_maintenance('public.events')});
+my @gone = split /,/, $want_gone;
+is(sql(q{SELECT string_agg(partition, ',' ORDER BY partition) FROM days_of('events')}) . '|'
+	  . sql("SELECT count(*) FROM pg_class WHERE relname IN ('" . join("','", @gone) . "')") . '|' . sql('SELECT count(*) FROM events'),
+	"$want_kept|0|$want_rows",
+	'retention of 2 days of IDs (retention_keep_table off): dropped exactly the ' . scalar(@gone)
+	  . ' partition(s) every ID of which is older than the newest ID less 2 days, and their rows; kept the rest');
+ok(@gone >= 1 && $want_kept =~ /,/, 'and the check above dropped some and kept some: it is not vacuous') or diag("kept $want_kept; gone $want_gone");
+
+# an existing table moved in (docs/OPERATIONS.md)
+sql(q{CREATE TABLE legacy (id bigint PRIMARY KEY DEFAULT snowflake_new(), body text);
+      INSERT INTO legacy (id, body) SELECT snowflake_new_at(now() - k * interval '7 hours'), 'old ' || k FROM generate_series(1, 40) k;
+      CREATE TABLE legacy_ids AS SELECT id FROM legacy;
+      CREATE TABLE legacy_p (LIKE legacy INCLUDING ALL) PARTITION BY RANGE (id);
+      SELECT FROM partman.create_parent('public.legacy_p', 'id', '362387865600000',
+             p_start_partition := snowflake_lower_bound(now())::text, p_premake := 4)});
+sql(q{CALL partman.partition_data_proc('public.legacy_p', p_source_table := 'public.legacy')});
+is(sql(q{SELECT (SELECT count(*) FROM legacy), (SELECT count(*) FROM legacy_p),
+                (SELECT count(*) FROM (SELECT id FROM legacy_p EXCEPT SELECT id FROM legacy_ids) d),
+                count(*) FILTER (WHERE p.day = (snowflake_time(e.id) AT TIME ZONE 'UTC')::date AND p.exact),
+                (SELECT count(*) FROM legacy_p_default)
+         FROM legacy_p e JOIN days_of('legacy_p') p ON p.partition = e.tableoid::regclass::text}),
+	'0|40|0|40|0', 'partition_data_proc moved an existing table\'s 40 rows, 7 hours apart, each into the partition of its day, which it made');
+
+# --- sno, flax, siq, kuid, kuid96: the documented daily job ---------------------
+# (docs/OPERATIONS.md: the job's two DO blocks, for any type). Each type's
+# set in this database, so that the dump below takes them too.
+sql(q{CREATE FUNCTION daily_job(parent regclass, type text, back int, ahead int, keep interval) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE d timestamptz; p regclass;
+      BEGIN
+          FOR d IN SELECT generate_series(date_trunc('day', now(), 'UTC') - back * interval '1 day',
+                                          date_trunc('day', now(), 'UTC') + ahead * interval '1 day', interval '1 day') LOOP
+              EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF %s FOR VALUES FROM (%L) TO (%L)',
+                             parent::text || '_' || to_char(d AT TIME ZONE 'UTC', 'YYYYMMDD'), parent,
+                             flakeid_bound(type, d), flakeid_bound(type, d + interval '1 day'));
+          END LOOP;
+          IF keep IS NOT NULL THEN
+              FOR p IN EXECUTE format('SELECT c.oid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                                       WHERE i.inhparent = %L::regclass
+                                         AND (regexp_match(pg_get_expr(c.relpartbound, c.oid), %L))[1]::%s <= %s_lower_bound(now() - %L::interval)',
+                                      parent, 'TO \(''(.*)''\)', type, type, keep) LOOP
+                  EXECUTE format('DROP TABLE %s', p);
+              END LOOP;
+          END IF;
+      END $$;
+      -- flakeid_bound(TYPE, TS): TYPE's lower bound of TS, as text
+      CREATE FUNCTION flakeid_bound(type text, ts timestamptz) RETURNS text LANGUAGE plpgsql AS $$
+      DECLARE b text;
+      BEGIN
+          EXECUTE format('SELECT %s_lower_bound(%L)::text', type, ts) INTO b;
+          RETURN b;
+      END $$;
+      -- parts_of(PARENT, TYPE): each partition, the UTC day of its name,
+      -- whether its bounds are that day's lower bound and the next day's,
+      -- and the bounds as text (plpgsql: a caller's casts of lo and hi
+      -- see these rows only)
+      CREATE FUNCTION parts_of(parent regclass, type text, OUT partition text, OUT day date, OUT exact boolean, OUT lo text, OUT hi text)
+      RETURNS SETOF record LANGUAGE plpgsql AS $$
+      BEGIN
+          RETURN QUERY
+          SELECT c.relname::text, to_date(right(c.relname, 8), 'YYYYMMDD'),
+                 pg_get_expr(c.relpartbound, c.oid) = format('FOR VALUES FROM (%L) TO (%L)',
+                     flakeid_bound(type, to_date(right(c.relname, 8), 'YYYYMMDD')::timestamp AT TIME ZONE 'UTC'),
+                     flakeid_bound(type, (to_date(right(c.relname, 8), 'YYYYMMDD') + 1)::timestamp AT TIME ZONE 'UTC')),
+                 b[1], b[2]
+          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid,
+               LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \(''(.*)''\) TO \(''(.*)''\)$') AS b) m
+          WHERE i.inhparent = parent ORDER BY 2;
+      END $$});
+for my $f (formats(fixed => 't'))
+{
+	my ($type, $t) = ($f->{type}, "job_$f->{format}");
+	is(sql("BEGIN;
+	        CREATE TABLE $t (id $type PRIMARY KEY DEFAULT $f->{new}, body text) PARTITION BY RANGE (id);
+	        SELECT FROM daily_job('$t', '$type', 3, 4, NULL);
+	        SELECT array_agg(day - (now() AT TIME ZONE 'UTC')::date ORDER BY day), bool_and(exact) FROM parts_of('$t', '$type');
+	        COMMIT"),
+		'{-3,-2,-1,0,1,2,3,4}|t', "$type, the daily job: the 3 days before today to 4 after, each from $type\_lower_bound of its midnight to the next");
+	# now; and back-fill at each earlier day's midnight, noon and last
+	# millisecond (kuid96's bound moves back to its 256-second window's
+	# start: the last millisecond belongs to the next day's partition)
+	my $late = $type eq 'kuid96' ? 1 : 0;
+	sql("INSERT INTO $t (body) VALUES ('now');
+	     INSERT INTO $t (id, body) SELECT " . backfill_call($f, 'midnight + offs') . ", to_char(offs, 'HH24:MI:SS.MS')
+	     FROM parts_of('$t', '$type') p, LATERAL (SELECT p.day::timestamp AT TIME ZONE 'UTC' AS midnight) d,
+	          LATERAL unnest(ARRAY[interval '0', interval '12 hours', interval '23:59:59.999']) offs
+	     WHERE p.day < (now() AT TIME ZONE 'UTC')::date - 1");
+	is(sql("SELECT (SELECT count(*) FROM $t e JOIN parts_of('$t', '$type') p ON p.partition = e.tableoid::regclass::text
+	                WHERE e.body = 'now' AND $type\_lower_bound(p.day::timestamp AT TIME ZONE 'UTC') <= e.id
+	                  AND e.id < $type\_lower_bound((p.day + 1)::timestamp AT TIME ZONE 'UTC')
+	                  AND abs(extract(epoch FROM clock_timestamp() - $f->{time}(e.id))) < 300),
+	               string_agg(DISTINCT e.body || ':' || (p.day - ($f->{time}(e.id) AT TIME ZONE 'UTC')::date), ',' ORDER BY e.body || ':' || (p.day - ($f->{time}(e.id) AT TIME ZONE 'UTC')::date))
+	                 FILTER (WHERE e.body <> 'now'), count(*) FILTER (WHERE e.body <> 'now')
+	        FROM $t e JOIN parts_of('$t', '$type') p ON p.partition = e.tableoid::regclass::text"),
+		"1|00:00:00.000:0,12:00:00.000:0,23:59:59.999:$late|6",
+		"$type: DEFAULT $f->{new} in the present day's partition; back-fill at a day's midnight and noon in that day's, its last millisecond in "
+		  . ($late ? "the next day's (its window straddles midnight)" : "that day's"));
+	# pruning: a constant day when the plan is made; a now()-relative range when the query starts
+	my ($day, $next) = split /\|/, sql("SELECT day, day + 1 FROM parts_of('$t', '$type') ORDER BY day OFFSET 4 LIMIT 1");
+	my ($expect, @plan) = split /\n/, sql("SELECT string_agg(partition, ',' ORDER BY partition) FROM parts_of('$t', '$type')
+	        WHERE hi::$type > $type\_range_lower_bound('[$day, $next)') AND lo::$type <= $type\_range_upper_bound('[$day, $next)');
+	        EXPLAIN (COSTS OFF) SELECT * FROM $t WHERE id <@ tstzrange('$day', '$next')");
+	my $plan = join("\n", @plan);
+	# (the partitions that can hold an ID whose time lies in the day: kuid's
+	# range also takes IDs typed with ticks past their second, which sort
+	# in the day before; kuid96's last window of the day is the next day's)
+	my %reads = (kuid => [ -1, 0 ], kuid96 => [ 0, 1 ]);
+	my $want = join(',', map { sql("SELECT to_char(date '$day' + $_, '\"${t}_\"YYYYMMDD')") } @{ $reads{$type} // [0] });
+	ok(scanned_of($t, $plan) eq $expect && $expect eq $want && removed($plan) eq 'none',
+		"$type: id <@ tstzrange('$day', '$next') pruned when the plan is made, to " . ($reads{$type} ? "that day's partition and the day " . ($type eq 'kuid' ? 'before' : 'after') : "that day's partition"))
+	  or diag("expected $expect, of the days $want\n$plan");
+	($expect, @plan) = split /\n/, sql("BEGIN;
+	        SELECT count(*) FILTER (WHERE hi::$type <= $type\_range_lower_bound(tstzrange(now() - interval '1 day', NULL))) FROM parts_of('$t', '$type');
+	        EXPLAIN (COSTS OFF) SELECT * FROM $t WHERE id <@ tstzrange(now() - interval '1 day', NULL);
+	        COMMIT");
+	$plan = join("\n", @plan);
+	ok($expect >= 1 && removed($plan) eq $expect, "$type: id <@ tstzrange(now() - interval '1 day', NULL) pruned when the query starts, Subplans Removed: $expect")
+	  or diag($plan);
+	# retention of 2 days, in the job's transaction: the day 3 days ago goes
+	is(sql("BEGIN;
+	        SELECT FROM daily_job('$t', '$type', 3, 4, '2 days');
+	        SELECT array_agg(day - (now() AT TIME ZONE 'UTC')::date ORDER BY day), bool_and(exact),
+	               (SELECT count(*) FROM $t WHERE id < $type\_lower_bound(date_trunc('day', now(), 'UTC') - interval '2 days'))
+	        FROM parts_of('$t', '$type');
+	        COMMIT"),
+		'{-2,-1,0,1,2,3,4}|t|0', "$type: the job's retention of 2 days dropped the day 3 days ago (every ID it could hold older) with its rows, and kept the rest");
+}
+
+# pg_dump and pg_restore of the sets
+sub partitions { return sql(q{SELECT inhparent::regclass || ' ' || c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid)
+                              FROM pg_inherits JOIN pg_class c ON c.oid = inhrelid ORDER BY 1}, $_[0]); }
+sub rows { return sql(q{SELECT tableoid::regclass, id, body FROM events ORDER BY id; SELECT tableoid::regclass, id FROM legacy_p ORDER BY id}
+	. join('', map { "; SELECT tableoid::regclass, id, body FROM job_$_->{format} ORDER BY id" } formats(fixed => 't')), $_[0]); }
+sub config { return sql(q{SELECT parent_table, control, partition_interval, premake, retention, retention_keep_table, partition_type
+                          FROM partman.part_config ORDER BY 1}, $_[0]); }
+$node->command_ok([ 'pg_dump', '-Fc', '-f', "$work/partman.dump", '-d', $node->connstr($db) ], 'pg_dump -Fc of the database');
+fresh_db($node, 'partman_restored');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', $node->connstr('partman_restored'), "$work/partman.dump" ], 'pg_restore into a new database');
+ok(partitions('partman_restored') eq partitions($db) && rows('partman_restored') eq rows($db) && config('partman_restored') eq config($db),
+	'restored: the same partitions with the same bounds, every row in the same partition, pg_partman\'s configuration of both sets; and each type\'s set of the daily job');
+is(sql(q{UPDATE partman.part_config SET premake = 7 WHERE parent_table = 'public.events';
+         SELECT FROM partman.run_maintenance();
+         SELECT max(day) - (SELECT (snowflake_time(max(id)) AT TIME ZONE 'UTC')::date FROM events), bool_and(exact) FROM days_of('events')},
+		'partman_restored') . '|'
+	  . sql(q{INSERT INTO events (body) VALUES ('after the restore') RETURNING tableoid::regclass = (SELECT partition::regclass FROM days_of('events')
+	          WHERE day = (snowflake_time(id) AT TIME ZONE 'UTC')::date)}, 'partman_restored'),
+	'7|t|t', 'the restored set goes on: maintenance premakes one more day, and DEFAULT snowflake_new() lands in today\'s partition');
+stop_checked($node);
+done_testing();
