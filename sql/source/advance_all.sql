@@ -94,6 +94,7 @@ DECLARE
     -- subtransaction, which puts it back)
     caller_lock_timeout text := current_setting('lock_timeout');
     -- the generators' clock (the tests' flakeid.debug_clock_offset_ms shifts it)
+    -- (current_setting gives it with its unit, '-30s' or '1500ms', as an interval reads it)
     clock_shift interval := coalesce(nullif(current_setting('flakeid.debug_clock_offset_ms', true), ''), '0')::interval;
     kinds text[] := ARRAY['ternary', 'multi', 'manytomany', 'content', 'thread', 'message', 'user', 'tag',
                           'group', 'event', 'channel', 'invite', 'application', 'collection', 'premium'];
@@ -209,11 +210,14 @@ BEGIN
                 AND it.typnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)
             WHERE tb.bottom IN ('int8'::regtype, 'uuid'::regtype) OR it.oid IS NOT NULL
         ), own_default(rel, attname, gen) AS (
-            -- a column whose default calls a generator
+            -- a column whose default calls a generator, itself or through an operator whose function
+            -- it is (CREATE OPERATOR !# (rightarg = int, function = sno_new): the default depends on
+            -- the operator alone)
             SELECT ad.adrelid, pa.attname, g.gen
             FROM pg_attrdef ad JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
             JOIN pg_attribute pa ON pa.attrelid = ad.adrelid AND pa.attnum = ad.adnum
-            JOIN generator_fn g ON d.refclassid = 'pg_proc'::regclass AND g.oid = d.refobjid
+            LEFT JOIN pg_operator op ON d.refclassid = 'pg_operator'::regclass AND op.oid = d.refobjid
+            JOIN generator_fn g ON g.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE op.oprcode::oid END
         ), carried(rel, attname, gen) AS (
             -- (only a bigint or uuid column's default can make its column, and its parents', one to
             -- read: a text column's climbed every parent for nothing)

@@ -31,7 +31,7 @@
 
 /* (skip cannot name such a partition: no listing names it on its own) */
 #define DETACH_PENDING_HINT \
-	"Its detach from its partitioned table is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): finish it with ALTER TABLE <the partitioned table> DETACH PARTITION %s FINALIZE and call again, or grant this role %s."
+	"Its detach from %s is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): its owner or a superuser finishes it with ALTER TABLE %s DETACH PARTITION %s FINALIZE; then, or now, the call reads it as a table of its own, which needs %s (or name it in skip, once detached)."
 
 /* USAGE on a schema, as each major spells it */
 static AclResult
@@ -68,6 +68,25 @@ detach_pending(Oid relid)
 	systable_endscan(scan);
 	table_close(inherits, AccessShareLock);
 	return pending;
+}
+
+/* the table that a partition whose detach is pending hangs from, schema-qualified */
+static char *
+pending_parent(Oid relid)
+{
+	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *parent = pstrdup("its partitioned table");
+
+	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+	if ((tuple = systable_getnext(scan)) != NULL)
+		parent = cutover_qualified_name(((Form_pg_inherits) GETSTRUCT(tuple))->inhparent);
+	systable_endscan(scan);
+	table_close(inherits, AccessShareLock);
+	return parent;
 }
 
 /*
@@ -154,14 +173,15 @@ cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum, bool
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid))),
-				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid),
+				 apart ? errhint(DETACH_PENDING_HINT, pending_parent(relid), pending_parent(relid), cutover_qualified_name(relid),
 								 psprintf("USAGE on schema %s", quote_identifier(get_namespace_name(get_rel_namespace(relid))))) : 0));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
 		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid)),
-				 apart ? errhint(DETACH_PENDING_HINT, cutover_qualified_name(relid), "SELECT on it") : 0));
+				 apart ? errhint(DETACH_PENDING_HINT, pending_parent(relid), pending_parent(relid), cutover_qualified_name(relid),
+								 "SELECT on it") : 0));
 }
 
 /*

@@ -28,6 +28,7 @@
 #include "catalog/dependency.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -51,9 +52,42 @@ typedef struct TypeAnswer
 	Bitmapset  *generators;		/* indexes into the call's generators */
 } TypeAnswer;
 
-/* the generators (indexes into gens) that the default of domain `type` calls */
+/*
+ * The call's generators, each once: `oids` the distinct ones, `index` from
+ * an OID to its place there (a caller's array of 50 million OIDs, one of
+ * them a generator, made a bitmap of 50 million bits at each level of a
+ * chain, and a scan of the array for each dependency)
+ */
+typedef struct Generators
+{
+	Oid		   *oids;
+	int			count;
+	HTAB	   *index;
+} Generators;
+
+typedef struct GeneratorIndex
+{
+	Oid			oid;			/* the hash key */
+	int			index;
+} GeneratorIndex;
+
+/* the generator a dependency names: a function of them, or an operator whose function is one; -1 if none */
+static int
+generator_of(const Generators *gens, Oid classid, Oid objid)
+{
+	GeneratorIndex *entry;
+	Oid			function = classid == ProcedureRelationId ? objid :
+		classid == OperatorRelationId ? get_opcode(objid) : InvalidOid;
+
+	if (!OidIsValid(function))
+		return -1;
+	entry = hash_search(gens->index, &function, HASH_FIND, NULL);
+	return entry == NULL ? -1 : entry->index;
+}
+
+/* the generators (indexes into gens->oids) that the default of domain `type` calls */
 static Bitmapset *
-domain_default_generators(Relation depend, Oid type, const Oid *gens, int ngens)
+domain_default_generators(Relation depend, Oid type, const Generators *gens)
 {
 	ScanKeyData keys[2];
 	SysScanDesc scan;
@@ -67,11 +101,11 @@ domain_default_generators(Relation depend, Oid type, const Oid *gens, int ngens)
 	{
 		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tuple);
 
-		if (dep->refclassid != ProcedureRelationId)
-			continue;
-		for (int g = 0; g < ngens; g++)
-			if (gens[g] == dep->refobjid)
-				found = bms_add_member(found, g);
+		int			g = generator_of(gens, dep->refclassid, dep->refobjid);
+
+		CHECK_FOR_INTERRUPTS();
+		if (g >= 0)
+			found = bms_add_member(found, g);
 	}
 	systable_endscan(scan);
 	return found;
@@ -112,7 +146,7 @@ type_under(Oid type, bool *domain, bool *array)
  * bottom), then answers the types on the way from the bottom up.
  */
 static TypeAnswer *
-answer(HTAB *answers, Relation depend, Oid type, const Oid *gens, int ngens)
+answer(HTAB *answers, Relation depend, Oid type, const Generators *gens)
 {
 	List	   *path = NIL;
 	TypeAnswer *below = NULL;
@@ -138,7 +172,7 @@ answer(HTAB *answers, Relation depend, Oid type, const Oid *gens, int ngens)
 		path = lcons_oid(t, path);
 		t = type_under(t, &domain, &array);
 		entry->is_array = array;
-		entry->generators = domain ? domain_default_generators(depend, entry->type, gens, ngens) : NULL;
+		entry->generators = domain ? domain_default_generators(depend, entry->type, gens) : NULL;
 	}
 	/* path runs from the lowest type walked up to `type` */
 	foreach(lc, path)
@@ -179,7 +213,7 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 	Datum	   *gen_datums;
 	bool	   *gen_nulls;
 	int			ngens;
-	Oid		   *gens;
+	Generators	gens;
 	HASHCTL		ctl = {0};
 	HTAB	   *answers;
 	Relation	depend;
@@ -189,9 +223,28 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &types, &type_nulls, &ntypes);
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &gen_datums, &gen_nulls, &ngens);
-	gens = palloc(sizeof(Oid) * Max(ngens, 1));
+	gens.oids = palloc(sizeof(Oid) * Max(ngens, 1));
+	gens.count = 0;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(GeneratorIndex);
+	ctl.hcxt = CurrentMemoryContext;
+	gens.index = hash_create("flakeid_advance_past_types generators", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	for (int g = 0; g < ngens; g++)
-		gens[g] = gen_nulls[g] ? InvalidOid : DatumGetObjectId(gen_datums[g]);
+	{
+		Oid			oid = gen_nulls[g] ? InvalidOid : DatumGetObjectId(gen_datums[g]);
+		GeneratorIndex *entry;
+		bool		found;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!OidIsValid(oid))
+			continue;
+		entry = hash_search(gens.index, &oid, HASH_ENTER, &found);
+		if (!found)
+		{
+			entry->index = gens.count;
+			gens.oids[gens.count++] = oid;
+		}
+	}
 
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(TypeAnswer);
@@ -211,11 +264,11 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		/* (no type has OID 0: an answer for it would be no row's) */
 		if (type_nulls[i] || !OidIsValid(DatumGetObjectId(types[i])))
 			continue;
-		a = answer(answers, depend, DatumGetObjectId(types[i]), gens, ngens);
+		a = answer(answers, depend, DatumGetObjectId(types[i]), &gens);
 		count = bms_num_members(a->generators);
 		out = palloc(sizeof(Datum) * Max(count, 1));
 		while ((g = bms_next_member(a->generators, g)) >= 0)
-			out[n++] = ObjectIdGetDatum(gens[g]);
+			out[n++] = ObjectIdGetDatum(gens.oids[g]);
 		values[0] = ObjectIdGetDatum(a->type);
 		values[1] = ObjectIdGetDatum(a->bottom);
 		values[2] = BoolGetDatum(a->is_array);
