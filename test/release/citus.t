@@ -246,14 +246,20 @@ for t in sno siq kuid kuid96 bigint; do
 	is "$got" "t" "flakeid_cluster_horizon('$t') gives a $t ($fn's generator on every node)"
 done
 # a transaction left open on worker 1 holds the cluster's horizon below what worker 1 commits after it
-on "$W1" "BEGIN" "SELECT sno_new()" "SELECT pg_sleep(4)" "COMMIT" >/dev/null &
+# (it holds until cancelled, and the check waits until it holds: a second's sleep, then a 4 s hold,
+# assumed a machine fast enough to start it within the one and check within the other)
+on "$W1" "BEGIN" "SELECT sno_new()" "SELECT pg_sleep(600)" "COMMIT" >/dev/null 2>&1 &
 holder=$!
-sleep 1
+for _ in $(seq 1 600); do
+	[ "$(on "$W1" "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)' AND state = 'active'")" = 1 ] && break
+	sleep 0.1
+done
 later=$(on "$W1" "SELECT sno_new()")
 horizon=$(on "$C" "SELECT flakeid_cluster_horizon('sno')")
 is "$(on "$C" "SELECT '$horizon'::sno < '$later'::sno")" "t" \
 	"an open transaction on worker 1 holds the cluster's horizon ($horizon) below an ID worker 1 committed after it ($later)"
 is "$(on "$C" "SELECT '$horizon'::sno <= sno_horizon()")" "t" "it is no higher than the coordinator's own"
+on "$W1" "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'" >/dev/null
 wait "$holder"
 is "$(on "$C" "SELECT '$later'::sno < flakeid_cluster_horizon('sno')::sno")" "t" \
 	"once the transaction has ended, the cluster's horizon passes every ID issued"
