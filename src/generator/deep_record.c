@@ -117,32 +117,6 @@ load_entry(void *arg, const PersistedDeepUnit *deep_unit)
 	return load->refusal == DEEP_USABLE;
 }
 
-/* the whole file into a palloc'd buffer; NULL with errno when it cannot be read, ENOENT when there is none */
-static uint8 *
-read_whole(size_t *size)
-{
-	struct stat st;
-	uint8	   *bytes;
-	int			fd = open(DEEP_RECORD_FILE, O_RDONLY | PG_BINARY, 0);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || st.st_size > (off_t) MaxAllocHugeSize)
-	{
-		close(fd);
-		return NULL;
-	}
-	*size = (size_t) st.st_size;
-	bytes = palloc_extended(Max(*size, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (bytes == NULL || (*size > 0 && read(fd, bytes, *size) != (ssize_t) *size))
-	{
-		close(fd);
-		return NULL;
-	}
-	close(fd);
-	return bytes;
-}
-
 /*
  * Writes the file whole (durable_file.h): the header and one entry per unit
  * of the table.  A failure is reported at `elevel`.
@@ -255,7 +229,7 @@ deep_record_load(uint32 state_deep_record)
 
 	deep_shared_init(deep_shared);	/* (again after a crash) */
 	deep_shared->named_id = state_deep_record;
-	bytes = read_whole(&size);
+	bytes = durable_file_read_all(DEEP_RECORD_FILE, &size);
 	if (bytes != NULL)
 	{
 		load_record(bytes, size);
@@ -369,36 +343,11 @@ static bool
 append_entry(const PersistedDeepUnit *deep_unit, int elevel)
 {
 	uint8		entry[PERSISTED_DEEP_ENTRY];
-	int			fd;
 
 	persisted_deep_entry_encode(deep_unit, entry);
-	fd = OpenTransientFile(DEEP_RECORD_FILE, O_WRONLY | PG_BINARY);
-	if (fd < 0)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not open file \"%s\": %m", DEEP_RECORD_FILE)));
-		return false;
-	}
-	errno = 0;
-	if (pg_pwrite(fd, entry, sizeof(entry), (off_t) deep_shared->file_size) != (ssize_t) sizeof(entry))
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", DEEP_RECORD_FILE)));
-		CloseTransientFile(fd);
-		return false;
-	}
 	/* a failed fsync is not retried (the entry is not published): the next append rewrites it */
-	if (pg_fsync(fd) != 0)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync file \"%s\": %m", DEEP_RECORD_FILE)));
-		CloseTransientFile(fd);
+	if (!durable_file_write_at(DEEP_RECORD_FILE, (off_t) deep_shared->file_size, entry, sizeof(entry), elevel))
 		return false;
-	}
-	if (CloseTransientFile(fd) != 0)
-	{
-		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not close file \"%s\": %m", DEEP_RECORD_FILE)));
-		return false;
-	}
 	deep_shared->file_size += PERSISTED_DEEP_ENTRY;
 	deep_shared->file_entries++;
 	return true;

@@ -5,9 +5,11 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "storage/fd.h"
+#include "utils/memutils.h"
 
 #include "generator/clock.h"
 #include "generator/durable_file.h"
@@ -105,4 +107,62 @@ durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
 	}
 	*size = (size_t) got;
 	return DURABLE_READ_OK;
+}
+
+uint8 *
+durable_file_read_all(const char *path, size_t *size)
+{
+	struct stat st;
+	uint8	   *bytes;
+	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_size > (off_t) MaxAllocHugeSize)
+	{
+		close(fd);
+		return NULL;
+	}
+	*size = (size_t) st.st_size;
+	bytes = palloc_extended(Max(*size, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (bytes == NULL || (*size > 0 && read(fd, bytes, *size) != (ssize_t) *size))
+	{
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	return bytes;
+}
+
+bool
+durable_file_write_at(const char *path, off_t offset, const void *bytes, size_t size, int elevel)
+{
+	int			fd = OpenTransientFile(path, O_WRONLY | PG_BINARY);
+
+	if (fd < 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not open file \"%s\": %m", path)));
+		return false;
+	}
+	errno = 0;
+	if (pg_pwrite(fd, bytes, size, offset) != (ssize_t) size)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", path)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	if (pg_fsync(fd) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync file \"%s\": %m", path)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	if (CloseTransientFile(fd) != 0)
+	{
+		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not close file \"%s\": %m", path)));
+		return false;
+	}
+	return true;
 }

@@ -29,4 +29,18 @@ extern bool durable_file_write(const char *path, const void *bytes, size_t size,
 /* reads `path` whole into `buffer` (at most `room` bytes); never raises */
 extern DurableRead durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size);
 
+/*
+ * reads `path` whole, whatever its size, into a palloc'd buffer; NULL with
+ * errno set when it cannot be read (ENOENT: there is none); never raises
+ */
+extern uint8 *durable_file_read_all(const char *path, size_t *size);
+
+/*
+ * Writes `bytes` at `offset` of the existing `path` (never O_APPEND: a
+ * failed write leaves bytes the next write at that offset overwrites) and
+ * fsyncs it.  A failure is reported at `elevel` as 58030 and returns false
+ * below ERROR; a failed fsync is not retried.
+ */
+extern bool durable_file_write_at(const char *path, off_t offset, const void *bytes, size_t size, int elevel);
+
 #endif

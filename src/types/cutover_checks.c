@@ -51,42 +51,36 @@ cutover_qualified_name(Oid relid)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 
-/* whether the table's detach from its parent is pending (an interrupted DETACH ... CONCURRENTLY) */
-static bool
-detach_pending(Oid relid)
+/*
+ * The table a partition's pending detach (an interrupted DETACH ...
+ * CONCURRENTLY) is from, or InvalidOid when no detach of it is pending.
+ */
+static Oid
+detaching_from(Oid relid)
 {
 	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
 	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tuple;
-	bool		pending = false;
+	Oid			parent = InvalidOid;
 
 	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
-	while ((tuple = systable_getnext(scan)) != NULL)
-		pending |= ((Form_pg_inherits) GETSTRUCT(tuple))->inhdetachpending;
-	systable_endscan(scan);
-	table_close(inherits, AccessShareLock);
-	return pending;
-}
-
-/* the table that a partition whose detach is pending hangs from, schema-qualified */
-static char *
-pending_parent(Oid relid)
-{
-	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tuple;
-	char	   *parent = pstrdup("its partitioned table");
-
-	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
-	if ((tuple = systable_getnext(scan)) != NULL)
-		parent = cutover_qualified_name(((Form_pg_inherits) GETSTRUCT(tuple))->inhparent);
+	while (!OidIsValid(parent) && (tuple = systable_getnext(scan)) != NULL)
+		if (((Form_pg_inherits) GETSTRUCT(tuple))->inhdetachpending)
+			parent = ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent;
 	systable_endscan(scan);
 	table_close(inherits, AccessShareLock);
 	return parent;
+}
+
+/* that table, schema-qualified, for a hint (the detach may have finished since) */
+static char *
+pending_parent(Oid relid)
+{
+	Oid			parent = detaching_from(relid);
+
+	return OidIsValid(parent) ? cutover_qualified_name(parent) : pstrdup("its partitioned table");
 }
 
 /*
@@ -113,7 +107,7 @@ cutover_members(Oid relid, LOCKMODE lockmode, List **apart)
 			if (!list_member_oid(members, lfirst_oid(lc)))
 			{
 				members = lappend_oid(members, lfirst_oid(lc));
-				*apart = lappend_int(*apart, detach_pending(lfirst_oid(lc)));
+				*apart = lappend_int(*apart, OidIsValid(detaching_from(lfirst_oid(lc))));
 			}
 		list_free(children);
 	}
