@@ -125,6 +125,8 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 	my $open = session($node);
 	my $open_pid = $open->query('SELECT pg_backend_pid()');
 	$open->query('BEGIN');
+	# (the clock just before the first ID: however long the backend then waits, its unit is not before this)
+	my $before_first = $open->query('SELECT clock_timestamp()');
 	my $open_id = $open->query('SELECT sno_new()::text');
 	my $open_xid = $open->query('SELECT txid_current()');
 	$open->query("SELECT kuid_new(), siq_new('event')");
@@ -139,8 +141,9 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 	        FROM flakeid_horizon_holders"),
 		"kuid|open|$open_xid||f siq event|open|$open_xid||f sno|open|$open_xid||f snowflake|none|$prepared_xid|holders_2pc|t",
 		'flakeid_horizon_holders: the open transaction (pid, xid) per generator it used, and the prepared one (gid, no pid)');
-	is(one("SELECT held_from <= sno_time('$open_id') AND held_from > sno_time('$open_id') - interval '1 s'
-	        FROM flakeid_horizon_holders WHERE generator = 'sno'"), 't', 'held_from is the unit of the first ID, at or before it');
+	is(one("SELECT held_from <= sno_time('$open_id') AND held_from > '$before_first'::timestamptz - interval '1 s'
+	        FROM flakeid_horizon_holders WHERE generator = 'sno'"), 't',
+		'held_from is the unit of the first ID: at or before it, and not before the clock read just before it');
 	is(one("SELECT held_from <= snowflake_time($prepared_id) FROM flakeid_horizon_holders WHERE prepared"), 't',
 		'and for the prepared transaction too');
 	$open->query('COMMIT');
