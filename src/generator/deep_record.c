@@ -41,6 +41,8 @@
  */
 #define DEEP_RECORD_LOST		UINT32_MAX
 #define COMPACT_SLACK			1024	/* entries the file may hold past twice its units */
+/* the largest file the appends write, under the largest flakeid.backfill_deep_units_max: larger is damaged */
+#define DEEP_FILE_MAX	(PERSISTED_DEEP_HEADER + (2 * (size_t) DEEP_TABLE_MAX + COMPACT_SLACK + 1) * PERSISTED_DEEP_ENTRY)
 
 /* why back-fill of past units refuses, from the file as read at start */
 typedef enum DeepRefusal
@@ -229,7 +231,7 @@ deep_record_load(uint32 state_deep_record)
 
 	deep_shared_init(deep_shared);	/* (again after a crash) */
 	deep_shared->named_id = state_deep_record;
-	bytes = durable_file_read_all(DEEP_RECORD_FILE, &size);
+	bytes = durable_file_read_all(DEEP_RECORD_FILE, DEEP_FILE_MAX, &size);
 	if (bytes != NULL)
 	{
 		load_record(bytes, size);

@@ -110,25 +110,49 @@ durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
 }
 
 uint8 *
-durable_file_read_all(const char *path, size_t *size)
+durable_file_read_all(const char *path, size_t limit, size_t *size)
 {
 	struct stat st;
 	uint8	   *bytes;
+	size_t		done = 0;
 	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || st.st_size > (off_t) MaxAllocHugeSize)
+	if (fstat(fd, &st) != 0)
 	{
 		close(fd);
 		return NULL;
 	}
-	*size = (size_t) st.st_size;
-	bytes = palloc_extended(Max(*size, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (bytes == NULL || (*size > 0 && read(fd, bytes, *size) != (ssize_t) *size))
+	/* (errno says why each NULL: a caller that read ENOENT left by chance called a present file gone) */
+	if ((uint64) st.st_size > limit)
 	{
 		close(fd);
+		errno = EFBIG;
 		return NULL;
+	}
+	*size = (size_t) st.st_size;
+	bytes = palloc_extended(Max(*size, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (bytes == NULL)
+	{
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* (one read() returns at most about 2 GB on Linux, and may return less anywhere) */
+	while (done < *size)
+	{
+		ssize_t		got = read(fd, bytes + done, *size - done);
+
+		if (got <= 0)
+		{
+			if (got == 0)
+				errno = EIO;	/* it ended sooner than fstat said */
+			close(fd);
+			pfree(bytes);
+			return NULL;
+		}
+		done += (size_t) got;
 	}
 	close(fd);
 	return bytes;

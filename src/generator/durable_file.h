@@ -30,10 +30,11 @@ extern bool durable_file_write(const char *path, const void *bytes, size_t size,
 extern DurableRead durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size);
 
 /*
- * reads `path` whole, whatever its size, into a palloc'd buffer; NULL with
- * errno set when it cannot be read (ENOENT: there is none); never raises
+ * reads `path` whole into a palloc'd buffer; NULL with errno set when it
+ * cannot be read (ENOENT: there is none; EFBIG: it is larger than `limit`
+ * bytes; ENOMEM; EIO: shorter than its size said); never raises
  */
-extern uint8 *durable_file_read_all(const char *path, size_t *size);
+extern uint8 *durable_file_read_all(const char *path, size_t limit, size_t *size);
 
 /*
  * Writes `bytes` at `offset` of the existing `path` (never O_APPEND: a

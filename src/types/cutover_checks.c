@@ -31,7 +31,7 @@
 
 /* (skip cannot name such a partition: no listing names it on its own) */
 #define DETACH_PENDING_HINT \
-	"Its detach from %s is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): its owner or a superuser finishes it with ALTER TABLE %s DETACH PARTITION %s FINALIZE; then, or now, the call reads it as a table of its own, which needs %s (or name it in skip, once detached)."
+	"Its detach from %s is pending (an interrupted DETACH PARTITION ... CONCURRENTLY): the owner of %s or a superuser finishes it with ALTER TABLE %s DETACH PARTITION %s FINALIZE; then, or now, the call reads it as a table of its own, which needs %s (or name it in skip, once detached)."
 
 /* USAGE on a schema, as each major spells it */
 static AclResult
@@ -163,19 +163,26 @@ cutover_refuse_dropped(Oid relid)
 void
 cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum, bool apart)
 {
-	if (schema_aclcheck(get_rel_namespace(relid)) != ACLCHECK_OK)
+	bool		usage = schema_aclcheck(get_rel_namespace(relid)) == ACLCHECK_OK;
+	bool		select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	char	   *parent;
+
+	if (usage && select)
+		return;
+	parent = apart ? pending_parent(relid) : NULL;
+	/* (what the read needs, all of it: USAGE alone granted met the next refusal) */
+	if (!usage)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid))),
-				 apart ? errhint(DETACH_PENDING_HINT, pending_parent(relid), pending_parent(relid), cutover_qualified_name(relid),
-								 psprintf("USAGE on schema %s", quote_identifier(get_namespace_name(get_rel_namespace(relid))))) : 0));
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid)),
-				 apart ? errhint(DETACH_PENDING_HINT, pending_parent(relid), pending_parent(relid), cutover_qualified_name(relid),
-								 "SELECT on it") : 0));
+				 apart ? errhint(DETACH_PENDING_HINT, parent, parent, parent, cutover_qualified_name(relid),
+								 psprintf(select ? "USAGE on schema %s" : "USAGE on schema %s and SELECT on it",
+										  quote_identifier(get_namespace_name(get_rel_namespace(relid))))) : 0));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid)),
+			 apart ? errhint(DETACH_PENDING_HINT, parent, parent, parent, cutover_qualified_name(relid), "SELECT on it") : 0));
 }
 
 /*

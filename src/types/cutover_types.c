@@ -26,7 +26,9 @@
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_depend.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
@@ -54,9 +56,10 @@ typedef struct TypeAnswer
 
 /*
  * The call's generators, each once: `oids` the distinct ones, `index` from
- * an OID to its place there (a caller's array of 50 million OIDs, one of
- * them a generator, made a bitmap of 50 million bits at each level of a
- * chain, and a scan of the array for each dependency)
+ * an OID to its place there.  Only the extension's own functions are
+ * indexed, looked up first: what else a caller names is no generator, and
+ * each distinct OID of a PUBLIC caller's array of 20 million held 36 bytes
+ * of hash (a 50-million bitmap a level before that).
  */
 typedef struct Generators
 {
@@ -68,8 +71,49 @@ typedef struct Generators
 typedef struct GeneratorIndex
 {
 	Oid			oid;			/* the hash key */
-	int			index;
+	int			index;			/* -1: an extension function the caller did not name */
 } GeneratorIndex;
+
+/* gens from the caller's array: those of its OIDs that are functions of the extension of `self` */
+static void
+generators_init(Generators *gens, Relation depend, Oid self, const Datum *datums, const bool *nulls, int n)
+{
+	HASHCTL		ctl = {0};
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(GeneratorIndex);
+	ctl.hcxt = CurrentMemoryContext;
+	gens->index = hash_create("flakeid_advance_past_types generators", 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ScanKeyInit(&keys[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ExtensionRelationId));
+	ScanKeyInit(&keys[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(getExtensionOfObject(ProcedureRelationId, self)));
+	scan = systable_beginscan(depend, DependReferenceIndexId, true, NULL, 2, keys);
+	while ((tuple = systable_getnext(scan)) != NULL)
+	{
+		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tuple);
+
+		if (dep->classid == ProcedureRelationId && dep->deptype == DEPENDENCY_EXTENSION)
+			((GeneratorIndex *) hash_search(gens->index, &dep->objid, HASH_ENTER, NULL))->index = -1;
+	}
+	systable_endscan(scan);
+	gens->oids = palloc(sizeof(Oid) * Max(hash_get_num_entries(gens->index), 1));
+	gens->count = 0;
+	for (int g = 0; g < n; g++)
+	{
+		Oid			oid = nulls[g] ? InvalidOid : DatumGetObjectId(datums[g]);
+		GeneratorIndex *entry = hash_search(gens->index, &oid, HASH_FIND, NULL);
+
+		CHECK_FOR_INTERRUPTS();
+		if (entry != NULL && entry->index < 0)
+		{
+			entry->index = gens->count;
+			gens->oids[gens->count++] = oid;
+		}
+	}
+}
 
 /* the generator a dependency names: a function of them, or an operator whose function is one; -1 if none */
 static int
@@ -82,7 +126,7 @@ generator_of(const Generators *gens, Oid classid, Oid objid)
 	if (!OidIsValid(function))
 		return -1;
 	entry = hash_search(gens->index, &function, HASH_FIND, NULL);
-	return entry == NULL ? -1 : entry->index;
+	return entry == NULL ? -1 : entry->index;	/* (-1 for one not named) */
 }
 
 /* the generators (indexes into gens->oids) that the default of domain `type` calls */
@@ -199,8 +243,9 @@ answer(HTAB *answers, Relation depend, Oid type, const Generators *gens)
  * flakeid_advance_past_types(types oid[], generators oid[]): for each type
  * of `types`, a row (type, bottom, is_array, generators): the type at the
  * bottom of its domains and arrays, whether an array lies on the way, and
- * those of `generators` that the defaults of its domains on the way call.
- * It reads only catalogs every role may read.
+ * those of `generators` that the defaults of its domains on the way call
+ * (of the extension's own functions: another OID is no generator).  It
+ * reads only catalogs every role may read.
  */
 PG_FUNCTION_INFO_V1(flakeid_advance_past_types);
 Datum
@@ -223,34 +268,13 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &types, &type_nulls, &ntypes);
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &gen_datums, &gen_nulls, &ngens);
-	gens.oids = palloc(sizeof(Oid) * Max(ngens, 1));
-	gens.count = 0;
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(GeneratorIndex);
-	ctl.hcxt = CurrentMemoryContext;
-	gens.index = hash_create("flakeid_advance_past_types generators", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (int g = 0; g < ngens; g++)
-	{
-		Oid			oid = gen_nulls[g] ? InvalidOid : DatumGetObjectId(gen_datums[g]);
-		GeneratorIndex *entry;
-		bool		found;
-
-		CHECK_FOR_INTERRUPTS();
-		if (!OidIsValid(oid))
-			continue;
-		entry = hash_search(gens.index, &oid, HASH_ENTER, &found);
-		if (!found)
-		{
-			entry->index = gens.count;
-			gens.oids[gens.count++] = oid;
-		}
-	}
+	depend = table_open(DependRelationId, AccessShareLock);
+	generators_init(&gens, depend, fcinfo->flinfo->fn_oid, gen_datums, gen_nulls, ngens);
 
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(TypeAnswer);
 	ctl.hcxt = CurrentMemoryContext;
 	answers = hash_create("flakeid_advance_past_types", Max(ntypes, 16), &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	depend = table_open(DependRelationId, AccessShareLock);
 	for (int i = 0; i < ntypes; i++)
 	{
 		TypeAnswer *a;
@@ -289,6 +313,42 @@ typedef struct DefaultKey
 	NameData	gen;
 } DefaultKey;
 
+/*
+ * Whether `rel` has a column named `attname`, by pg_attribute's index: not
+ * the syscache, which keeps a negative entry for each name it did not find
+ * until the backend ends (a PUBLIC caller's million made-up names held
+ * 1 GB of a backend after the call).
+ */
+static bool
+has_column(Relation attribute, Oid rel, Name attname)
+{
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	bool		found;
+
+	ScanKeyInit(&key[0], Anum_pg_attribute_attrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(rel));
+	ScanKeyInit(&key[1], Anum_pg_attribute_attname, BTEqualStrategyNumber, F_NAMEEQ, NameGetDatum(attname));
+	scan = systable_beginscan(attribute, AttributeRelidNameIndexId, true, NULL, 2, key);
+	found = systable_getnext(scan) != NULL;
+	systable_endscan(scan);
+	return found;
+}
+
+/* the generators whose defaults a listing follows; any other is refused (22023) */
+static void
+check_generator_name(const char *gen)
+{
+	static const char *const names[] = {"sno", "siq", "kuid", "kuid96", "snowflake"};
+
+	for (size_t i = 0; i < lengthof(names); i++)
+		if (strcmp(gen, names[i]) == 0)
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("\"%s\" is not a generator whose defaults flakeid_advance_past_defaults follows", gen),
+			 errhint("Name sno, siq, kuid, kuid96 or snowflake.")));
+}
+
 /* enters (rel, attname, gen) once; a new one goes on *queue to have its parents looked up */
 static void
 enter_default(HTAB *seen, List **queue, Oid rel, const char *attname, const char *gen)
@@ -316,7 +376,9 @@ enter_default(HTAB *seen, List **queue, Oid rel, const char *attname, const char
  * each level: a chain of N tables inheriting one another (any role can
  * make it in pg_temp) cost N*N.  Here each (table, column, generator) met
  * is looked up once, by pg_inherits' index, and climbs only to parents that
- * have the column.  Reads only pg_inherits, which PUBLIC reads.
+ * have the column.  Reads only pg_inherits and pg_attribute, which PUBLIC
+ * reads.  A generator other than the five is refused: the output is at
+ * most five rows for each column of the catalog.
  */
 PG_FUNCTION_INFO_V1(flakeid_advance_past_defaults);
 Datum
@@ -336,6 +398,7 @@ flakeid_advance_past_defaults(PG_FUNCTION_ARGS)
 	HTAB	   *seen;
 	List	   *queue = NIL;
 	Relation	inherits;
+	Relation	attribute;
 
 	InitMaterializedSRF(fcinfo, 0);
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &rels, &rel_nulls, &n);
@@ -352,11 +415,17 @@ flakeid_advance_past_defaults(PG_FUNCTION_ARGS)
 	seen = hash_create("flakeid_advance_past_defaults", Max(n, 16), &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	for (int i = 0; i < n; i++)
 		if (!rel_nulls[i] && !attname_nulls[i] && !gen_nulls[i])
-			enter_default(seen, &queue, DatumGetObjectId(rels[i]), NameStr(*DatumGetName(attnames[i])),
-						  TextDatumGetCString(gens[i]));
+		{
+			char	   *gen = TextDatumGetCString(gens[i]);
+
+			/* (a caller's own names each climbed every parent: 20,000 of them, 4 M rows) */
+			check_generator_name(gen);
+			enter_default(seen, &queue, DatumGetObjectId(rels[i]), NameStr(*DatumGetName(attnames[i])), gen);
+		}
 
 	/* breadth first: the queue grows as parents are met, each (table, column, generator) once */
 	inherits = table_open(InheritsRelationId, AccessShareLock);
+	attribute = table_open(AttributeRelationId, AccessShareLock);
 	for (int i = 0; i < list_length(queue); i++)
 	{
 		DefaultKey *entry = list_nth(queue, i);
@@ -379,11 +448,12 @@ flakeid_advance_past_defaults(PG_FUNCTION_ARGS)
 			Oid			parent = ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent;
 
 			/* (a column of the child's own is in no parent: it climbs no further) */
-			if (SearchSysCacheExistsAttName(parent, NameStr(entry->attname)))
+			if (has_column(attribute, parent, &entry->attname))
 				enter_default(seen, &queue, parent, NameStr(entry->attname), NameStr(entry->gen));
 		}
 		systable_endscan(scan);
 	}
+	table_close(attribute, AccessShareLock);
 	table_close(inherits, AccessShareLock);
 	hash_destroy(seen);
 	return (Datum) 0;

@@ -107,6 +107,25 @@ is(sqlstate_of($node, "SET flakeid.debug_clock_offset_ms = 150000; SELECT snowfl
 	'flakeid.deep: back-fill after it works');
 afresh_off($node);
 
+# a flakeid.deep larger than any the appends write (2.2 GB, sparse): unreadable, too large, and
+# left as it is (a66d6d0 read it short, and with errno ENOENT left by chance said it was "gone from
+# the data directory")
+$node->stop('fast');
+my $deep_file = "$datadir/flakeid.deep";
+my $deep_bytes = do { local $/; open(my $fh, '<:raw', $deep_file) or die "$deep_file: $!"; <$fh> };
+truncate($deep_file, 2200 * 1024 * 1024) or die "$deep_file: $!";
+my ($gone_before, $large_before) = (log_count($node, qr/It is gone from the data directory/), log_count($node, qr/It could not be read: File too large/));
+$node->start;
+is(log_count($node, qr/It could not be read: File too large/) - $large_before, 1,
+	'a flakeid.deep of 2.2 GB: the log says it could not be read, being too large');
+is(log_count($node, qr/It is gone from the data directory/) - $gone_before, 0, '... not that it is gone');
+is(-s $deep_file, 2200 * 1024 * 1024, '... and the file is left as it was');
+$node->stop('fast');
+{ open(my $fh, '>:raw', $deep_file) or die "$deep_file: $!"; print $fh $deep_bytes; close $fh; }
+$node->start;
+is(sqlstate_of($node, "SET flakeid.debug_clock_offset_ms = 150000; SELECT snowflake_new_at(clock_timestamp() + interval '145 s')"), 'ok',
+	'with the file put back, back-fill works again');
+
 # a standby made now, then promoted, keeps the floor (it reaches it through the WAL and the file)
 my ($standby) = flakeid_standby($node, 'afresh_standby');
 sql('SELECT snowflake_new()');

@@ -871,6 +871,48 @@ sub leave_detach_pending
 		'A19. a6ac7e2: a uuid column defaulting through an operator over sno_new() is read (no row, and new IDs below its rows)');
 }
 
+# A20 (the twelfth review and audit, 841911f..a66d6d0)
+{
+	my $d = db('read_twelfth');
+	# PUBLIC's made-up column names: looked up by pg_attribute's index, so no negative catalog-cache
+	# entry outlives the call (a6ac7e2 left one a name: 1 GB of a backend after a million)
+	sql(q{CREATE TABLE up0 (id bigint); CREATE TABLE up1 () INHERITS (up0)}, db => $d);
+	my ($cache_before, $rows, $cache_after) = split /\n/, try(q{
+		SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'CacheMemoryContext';
+		SELECT count(*) FROM flakeid_advance_past_defaults(array_fill('up1'::regclass::oid, ARRAY[200000]),
+			ARRAY(SELECT ('n' || i)::name FROM generate_series(1, 200000) i), array_fill('sno'::text, ARRAY[200000]));
+		SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'CacheMemoryContext'}, db => $d) // '';
+	ok(defined $cache_after && $rows == 200000 && $cache_after - $cache_before < 4_000_000,
+		'A20. a66d6d0: 200,000 made-up column names leave the catalog cache less than 4 MB larger (here '
+		  . int((($cache_after // 0) - ($cache_before // 0)) / 1024) . ' kB)');
+	# a generator that is none of the five is refused: a caller's own names each climbed every parent
+	is(sqlstate_of($node, q{SELECT count(*) FROM flakeid_advance_past_defaults(ARRAY['up1'::regclass::oid], ARRAY['id'::name], ARRAY['g1'])},
+			db => $d), '22023',
+		'A20. a66d6d0: flakeid_advance_past_defaults refuses a generator that is none of the five (22023; 20,000 names under 201 parents gave 4 M rows)');
+	# PUBLIC's distinct OIDs as generators: only the extension's functions are kept, so 5,000,000
+	# distinct OIDs cost what 5,000,000 repeated ones do (36 bytes of hash each on a66d6d0)
+	my $peak = sub {
+		my ($oid) = @_;
+		my ($before, $n, $after) = split /\n/, try(qq{
+			SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+(\\d+)');
+			SELECT count(*) FROM flakeid_advance_past_types(ARRAY['int8'::regtype::oid], ARRAY(SELECT ($oid)::oid FROM generate_series(1, 5000000) g));
+			SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+(\\d+)')}, db => $d) // '';
+		return defined $after && $n == 1 ? $after - $before : undef;
+	};
+	my ($repeated, $distinct) = ($peak->('g % 2'), $peak->('g'));
+	ok(defined $distinct && defined $repeated && $distinct - $repeated < 40000,
+		'A20. a66d6d0: flakeid_advance_past_types of 5,000,000 distinct OIDs grows the backend no more than of 5,000,000 repeated ones, within 40 MB (here '
+		  . ($distinct // 'none') . ' kB against ' . ($repeated // 'none') . ' kB)');
+	# a detach-pending partition's hint names who may finish the detach (the parent's owner), and all the read needs
+	sql(q{CREATE ROLE part_owner; CREATE SCHEMA hid2; CREATE TABLE hq (k int, id sno) PARTITION BY LIST (k);
+		CREATE TABLE hid2.hq1 PARTITION OF hq FOR VALUES IN (1); GRANT SELECT ON hq TO auditor;
+		ALTER TABLE hid2.hq1 OWNER TO part_owner}, db => $d);
+	leave_detach_pending($d, 'hq', 'hid2.hq1');
+	like(message_of($node, q{SET ROLE auditor; SELECT flakeid_advance_past_read('hq', 'id', 2::int2, 'sno')}, db => $d),
+		qr/HINT:  Its detach from public\.hq is pending .*: the owner of public\.hq or a superuser finishes it with ALTER TABLE public\.hq DETACH PARTITION hid2\.hq1 FINALIZE; .* which needs USAGE on schema hid2 and SELECT on it /,
+		'A20. a66d6d0: the hint names the partitioned table\'s owner, who may finish the detach ("its owner" read as the partition\'s), and USAGE and SELECT both');
+}
+
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s
 # right after it (before the generator's own counter reached the old keys), new keys still sort after them
 {
