@@ -82,6 +82,7 @@ generators_init(Generators *gens, Relation depend, Oid self, const Datum *datums
 	ScanKeyData keys[2];
 	SysScanDesc scan;
 	HeapTuple	tuple;
+	long		members;
 
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(GeneratorIndex);
@@ -99,7 +100,8 @@ generators_init(Generators *gens, Relation depend, Oid self, const Datum *datums
 			((GeneratorIndex *) hash_search(gens->index, &dep->objid, HASH_ENTER, NULL))->index = -1;
 	}
 	systable_endscan(scan);
-	gens->oids = palloc(sizeof(Oid) * Max(hash_get_num_entries(gens->index), 1));
+	members = hash_get_num_entries(gens->index);
+	gens->oids = palloc(sizeof(Oid) * Max(members, 1));
 	gens->count = 0;
 	for (int g = 0; g < n; g++)
 	{
