@@ -160,30 +160,39 @@ domain_default_generators(Relation depend, Oid type, const Generators *gens)
 /*
  * The type one step under `type`: a domain's base type, a true array's
  * element type (*array set); InvalidOid at the bottom (or for a type
- * dropped meanwhile, which is then its own bottom and carries nothing).
+ * dropped meanwhile, or never made, which is then its own bottom and
+ * carries nothing).  By pg_type's index, not the syscache: it keeps a
+ * negative entry for each OID it did not find until the backend ends
+ * (PUBLIC's million made-up type OIDs held 150 MB of a backend after the
+ * call).
  */
 static Oid
-type_under(Oid type, bool *domain, bool *array)
+type_under(Relation types, Oid type, bool *domain, bool *array)
 {
-	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
-	Form_pg_type form;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
 	Oid			under = InvalidOid;
 
 	*domain = *array = false;
-	if (!HeapTupleIsValid(tuple))
-		return InvalidOid;
-	form = (Form_pg_type) GETSTRUCT(tuple);
-	if (form->typtype == TYPTYPE_DOMAIN)
+	ScanKeyInit(&key, Anum_pg_type_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(type));
+	scan = systable_beginscan(types, TypeOidIndexId, true, NULL, 1, &key);
+	if ((tuple = systable_getnext(scan)) != NULL)
 	{
-		*domain = true;
-		under = form->typbasetype;
+		Form_pg_type form = (Form_pg_type) GETSTRUCT(tuple);
+
+		if (form->typtype == TYPTYPE_DOMAIN)
+		{
+			*domain = true;
+			under = form->typbasetype;
+		}
+		else if (IsTrueArrayType(form))
+		{
+			*array = true;
+			under = form->typelem;
+		}
 	}
-	else if (IsTrueArrayType(form))
-	{
-		*array = true;
-		under = form->typelem;
-	}
-	ReleaseSysCache(tuple);
+	systable_endscan(scan);
 	return under;
 }
 
@@ -192,7 +201,7 @@ type_under(Oid type, bool *domain, bool *array)
  * bottom), then answers the types on the way from the bottom up.
  */
 static TypeAnswer *
-answer(HTAB *answers, Relation depend, Oid type, const Generators *gens)
+answer(HTAB *answers, Relation depend, Relation types, Oid type, const Generators *gens)
 {
 	List	   *path = NIL;
 	TypeAnswer *below = NULL;
@@ -216,7 +225,7 @@ answer(HTAB *answers, Relation depend, Oid type, const Generators *gens)
 		}
 		entry->answered = false;
 		path = lcons_oid(t, path);
-		t = type_under(t, &domain, &array);
+		t = type_under(types, t, &domain, &array);
 		entry->is_array = array;
 		entry->generators = domain ? domain_default_generators(depend, entry->type, gens) : NULL;
 	}
@@ -264,6 +273,7 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 	HASHCTL		ctl = {0};
 	HTAB	   *answers;
 	Relation	depend;
+	Relation	type_rel;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -271,6 +281,7 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &types, &type_nulls, &ntypes);
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &gen_datums, &gen_nulls, &ngens);
 	depend = table_open(DependRelationId, AccessShareLock);
+	type_rel = table_open(TypeRelationId, AccessShareLock);
 	generators_init(&gens, depend, fcinfo->flinfo->fn_oid, gen_datums, gen_nulls, ngens);
 
 	ctl.keysize = sizeof(Oid);
@@ -290,7 +301,7 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		/* (no type has OID 0: an answer for it would be no row's) */
 		if (type_nulls[i] || !OidIsValid(DatumGetObjectId(types[i])))
 			continue;
-		a = answer(answers, depend, DatumGetObjectId(types[i]), &gens);
+		a = answer(answers, depend, type_rel, DatumGetObjectId(types[i]), &gens);
 		count = bms_num_members(a->generators);
 		out = palloc(sizeof(Datum) * Max(count, 1));
 		while ((g = bms_next_member(a->generators, g)) >= 0)
@@ -302,6 +313,7 @@ flakeid_advance_past_types(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		pfree(out);
 	}
+	table_close(type_rel, AccessShareLock);
 	table_close(depend, AccessShareLock);
 	hash_destroy(answers);
 	return (Datum) 0;
