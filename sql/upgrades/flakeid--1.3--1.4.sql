@@ -45,7 +45,8 @@ COMMENT ON FUNCTION flakeid_advance_past_types(oid[], oid[]) IS
 -- each (rels[i], attnames[i], gens[i]) (a column whose default calls generator
 -- gens[i]) and the same column of every table above it through pg_inherits,
 -- each once, each table looked up once (cutover_types.c says why).  Reads only
--- pg_inherits, which PUBLIC reads
+-- pg_inherits and pg_attribute, which PUBLIC reads; a generator other than the
+-- five is 22023
 CREATE FUNCTION flakeid_advance_past_defaults(rels oid[], attnames name[], gens text[],
     OUT rel oid, OUT attname name, OUT gen text) RETURNS SETOF record
     AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;

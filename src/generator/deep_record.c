@@ -299,6 +299,13 @@ deep_record_require(void)
 					 errhint("Raise flakeid.backfill_deep_units_max above the number of units the file holds (at most its size less 16 bytes, divided by 48), and restart the server.")));
 			break;
 		default:
+			if (deep_shared->named_id == DEEP_RECORD_LOST)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("back-fill's record of deep units \"%s\" lacks units replayed from the WAL while it could not be used, so back-fill into past time units is refused",
+								DEEP_RECORD_FILE),
+						 errdetail("Without them, a back-filled ID could repeat one given before: no copy of the file has them."),
+						 errhint("Set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
 			ereport(ERROR,
 					(errcode(deep_shared->refusal == DEEP_TOO_NEW ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_DATA_CORRUPTED),
 					 errmsg("back-fill's record of deep units \"%s\" could not be read at start, so back-fill into past time units is refused",
@@ -355,6 +362,22 @@ append_entry(const PersistedDeepUnit *deep_unit, int elevel)
 	return true;
 }
 
+/*
+ * Before an append: a file that would grow past DEEP_FILE_MAX, which the
+ * next start refuses (its rewrites at WARNING having failed meanwhile), is
+ * rewritten whole first, one entry a unit, far below it; a failure is
+ * reported at `elevel` and the append is not made.
+ */
+static void
+make_room(int elevel)
+{
+	if (deep_shared->file_size + PERSISTED_DEEP_ENTRY > DEEP_FILE_MAX && !rewrite_whole(elevel))
+		ereport(elevel,
+				(errcode(ERRCODE_IO_ERROR),
+				 errmsg("back-fill's record of deep units \"%s\" could not be rewritten before it grew past what a start reads",
+						DEEP_RECORD_FILE)));
+}
+
 /* publishes an entry saved, and rewrites the file whole once it holds twice its units */
 static DeepLower
 publish(int slot, uint64 unit, uint32 low)
@@ -396,6 +419,7 @@ deep_record_lower(int slot, uint64 unit, uint32 low)
 		refuse_full(slot);
 	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
 		elog(ERROR, "flakeid: counter slot %d has no name", slot);
+	make_room(ERROR);
 	wal_record_log_deep(&deep_unit);
 	(void) append_entry(&deep_unit, ERROR);
 	(void) publish(slot, unit, low);
@@ -428,6 +452,7 @@ deep_record_replay(int slot, uint64 unit, uint32 low)
 		return outcome;
 	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
 		elog(FATAL, "flakeid: counter slot %d has no name", slot);
+	make_room(FATAL);
 	(void) append_entry(&deep_unit, FATAL);
 	return publish(slot, unit, low);
 }

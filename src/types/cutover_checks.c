@@ -177,8 +177,9 @@ cutover_refuse_unreadable(Oid relid, const char *column, AttrNumber attnum, bool
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for schema %s", get_namespace_name(get_rel_namespace(relid))),
 				 apart ? errhint(DETACH_PENDING_HINT, parent, parent, parent, cutover_qualified_name(relid),
-								 psprintf(select ? "USAGE on schema %s" : "USAGE on schema %s and SELECT on it",
-										  quote_identifier(get_namespace_name(get_rel_namespace(relid))))) : 0));
+								 select ? psprintf("USAGE on schema %s", quote_identifier(get_namespace_name(get_rel_namespace(relid)))) :
+								 psprintf("USAGE on schema %s and SELECT on %s", quote_identifier(get_namespace_name(get_rel_namespace(relid))),
+										  cutover_qualified_name(relid))) : 0));
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("permission denied to read column \"%s\" of table %s", column, cutover_qualified_name(relid)),

@@ -17,7 +17,8 @@ my $node = flakeid_node('upgrade', -extension => 0);
 # every extension member, with what defines a function's behaviour and who may use it
 my $members = "SELECT pg_describe_object(d.classid, d.objid, 0) || coalesce(' ' || (
              SELECT concat_ws(' ', p.provolatile, p.proisstrict, p.proparallel, p.proleakproof,
-                              p.prosupport::regproc, p.prosrc, pg_get_function_result(p.oid), p.proacl)
+                              p.prosupport::regproc, p.prosrc, pg_get_function_result(p.oid), p.proacl,
+                              p.proconfig, p.procost, p.prorows)
              FROM pg_proc p WHERE d.classid = 'pg_proc'::regclass AND p.oid = d.objid), '')
              || coalesce(' ' || (SELECT c.relacl::text FROM pg_class c
                                  WHERE d.classid = 'pg_class'::regclass AND c.oid = d.objid), '')

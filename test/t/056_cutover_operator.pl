@@ -909,8 +909,22 @@ sub leave_detach_pending
 		ALTER TABLE hid2.hq1 OWNER TO part_owner}, db => $d);
 	leave_detach_pending($d, 'hq', 'hid2.hq1');
 	like(message_of($node, q{SET ROLE auditor; SELECT flakeid_advance_past_read('hq', 'id', 2::int2, 'sno')}, db => $d),
-		qr/HINT:  Its detach from public\.hq is pending .*: the owner of public\.hq or a superuser finishes it with ALTER TABLE public\.hq DETACH PARTITION hid2\.hq1 FINALIZE; .* which needs USAGE on schema hid2 and SELECT on it /,
+		qr/HINT:  Its detach from public\.hq is pending .*: the owner of public\.hq or a superuser finishes it with ALTER TABLE public\.hq DETACH PARTITION hid2\.hq1 FINALIZE; .* which needs USAGE on schema hid2 and SELECT on hid2\.hq1 /,
 		'A20. a66d6d0: the hint names the partitioned table\'s owner, who may finish the detach ("its owner" read as the partition\'s), and USAGE and SELECT both');
+}
+
+# A21 (the thirteenth audit, a66d6d0..d9ce36e)
+{
+	my $d = db('read_thirteenth');
+	# PUBLIC's made-up type OIDs: pg_type read by its index, so no negative catalog-cache entry
+	# outlives the call (d9ce36e kept one an OID: 150 MB of a backend after a million)
+	my ($cache_before, $rows, $cache_after) = split /\n/, try(q{
+		SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'CacheMemoryContext';
+		SELECT count(*) FROM flakeid_advance_past_types(ARRAY(SELECT g::oid FROM generate_series(200000000, 200299999) g), '{}');
+		SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'CacheMemoryContext'}, db => $d) // '';
+	ok(defined $cache_after && $rows == 300000 && $cache_after - $cache_before < 4_000_000,
+		'A21. d9ce36e: 300,000 made-up type OIDs leave the catalog cache less than 4 MB larger (here '
+		  . int((($cache_after // 0) - ($cache_before // 0)) / 1024) . ' kB)');
 }
 
 # 8. snowflake_adopt advances the generator past the maximum: with the clock stepped back 5 s

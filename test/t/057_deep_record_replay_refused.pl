@@ -68,8 +68,12 @@ $q->append_conf('postgresql.conf', "flakeid.backfill_deep_units_max = 65536\n");
 $q->restart;
 is(sqlstate_of($q, "SELECT sno_new_at('2021-06-01 00:00:00.001+00')"), 'XX001',
 	'the bound raised again: back-fill into past units still refused (the record lacks what recovery replayed)');
-like(message_of($q, "SELECT sno_new_at('2021-06-01 00:00:00.001+00')"), qr/HINT:  .*set flakeid.start_afresh = on/,
-	'and the hint says to start afresh');
+my $lost = message_of($q, "SELECT sno_new_at('2021-06-01 00:00:00.001+00')");
+like($lost, qr/HINT:  .*Set flakeid.start_afresh = on/, 'and the hint says to start afresh');
+like($lost, qr/ERROR:  .*lacks units replayed from the WAL while it could not be used/,
+	'the message says the record lacks units recovery replayed');
+unlike($lost, qr/put that very file back/,
+	'and the hint does not send the operator to put the file back, which the record lost refuses still (it did on d9ce36e)');
 $q->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 $q->restart;
 is(sqlstate_of($q, "SET flakeid.debug_clock_offset_ms = 150000; SELECT sno_new(); SELECT sno_new_at(clock_timestamp() + interval '140 s')"), 'ok',
