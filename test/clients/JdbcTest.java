@@ -183,6 +183,21 @@ public class JdbcTest {
 			r.next();
 			ok(copied == 50 && r.getInt(1) == 50, "CopyManager.copyIn of the IDs' text: 50 rows equal their source");
 		}
+		// masks (issue 64): a token is plain text both ways, setString in the default mode; test/clients/run gives the server a key
+		List<String> masked = new ArrayList<>(Arrays.asList(TYPES));
+		masked.add("snowflake");
+		for (String t : masked) {
+			String token;
+			try (ResultSet r = c.createStatement().executeQuery("SELECT " + t + "_mask(" + t + ", 'orders') FROM client_jdbc WHERE n = 7")) {
+				r.next();
+				token = r.getString(1);
+			}
+			try (PreparedStatement p = c.prepareStatement("SELECT n FROM client_jdbc WHERE " + t + " = " + t + "_unmask(?, 'orders')")) {
+				p.setString(1, token);
+				ResultSet r = p.executeQuery();
+				ok(token != null && r.next() && r.getInt(1) == 7, t + "_mask's token from getString, sent back with setString to " + t + "_unmask, finds its row");
+			}
+		}
 		// snowflakes as long
 		List<Long> sortedFlakes = new ArrayList<>(snowflakes);
 		Collections.sort(sortedFlakes);

@@ -105,6 +105,17 @@ with psycopg.connect(autocommit=True) as conn:
         cur.execute("SELECT kuid96_vclock_descends(kuid96_vclock(%s::text[]::kuid96[]), %s::text[]::kuid96[])", (clock, clock))
         tap.ok(isinstance(clock, list) and len(clock) == 1 and len(clock[0]) == 16 and cur.fetchone()[0],
            "a kuid96[] vector clock as a list of str through text[], ticked, descends")
+    # masks (issue 64): a token is plain text both ways; test/clients/run gives the server a key
+    with conn.cursor() as cur:
+        for t in DEFAULTS:
+            cur.execute(f"SELECT n, {t}_mask({t}, 'orders') FROM client_psycopg WHERE n BETWEEN 1 AND 20 ORDER BY n")
+            tokens = cur.fetchall()
+            hits = 0
+            for n, token in tokens:
+                cur.execute(f"SELECT n FROM client_psycopg WHERE {t} = {t}_unmask(%s, 'orders')", (token,))
+                hits += cur.fetchone()[0] == n
+            tap.ok(all(isinstance(k, str) for _, k in tokens) and len({k for _, k in tokens}) == 20 and hits == 20,
+                   f"{t}_mask gives str tokens, and each sent back as a str parameter to {t}_unmask finds its row ({hits}/20)")
     conn.execute("DROP TABLE client_psycopg")
 
 bouncer = os.environ.get("FLAKEID_PGBOUNCER")
