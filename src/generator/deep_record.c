@@ -183,6 +183,8 @@ log_refusal(DeepRefusal refusal, const char *detail)
 			 errdetail_internal("%s", detail)));
 }
 
+#define LOST_DETAIL "Deep units back-filled on this server or its primary were replayed from the WAL while the record could not be used, so it lacks them."
+
 /* the file read into the table; the refusal it calls for */
 static void
 load_record(const uint8 *bytes, size_t size)
@@ -193,7 +195,10 @@ load_record(const uint8 *bytes, size_t size)
 	size_t		good_size = 0;
 	PersistedVerdict verdict = persisted_deep_decode(bytes, size, load_entry, &load, &version, &file_id, &good_size);
 
-	if (load.refusal == DEEP_TOO_MANY)
+	/* (lost first: whatever else is wrong, only starting afresh ends it, and the log says so) */
+	if (deep_shared->named_id == DEEP_RECORD_LOST)
+		log_refusal(DEEP_DAMAGED, LOST_DETAIL);
+	else if (load.refusal == DEEP_TOO_MANY)
 		log_refusal(DEEP_TOO_MANY,
 					psprintf("It records more time units than flakeid.backfill_deep_units_max = %d allows.",
 							 deep_units_max));
@@ -204,9 +209,6 @@ load_record(const uint8 *bytes, size_t size)
 										   version, PERSISTED_DEEP_VERSION));
 	else if (verdict != PERSISTED_OK)
 		log_refusal(DEEP_DAMAGED, "Its header, checksums or entries are not what flakeid writes.");
-	else if (deep_shared->named_id == DEEP_RECORD_LOST)
-		log_refusal(DEEP_DAMAGED,
-					"Deep units back-filled on this server or its primary were replayed from the WAL while the record could not be used, so it lacks them.");
 	else if (deep_shared->named_id != 0 && file_id != deep_shared->named_id)
 		log_refusal(DEEP_DAMAGED,
 					psprintf("It is not the record that goes with \"flakeid.state\": its identifier is %u, the state names %u (a record of another cluster, or an older or newer copy).",
@@ -239,6 +241,8 @@ deep_record_load(uint32 state_deep_record)
 	}
 	else if (errno != ENOENT)
 		log_refusal(DEEP_DAMAGED, psprintf("It could not be read: %m."));
+	else if (state_deep_record == DEEP_RECORD_LOST)
+		log_refusal(DEEP_DAMAGED, LOST_DETAIL);
 	else if (state_deep_record != 0)
 		log_refusal(DEEP_MISSING,
 					psprintf("It is gone from the data directory, although \"flakeid.state\" says it goes with it (identifier %u).",
@@ -287,6 +291,13 @@ deep_record_id(void)
 void
 deep_record_require(void)
 {
+	if (deep_shared->refusal != DEEP_USABLE && deep_shared->named_id == DEEP_RECORD_LOST)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("back-fill's record of deep units \"%s\" lacks units replayed from the WAL while it could not be used, so back-fill into past time units is refused",
+						DEEP_RECORD_FILE),
+				 errdetail("Without them, a back-filled ID could repeat one given before: no copy of the file has them."),
+				 errhint("Set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
 	switch (deep_shared->refusal)
 	{
 		case DEEP_USABLE:
@@ -299,13 +310,6 @@ deep_record_require(void)
 					 errhint("Raise flakeid.backfill_deep_units_max above the number of units the file holds (at most its size less 16 bytes, divided by 48), and restart the server.")));
 			break;
 		default:
-			if (deep_shared->named_id == DEEP_RECORD_LOST)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("back-fill's record of deep units \"%s\" lacks units replayed from the WAL while it could not be used, so back-fill into past time units is refused",
-								DEEP_RECORD_FILE),
-						 errdetail("Without them, a back-filled ID could repeat one given before: no copy of the file has them."),
-						 errhint("Set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
 			ereport(ERROR,
 					(errcode(deep_shared->refusal == DEEP_TOO_NEW ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_DATA_CORRUPTED),
 					 errmsg("back-fill's record of deep units \"%s\" could not be read at start, so back-fill into past time units is refused",
@@ -365,17 +369,19 @@ append_entry(const PersistedDeepUnit *deep_unit, int elevel)
 /*
  * Before an append: a file that would grow past DEEP_FILE_MAX, which the
  * next start refuses (its rewrites at WARNING having failed meanwhile), is
- * rewritten whole first, one entry a unit, far below it; a failure is
- * reported at `elevel` and the append is not made.
+ * rewritten whole first, one entry a unit, far below it.  False when that
+ * fails (its reason a WARNING): the append is not to be made.
  */
-static void
-make_room(int elevel)
+static bool
+make_room(void)
 {
-	if (deep_shared->file_size + PERSISTED_DEEP_ENTRY > DEEP_FILE_MAX && !rewrite_whole(elevel))
-		ereport(elevel,
-				(errcode(ERRCODE_IO_ERROR),
-				 errmsg("back-fill's record of deep units \"%s\" could not be rewritten before it grew past what a start reads",
-						DEEP_RECORD_FILE)));
+	if (deep_shared->file_size + PERSISTED_DEEP_ENTRY <= DEEP_FILE_MAX || rewrite_whole(WARNING))
+		return true;
+	ereport(WARNING,
+			(errcode(ERRCODE_IO_ERROR),
+			 errmsg("back-fill's record of deep units \"%s\" could not be rewritten before it grew past what a start reads",
+					DEEP_RECORD_FILE)));
+	return false;
 }
 
 /* publishes an entry saved, and rewrites the file whole once it holds twice its units */
@@ -419,7 +425,12 @@ deep_record_lower(int slot, uint64 unit, uint32 low)
 		refuse_full(slot);
 	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
 		elog(ERROR, "flakeid: counter slot %d has no name", slot);
-	make_room(ERROR);
+	if (!make_room())
+		ereport(ERROR,
+				(errcode(ERRCODE_IO_ERROR),
+				 errmsg("cannot back-fill deeper into another %s time unit: back-fill's record of deep units could not be rewritten",
+						generator_slot_name(slot)),
+				 errhint("See the WARNING before this error.")));
 	wal_record_log_deep(&deep_unit);
 	(void) append_entry(&deep_unit, ERROR);
 	(void) publish(slot, unit, low);
@@ -452,7 +463,13 @@ deep_record_replay(int slot, uint64 unit, uint32 low)
 		return outcome;
 	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
 		elog(FATAL, "flakeid: counter slot %d has no name", slot);
-	make_room(FATAL);
+	/* (a rewrite that fails in redo, a full disk, would fail again at every start: the record is lost instead) */
+	if (!make_room())
+	{
+		deep_shared->refusal = DEEP_DAMAGED;
+		deep_shared->named_id = DEEP_RECORD_LOST;
+		return DEEP_LOWER_LOST;
+	}
 	(void) append_entry(&deep_unit, FATAL);
 	return publish(slot, unit, low);
 }

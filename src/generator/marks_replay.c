@@ -108,7 +108,7 @@ mark_replay_deep(int slot, uint64 unit, uint32 low)
 			break;
 		case DEEP_LOWER_LOST:
 			ereport(WARNING,
-					(errmsg("flakeid_redo: back-fill's record of deep units \"%s\" could not be read at start, so the deep %s unit replayed is kept nowhere: back-fill into past units stays refused until the record is started afresh",
+					(errmsg("flakeid_redo: back-fill's record of deep units \"%s\" could not be read at start (or rewritten), so the deep %s unit replayed is kept nowhere: back-fill into past units stays refused until the record is started afresh",
 							DEEP_RECORD_FILE, generator_slot_name(slot)),
 					 errhint("Set flakeid.start_afresh = on and restart the server once recovery has ended (docs/OPERATIONS.md, \"Starting afresh\").")));
 			save_replayed_locked();
