@@ -108,10 +108,26 @@ resume_sno(const int64 sno_marks[2], bool flag)
 	return flag;
 }
 
+/*
+ * Also raises sno's floor to its marks: a horizon given before the restart
+ * (or on the primary, before a promotion) lies at or below them while sno
+ * issues (each issue renews its mark past it), and the floor is the only
+ * thing that keeps sno's tick-tock from toggling below a horizon; shared
+ * memory forgot it.  A fault campaign found it (seeds 3003 and 3037): after
+ * a clock step back and a restart, sno toggled to the clock, below the
+ * cursors of pollers that had read a horizon before, and 2,867 committed
+ * rows were never delivered.  So after a restart sno counts on from its
+ * mark until the clock reaches it, as the other generators do.
+ */
 bool
 counters_resume(const int64 marks[MARK_COUNT], bool flag)
 {
+	const FlakeFormat *sno = generator_defs[GEN_SNO].format;
+	uint64		sno_mark0 = mark_unit(sno, marks[MARK_SNO_FLAG0]);
+	uint64		sno_mark1 = mark_unit(sno, marks[MARK_SNO_FLAG1]);
+
 	resume_monotonic(marks[MARK_MONOTONIC]);
+	counters_raise_sno_floor(Max(sno_mark0, sno_mark1));
 	flag = resume_sno(&marks[MARK_SNO_FLAG0], flag);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		pg_atomic_write_u64(&counter_shared->slots[s].resumed_word.value, pg_atomic_read_u64(slot_word(s)));
