@@ -24,6 +24,7 @@
 
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/timestamp.h"
 
 #include "types/glue.h"
 #include "types/mask_keys.h"
@@ -35,6 +36,7 @@
 
 static char *mask_keys_file = NULL;
 static bool keys_stale = true;
+static TimestampTz keys_reload = 0;	/* PgReloadTime when the keys were read */
 static uint32 keys_generation = 0;
 static int	key_count = 0;
 static int	key_ids[MASK_MAX_KEYS];
@@ -53,7 +55,18 @@ typedef struct CachedCipher
 
 static CachedCipher cache[FLAKE_FORMAT_COUNT][2];
 
-/* every SIGHUP that sets the setting, changed or not: the file may have changed */
+/*
+ * keys_stale: every SIGHUP that sets the setting, changed or not: the file
+ * may have changed.  A value given on the server's command line (-c)
+ * outranks the configuration files, and a reload then sets nothing: its
+ * keys stayed those of the session's start (an audit rotated a key away
+ * and open sessions went on using it).  So a reload seen otherwise, by
+ * PgReloadTime, which each process sets as it applies a reload (between
+ * statements too), makes them stale as well.
+ */
+#define keys_need_reading() (keys_stale || keys_reload != PgReloadTime)
+
+
 static void
 mask_keys_file_assign(const char *newval, void *extra)
 {
@@ -164,6 +177,7 @@ load_keys(void)
 	int			count;
 
 	forget_keys();
+	keys_reload = PgReloadTime;
 	refusal[0] = '\0';
 	if (mask_keys_file == NULL || mask_keys_file[0] == '\0')
 	{
@@ -241,7 +255,7 @@ cipher(CachedCipher *entry, const FlakeFormat *format, int key_index, const char
 const Ff1 *
 flakeid_mask_cipher(const FlakeFormat *format, const char *purpose, size_t purpose_len, int *key_id)
 {
-	if (unlikely(keys_stale))
+	if (unlikely(keys_need_reading()))
 		load_keys();
 	if (key_count == 0)
 		no_key();
@@ -252,7 +266,7 @@ flakeid_mask_cipher(const FlakeFormat *format, const char *purpose, size_t purpo
 const Ff1 *
 flakeid_unmask_cipher(const FlakeFormat *format, const char *purpose, size_t purpose_len, int key_id)
 {
-	if (unlikely(keys_stale))
+	if (unlikely(keys_need_reading()))
 		load_keys();
 	if (key_count == 0)
 		no_key();

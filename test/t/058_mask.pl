@@ -186,6 +186,24 @@ write_keys(0600, "7 $K1 $K2");
 ok(refused_as(qr/refused: line 1: something follows the key/), 'a refused line is named by number');
 $log = slurp_file($node->logfile);
 ok($log !~ /$K1|$K2/i, 'and not quoted');
+# --- the setting on the server's command line: a reload still reaches open sessions --------------
+# (-c outranks the configuration files, so a reload sets nothing and ran no assign hook: an audit of
+# 1a91153 rotated key 1 away and an open session went on masking with it)
+write_keys(0600, "1 $K1");
+$node->stop('fast');
+PostgreSQL::Test::Utils::system_or_bail('pg_ctl', '-D', $node->data_dir, '-l', $node->logfile, '-w',
+	'-o', '-c flakeid.mask_keys_file=mask.keys', 'start');
+$node->_update_pid(1);
+my $open = session($node);
+is(header_key($open->query("SELECT sno_mask('222222222222222b')")), 1, 'with the setting from -c, an open session masks with key 1');
+write_keys(0600, "2 $K2");
+ok(poll_until(sub { header_key($open->query("SELECT sno_mask('222222222222222b')")) == 2 }, timeout => 30),
+	'after key 1 is rotated away and the configuration reloaded, the open session masks with key 2');
+like($open->query("SELECT sno_unmask(sno_mask('222222222222222b')) = '222222222222222b'"), qr/^t$/, '... and unmasks its tokens');
+$open->close;
+$node->stop('fast');
+$node->start;
+
 stop_checked($node);
 
 # --- without flakeid preloaded ------------------------------------------------------------
