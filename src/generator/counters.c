@@ -127,7 +127,8 @@ counters_resume(const int64 marks[MARK_COUNT], bool flag)
 	uint64		sno_mark1 = mark_unit(sno, marks[MARK_SNO_FLAG1]);
 
 	resume_monotonic(marks[MARK_MONOTONIC]);
-	counters_raise_sno_floor(Max(sno_mark0, sno_mark1));
+	/* (+1: a horizon given at C closed the counter through C - 1, the unit of a mark saved after it) */
+	counters_raise_sno_floor(Max(sno_mark0, sno_mark1) + 1);
 	flag = resume_sno(&marks[MARK_SNO_FLAG0], flag);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
 		pg_atomic_write_u64(&counter_shared->slots[s].resumed_word.value, pg_atomic_read_u64(slot_word(s)));

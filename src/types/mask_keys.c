@@ -175,14 +175,17 @@ load_keys(void)
 	MaskKeyLine lines[MASK_MAX_KEYS];
 	char		why[200];
 	int			count;
+	TimestampTz reload_seen = PgReloadTime;
 
+	/* (stale until the end: an error below, out of memory, leaves the next call to read again) */
+	keys_stale = true;
 	forget_keys();
-	keys_reload = PgReloadTime;
 	refusal[0] = '\0';
 	if (mask_keys_file == NULL || mask_keys_file[0] == '\0')
 	{
 		snprintf(refusal, sizeof(refusal), "flakeid.mask_keys_file is not set");
 		keys_stale = false;
+		keys_reload = reload_seen;
 		return;
 	}
 	path = is_absolute_path(mask_keys_file) ? pstrdup(mask_keys_file) : psprintf("%s/%s", DataDir, mask_keys_file);
@@ -214,6 +217,7 @@ load_keys(void)
 	pfree(path);
 	/* only now: an error above (out of memory) leaves the next call to read again */
 	keys_stale = false;
+	keys_reload = reload_seen;
 }
 
 pg_noreturn static void

@@ -34,11 +34,35 @@ for my $mode (qw(fast immediate))
 	$node->stop($mode);
 	$node->start;
 	my $first = sql('INSERT INTO ids SELECT sno_new() RETURNING id::text');
-	ok($first gt $cursor, "$mode restart after a step back: sno's first ID $first lies above the horizon $cursor given before it (a poller's cursor)");
-	is(sql("SELECT count(*) FROM (SELECT sno_new() AS id FROM generate_series(1, 5000)) s WHERE id <= '$cursor'::sno"), '0',
+	ok($first ge $cursor, "$mode restart after a step back: sno's first ID $first lies at or above the horizon $cursor given before it (a poller's cursor)");
+	is(sql("SELECT count(*) FROM (SELECT sno_new() AS id FROM generate_series(1, 5000)) s WHERE id < '$cursor'::sno"), '0',
 		"$mode: and none of the next 5,000");
 	# (a horizon after the restart may lie below the cursor, the clock being behind: a poller keeps
 	# the greater of the two, and nothing is issued below its cursor)
 }
+# sno idle between the horizon and a fast stop: the stop saves its mark in the unit the horizon
+# closed, one below the horizon's, and as the clock stepped back passes through that unit sno
+# toggled into it, below the cursor (a reviewer of 75eeaad: 1 row in a million, 1.5 s after the start)
+# (a server of its own, its clock not stepped yet: sno is not ahead of it)
+stop_checked($node);
+$node = flakeid_node('sno_horizon_idle', 'flakeid.allow_debug_clock_offset' => 'on');
+sql('CREATE TABLE ids (id sno)');
+sql('INSERT INTO ids SELECT sno_new() FROM generate_series(1, 1000)');
+Time::HiRes::sleep(0.2);
+my $cursor = sql('SELECT sno_horizon()::text');
+sql('ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -1500');
+sql('SELECT pg_reload_conf()');
+ok(poll_until(sub { sql('SHOW flakeid.debug_clock_offset_ms') eq '-1500' }), '(idle: the clock is stepped back 1.5 s)');
+$node->stop('fast');
+$node->start;
+sql('TRUNCATE ids');
+# a writer from the start until the clock has passed the cursor's unit again (1.5 s and a margin)
+# (one statement: no unit passes between two calls unminted)
+sql(q{DO $$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
+	WHILE clock_timestamp() < t0 + interval '3 s' LOOP INSERT INTO ids SELECT sno_new() FROM generate_series(1, 50); END LOOP; END $$});
+my ($below, $example) = split /\|/, sql("SELECT count(*), coalesce(min(id::text) || ' ' || sno_time(min(id)) || ' tick-tock ' || sno_ticktock(min(id)), '')
+                                         FROM ids WHERE id < '$cursor'::sno");
+is($below, '0', 'idle before a fast stop: none of the IDs minted while the clock made up the step lies below the horizon given before it')
+  or diag("lowest below: $example; the horizon: " . sql("SELECT '$cursor' || ' ' || sno_time('$cursor'::sno) || ' tick-tock ' || sno_ticktock('$cursor'::sno)"));
 stop_checked($node);
 done_testing();
