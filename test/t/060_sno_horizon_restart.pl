@@ -27,8 +27,11 @@ for my $mode (qw(fast immediate))
 	sql("ALTER SYSTEM SET flakeid.debug_clock_offset_ms = $step_ms");
 	sql('SELECT pg_reload_conf()');
 	ok(poll_until(sub { sql('SHOW flakeid.debug_clock_offset_ms') eq $step_ms }), "($mode: the clock is stepped back to ${step_ms} ms)");
-	# sno counts on above the horizon (its floor), and its marks with it
-	for (1 .. 6) { sql('INSERT INTO ids SELECT sno_new() FROM generate_series(1, 2000)'); Time::HiRes::sleep(0.25); }
+	# sno counts on above the horizon (its floor), and its saved mark with it: minting until the
+	# state file's sno mark lies past the horizon, however long this machine takes
+	my $cursor_us = sql("SELECT (extract(epoch FROM sno_time('$cursor'::sno)) * 1000000)::int8");
+	ok(poll_until(sub { sql('INSERT INTO ids SELECT sno_new() FROM generate_series(1, 2000)');
+			state_file_sno_mark($node->data_dir) > $cursor_us }), "($mode: sno's saved mark passed the horizon)");
 	my $later = sql('SELECT sno_horizon()::text');
 	$cursor = $later if $later gt $cursor;
 	$node->stop($mode);
@@ -48,7 +51,9 @@ stop_checked($node);
 $node = flakeid_node('sno_horizon_idle', 'flakeid.allow_debug_clock_offset' => 'on');
 sql('CREATE TABLE ids (id sno)');
 sql('INSERT INTO ids SELECT sno_new() FROM generate_series(1, 1000)');
-Time::HiRes::sleep(0.2);
+# (sno idle: the horizon read once the clock has left the last ID's unit, 4 ms)
+ok(poll_until(sub { sql("SELECT clock_timestamp() > (SELECT max(sno_time(id)) FROM ids) + interval '8 ms'") eq 't' }, interval => 0.01),
+	'(idle: the clock has left the last ID\'s unit)');
 my $cursor = sql('SELECT sno_horizon()::text');
 sql('ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -1500');
 sql('SELECT pg_reload_conf()');
