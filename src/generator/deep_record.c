@@ -24,6 +24,7 @@
 
 #include "format/persisted.h"
 #include "generator/deep_record.h"
+#include "generator/deep_refusals.h"
 #include "generator/durable_file.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
@@ -291,32 +292,13 @@ deep_record_id(void)
 void
 deep_record_require(void)
 {
-	if (deep_shared->refusal != DEEP_USABLE && deep_shared->named_id == DEEP_RECORD_LOST)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("back-fill's record of deep units \"%s\" lacks units replayed from the WAL while it could not be used, so back-fill into past time units is refused",
-						DEEP_RECORD_FILE),
-				 errdetail("Without them, a back-filled ID could repeat one given before: no copy of the file has them."),
-				 errhint("Set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
-	switch (deep_shared->refusal)
-	{
-		case DEEP_USABLE:
-			return;
-		case DEEP_TOO_MANY:
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("back-fill's record of deep units \"%s\" holds more time units than flakeid.backfill_deep_units_max = %d, so back-fill into past time units is refused",
-							DEEP_RECORD_FILE, deep_units_max),
-					 errhint("Raise flakeid.backfill_deep_units_max above the number of units the file holds (at most its size less 16 bytes, divided by 48), and restart the server.")));
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(deep_shared->refusal == DEEP_TOO_NEW ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_DATA_CORRUPTED),
-					 errmsg("back-fill's record of deep units \"%s\" could not be read at start, so back-fill into past time units is refused",
-							DEEP_RECORD_FILE),
-					 errdetail("The server log of the last start says why. Without the record, a back-filled ID could repeat one given before."),
-					 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks the units recorded since). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
-	}
+	if (deep_shared->refusal == DEEP_USABLE)
+		return;
+	if (deep_shared->named_id == DEEP_RECORD_LOST)
+		deep_refuse_lost();
+	if (deep_shared->refusal == DEEP_TOO_MANY)
+		deep_refuse_too_many(deep_units_max);
+	deep_refuse_unread(deep_shared->refusal == DEEP_TOO_NEW);
 }
 
 /* --- the table -------------------------------------------------------------------- */
@@ -398,18 +380,6 @@ publish(int slot, uint64 unit, uint32 low)
 	return outcome;
 }
 
-static void
-refuse_full(int slot)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("cannot back-fill deeper into another %s time unit: back-fill's record of deep units is full",
-					generator_slot_name(slot)),
-			 errdetail("This server records each time unit that back-fill takes deeper than every unit's share (an eighth of a pool per server lifetime), one entry per unit, and holds at most %d of them (flakeid.backfill_deep_units_max). A new one is refused rather than merged with another, which would cost the units between them.",
-					   deep_units_max),
-			 errhint("Back-fill this time unit no deeper, or spread the times over units already recorded; or raise flakeid.backfill_deep_units_max (48 bytes of shared memory each) and restart the server.")));
-}
-
 void
 deep_record_lower(int slot, uint64 unit, uint32 low)
 {
@@ -422,7 +392,7 @@ deep_record_lower(int slot, uint64 unit, uint32 low)
 	if (outcome == DEEP_LOWER_UNCHANGED)
 		return;
 	if (outcome == DEEP_LOWER_FULL)
-		refuse_full(slot);
+		deep_refuse_full(generator_slot_name(slot), deep_units_max);
 	if (!persisted_deep_unit_set(&deep_unit, generator_slot_name(slot), unit, low))
 		elog(ERROR, "flakeid: counter slot %d has no name", slot);
 	if (!make_room())

@@ -1,0 +1,78 @@
+/*
+ * backfill_refusals.c — why back-fill refuses a call (backfill_refusals.h):
+ * a unit's pool used up, alone or shared with the live IDs of a closed
+ * unit, and a time before the record of what back-fill gave was lost
+ */
+#include "postgres.h"
+
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
+
+#include "format/ledger.h"
+#include "generator/backfill_refusals.h"
+#include "generator/clock.h"
+#include "generator/marks.h"
+#include "generator/marks_setup.h"
+#include "generator/table.h"
+
+void
+backfill_refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool_size, uint32 lifetime_size,
+						const LedgerUsage *usage)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
+					timestamptz_to_str(ts)),
+			 usage == NULL ?
+			 errdetail("That time unit is the live %s generator's, and every sequence of its pool of %u was issued.",
+					   def->name, pool_size) :
+			 usage->set_aside == 0 && lifetime_size == pool_size ?
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server, and every one of them was given.",
+					   def->name, pool_size) :
+			 usage->set_aside == 0 ?
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server. Back-fill before the last restart took %u of this unit's, and the other %u were given.",
+					   def->name, pool_size, pool_size - lifetime_size, lifetime_size) :
+			 errdetail("Back-filled %s IDs of one time unit share a pool of %u sequences on this server. Back-fill before the last restart took %u of this unit's; %u were given in this unit, and %u set aside for the " UINT64_FORMAT " units the server no longer tracks one by one.",
+					   def->name, pool_size, pool_size - lifetime_size, usage->own, usage->set_aside, usage->forgotten),
+			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so a unit back-filled then has fewer left after it.")));
+}
+
+/* a closed unit's pool, shared by the live IDs issued before the closing and back-fill's */
+void
+backfill_refuse_shared_with_live(const GeneratorDef *def, int variant, TimestampTz ts, const CounterPool *pool,
+						int64 live_top)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many back-filled %s IDs in the time unit of %s", generator_variant_label(def, variant),
+					timestamptz_to_str(ts)),
+			 errdetail("The live %s generator issued %u sequences of that time unit's pool of %u before a horizon or an advance closed it, and back-fill was given the others.",
+					   def->name, (uint32) (live_top - pool->seq_min + 1), pool->seq_max - pool->seq_min + 1),
+			 errhint("Spread the times over more units. Sequences back-filled before a restart are never given again, so a unit back-filled then has fewer left after it.")));
+}
+
+/*
+ * Back-fill before the floor that flakeid.start_afresh left (marks_setup.c)
+ * is refused: what back-fill gave before that start was lost with the state
+ * file, and back-filled IDs lie in the past, where no clock covers them.
+ * The floor's own unit is refused too (an ID given before the start could
+ * share it).  flakeid.accept_backfill_loss lets it through.
+ */
+void
+backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, TimestampTz ts)
+{
+	int64		floor = mark_backfill_floor();
+	uint64		floor_unit = 0;
+	char		lost[MAXDATELEN + 1];
+
+	if (floor == 0 || accept_backfill_loss || !def->format->units_at(floor, &floor_unit) || live_unit > floor_unit)
+		return;
+	/* timestamptz_to_str returns a static buffer: one call per message part */
+	strlcpy(lost, timestamptz_to_str(flakeid_timestamptz_from_unix_us(floor)), sizeof(lost));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot back-fill a %s ID for %s: this server's record of back-filled IDs before %s was lost",
+					def->name, timestamptz_to_str(ts), lost),
+			 errdetail("The generators started afresh then (flakeid.start_afresh), without the record of what back-fill had given before: a back-filled ID for an earlier time could repeat one of those."),
+			 errhint("Back-fill times after it. If no ID back-filled before it can meet a new one (the tables that held them are gone or emptied, or none was ever back-filled), set flakeid.accept_backfill_loss = on.")));
+}
