@@ -10,7 +10,8 @@
  *                   a save's bounds) and PREPARED (1.3: a prepared
  *                   transaction's holding) are written
  *   flakeid.prepared  the holdings of prepared transactions: version 1
- *                   (1.2) is read, version 2 (1.3) written
+ *                   (1.2) is read, version 2 (1.3) written, with a SAVED
+ *                   entry from 1.4
  *   flakeid.deep    back-fill's deep units, one entry per unit
  *                   (deep_table.h), appended to: version 1 (1.4)
  *                   written; the WAL record DEEP carries each entry
@@ -183,17 +184,27 @@ extern size_t persisted_deep_record_encode(const PersistedDeepUnit *deep_unit, u
 /* --- flakeid.prepared -------------------------------------------------------- */
 
 /*
+ * What a save of flakeid.prepared knew (1.4 on), as a PersistedHolding:
+ * full_xid is a WAL position L (never 0), such that every PREPARED record
+ * that begins before L has its holding in the file (or its transaction
+ * had ended); the units are, per slot, a unit that every ID of a
+ * transaction prepared later lies at or after (0: none known).  A file
+ * without it (1.2, 1.3: saved at each PREPARE) holds every holding.
+ */
+
+/*
  * Reads the holdings of a prepared file of any version, calling `each` for
- * each in order (it returns false to stop: the verdict is then DAMAGED);
- * *version as for the state file.
+ * each in order (it returns false to stop: the verdict is then DAMAGED),
+ * and its SAVED entry into *saved (full_xid 0: none); *version as for the
+ * state file.
  */
 extern PersistedVerdict persisted_prepared_decode(const uint8_t *file, size_t size,
 												  bool (*each) (void *arg, const PersistedHolding *holding),
-												  void *arg, uint32_t *version);
+												  void *arg, PersistedHolding *saved, uint32_t *version);
 
-/* the holdings in the current version; its size, or 0 when `room` is too small */
-extern size_t persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, uint8_t *out,
-										size_t room);
+/* the holdings, and `saved` if not NULL, in the current version; its size, or 0 when `room` is too small */
+extern size_t persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count,
+										const PersistedHolding *saved, uint8_t *out, size_t room);
 
 /* --- flakeid.deep ------------------------------------------------------------- */
 

@@ -184,9 +184,9 @@ entries_put_deep_unit(Writer *w, const PersistedDeepUnit *deep_unit)
 }
 
 void
-entries_put_holding(Writer *w, const PersistedHolding *holding)
+entries_put_holding(Writer *w, EntryTag tag, const PersistedHolding *holding)
 {
-	size_t		at = entry_begin(w, ENTRY_HOLDING);
+	size_t		at = entry_begin(w, tag);
 
 	PUT_AS(w, uint64_t, holding->full_xid);
 	PUT_AS(w, uint32_t, holding->nunits);
@@ -266,15 +266,16 @@ read_floor(Reader *r, const EntrySink *sink)
 	return true;
 }
 
+/* a HOLDING entry (to sink->holding), or the one SAVED entry (into sink->saved) */
 static bool
-read_holding(Reader *r, const EntrySink *sink)
+read_holding(Reader *r, const EntrySink *sink, bool saved)
 {
 	PersistedHolding holding;
 	uint32_t	count = 0;
 
 	memset(&holding, 0, sizeof(holding));
-	if (sink->holding == NULL || !get(r, &holding.full_xid, 8) || !get(r, &count, 4) ||
-		count > PERSISTED_SLOTS_MAX)
+	if ((saved ? sink->saved == NULL || sink->saved->full_xid != 0 : sink->holding == NULL) ||
+		!get(r, &holding.full_xid, 8) || !get(r, &count, 4) || count > PERSISTED_SLOTS_MAX)
 		return false;
 	for (uint32_t i = 0; i < count; i++)
 	{
@@ -284,7 +285,10 @@ read_holding(Reader *r, const EntrySink *sink)
 		if (!get_name(r, name) || !get(r, &unit, 8) || !persisted_add_unit(&holding, name, unit))
 			return false;
 	}
-	return sink->holding(sink->arg, &holding);
+	if (!saved)
+		return sink->holding(sink->arg, &holding);
+	*sink->saved = holding;
+	return holding.full_xid != 0;	/* (a WAL position: never 0) */
 }
 
 static bool
@@ -313,7 +317,9 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 		case ENTRY_DEEP:
 			return read_low_or_deep(r, sink, true);
 		case ENTRY_HOLDING:
-			return read_holding(r, sink);
+			return read_holding(r, sink, false);
+		case ENTRY_SAVED:
+			return read_holding(r, sink, true);
 		case ENTRY_DEEP_RECORD:
 			return sink->deep_record != NULL && get(r, sink->deep_record, 4) && *sink->deep_record != 0;
 		case ENTRY_DEEP_UNIT:
@@ -327,7 +333,7 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 static bool
 tag_known(uint16_t tag)
 {
-	return tag >= ENTRY_EPOCH && tag <= ENTRY_FLOOR;
+	return tag >= ENTRY_EPOCH && tag <= ENTRY_SAVED;
 }
 
 PersistedVerdict

@@ -18,7 +18,10 @@
  *                  padding, and the lowest unit of each slot by position
  *                  (UINT64_MAX: none)
  *   version 2 (1.3)  magic "FLKH", the version, the body's length,
- *                  reserved; HOLDING entries; CRC-32C of header and body
+ *                  reserved; HOLDING entries; CRC-32C of header and body.
+ *                  From 1.4 a SAVED entry comes first (required, so 1.3
+ *                  refuses the file as too new): the file is saved after
+ *                  the PREPARE, and this says what the save knew
  */
 #include "persisted_wire.h"
 
@@ -72,7 +75,7 @@ PersistedVerdict
 persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, PersistedRecord *record)
 {
 	uint32_t	version = 0;
-	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL};
+	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL, NULL};
 	PersistedVerdict verdict;
 
 	memset(record, 0, sizeof(*record));
@@ -96,7 +99,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_PREPARED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -104,7 +107,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_DEEP:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -146,7 +149,7 @@ persisted_prepared_record_encode(const PersistedHolding *holding, uint8_t *out, 
 	Writer		w = {out, room, 0, false};
 
 	PUT_AS(&w, uint64_t, 0);
-	entries_put_holding(&w, holding);
+	entries_put_holding(&w, ENTRY_HOLDING, holding);
 	return record_finish(&w, PREPARED_RECORD_VERSION);
 }
 
@@ -198,13 +201,14 @@ prepared_v1(const uint8_t *file, size_t size, const FileHeader *header,
 PersistedVerdict
 persisted_prepared_decode(const uint8_t *file, size_t size,
 						  bool (*each) (void *arg, const PersistedHolding *holding), void *arg,
-						  uint32_t *version)
+						  PersistedHolding *saved, uint32_t *version)
 {
 	FileHeader	header;
-	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL};
+	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved};
 	uint32_t	crc;
 
 	*version = 0;
+	memset(saved, 0, sizeof(*saved));
 	if (size < sizeof(header))
 		return PERSISTED_DAMAGED;
 	memcpy(&header, file, sizeof(header));
@@ -228,15 +232,18 @@ persisted_prepared_decode(const uint8_t *file, size_t size,
 }
 
 size_t
-persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, uint8_t *out, size_t room)
+persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, const PersistedHolding *saved,
+						  uint8_t *out, size_t room)
 {
 	Writer		w = {out, room, 0, false};
 	FileHeader	header = {PREPARED_MAGIC, PERSISTED_PREPARED_VERSION, 0, 0};
 	uint32_t	crc;
 
 	put(&w, &header, sizeof(header));
+	if (saved != NULL)
+		entries_put_holding(&w, ENTRY_SAVED, saved);
 	for (uint32_t i = 0; i < count; i++)
-		entries_put_holding(&w, holdings[i]);
+		entries_put_holding(&w, ENTRY_HOLDING, holdings[i]);
 	if (w.full)
 		return 0;
 	header.length = (uint32_t) (w.size - sizeof(header));

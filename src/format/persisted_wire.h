@@ -24,7 +24,8 @@ typedef enum EntryTag
 	ENTRY_HOLDING = 6,			/* uint64 full xid, count, (slot name, uint64 unit)... */
 	ENTRY_DEEP_RECORD = 7,		/* uint32 the identifier of the flakeid.deep that goes with the state (1.4) */
 	ENTRY_DEEP_UNIT = 8,		/* slot name, uint64 unit, uint32 low: a DEEP record (1.4) */
-	ENTRY_FLOOR = 9				/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
+	ENTRY_FLOOR = 9,			/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
+	ENTRY_SAVED = 10			/* as HOLDING, the WAL position first: what a save of flakeid.prepared knew (1.4) */
 } EntryTag;
 
 #define SIDE_OWN		0
@@ -83,7 +84,7 @@ extern size_t entry_begin(Writer *w, EntryTag tag);
 extern void entry_end(Writer *w, size_t at);
 
 extern void entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds);
-extern void entries_put_holding(Writer *w, const PersistedHolding *holding);
+extern void entries_put_holding(Writer *w, EntryTag tag, const PersistedHolding *holding);
 extern void entries_put_deep_unit(Writer *w, const PersistedDeepUnit *deep_unit);
 
 /* whether a slot's name is one: 1 to 31 printable ASCII characters */
@@ -100,6 +101,7 @@ typedef struct EntrySink
 	uint32_t   *seen;			/* if not NULL: ENTRY_SEEN bits of the entries read are set */
 	uint32_t   *deep_record;	/* ENTRY_DEEP_RECORD */
 	PersistedDeepUnit *deep_unit;	/* ENTRY_DEEP_UNIT */
+	PersistedHolding *saved;	/* ENTRY_SAVED (one) */
 } EntrySink;
 
 /* the bit of a known tag in EntrySink.seen, and of a MARKS entry of each side */

@@ -78,6 +78,7 @@ static const char *const debug_pause_names[DEBUG_PAUSE_COUNT] = {
 	[DEBUG_PAUSE_HORIZON_CELL_READ] = "horizon_cell_read",
 	[DEBUG_PAUSE_BACKFILL_CLOSED] = "backfill_closed",
 	[DEBUG_PAUSE_CLOSING_SWAPPED] = "closing_swapped",
+	[DEBUG_PAUSE_PREPARED_SAVING] = "prepared_saving",
 };
 
 static char *debug_pause_at = NULL;
@@ -166,8 +167,20 @@ flakeid_serve_cancel_or_terminate(void)
 void
 debug_pause_slow(void)
 {
-	TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), debug_pause_ms);
-	bool		until_recovery_ends = debug_pause_point == DEBUG_PAUSE_RECOVERY_DECIDED && RecoveryInProgress();
+	TimestampTz until;
+	bool		until_recovery_ends;
+
+	/*
+	 * The postmaster has no latch to wait on, and must never wait anyway:
+	 * its exit saves the state file, and a pause set by ALTER SYSTEM
+	 * reaches it too (it crashed in WaitLatch at the next stop).
+	 */
+	if (!IsUnderPostmaster)
+		return;
+	/* (a test that pauses a process it has no session in, such as the renewer, waits for this line) */
+	ereport(LOG, (errmsg("flakeid pauses at \"%s\" for %d ms", debug_pause_names[debug_pause_point], debug_pause_ms)));
+	until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), debug_pause_ms);
+	until_recovery_ends = debug_pause_point == DEBUG_PAUSE_RECOVERY_DECIDED && RecoveryInProgress();
 
 	for (;;)
 	{

@@ -53,6 +53,7 @@ typedef enum DebugPausePoint
 	DEBUG_PAUSE_HORIZON_CELL_READ,	/* a horizon's scan read a cell holding a unit (horizon_cells.c) */
 	DEBUG_PAUSE_BACKFILL_CLOSED,	/* a back-fill found its unit closed, the closing's record not read (backfill.c) */
 	DEBUG_PAUSE_CLOSING_SWAPPED,	/* a closing's word is swapped in, closed_word not yet raised (issue.c) */
+	DEBUG_PAUSE_PREPARED_SAVING,	/* a save of flakeid.prepared holds its lock, not yet written (horizon_saves.c) */
 	DEBUG_PAUSE_COUNT
 } DebugPausePoint;
 

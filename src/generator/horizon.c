@@ -10,9 +10,9 @@
  *
  * Prepared transactions: at PRE_PREPARE the backend's cells are copied into
  * the table of prepared holdings (horizon_holdings.h), keyed by the
- * transaction ID and saved to "flakeid.prepared" before the transaction is
- * prepared, so they outlive the backend and a restart; at PREPARE the cells
- * are cleared.  A holding counts while its transaction is in progress
+ * transaction ID, and logged in the WAL, so they outlive the backend and a
+ * restart ("flakeid.prepared" is saved later); at PREPARE the cells are
+ * cleared.  A holding counts while its transaction is in progress
  * (TransactionIdIsInProgress: true for a prepared one); horizon_unit
  * forgets those that ended.
  */
@@ -20,6 +20,7 @@
 
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/procarray.h"
 
@@ -30,21 +31,26 @@
 #include "generator/horizon_holdings.h"
 #include "generator/issue.h"
 #include "generator/shmem.h"
+#include "generator/table.h"
 #include "generator/wal_record.h"
 
 typedef struct HorizonShared
 {
 	/* per generator: the latest horizon given, as a unit */
 	pg_atomic_uint64 given[GEN_COUNT];
+	/* per generator: the highest horizon computed outside recovery (the prepared file's floors) */
+	pg_atomic_uint64 floor[GEN_COUNT];
 } HorizonShared;
 
 static HorizonShared *horizon_shared = NULL;
 
 /*
- * PRE_PREPARE: the cells become a holding of the transaction, saved before
- * it is prepared.  Refused while flakeid.prepared is damaged: rewriting it
- * with this holding alone would drop the holdings it could not give, and
- * the horizon would be served without them after the next restart.
+ * PRE_PREPARE: the cells become a holding of the transaction, stored in the
+ * table, then logged (the order the saves rely on: horizon_saves.c);
+ * the transaction's PREPARE record, which follows, flushes the log.
+ * Refused while flakeid.prepared is damaged: rewriting it with this
+ * holding alone would drop the holdings it could not give, and the
+ * horizon would be served without them after the next restart.
  */
 static void
 hold_for_prepared(void)
@@ -60,9 +66,8 @@ hold_for_prepared(void)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cannot prepare a transaction that generated IDs while flakeid's file \"%s\" is damaged", PREPARED_FILE),
 				 errdetail("The file holds the units of the IDs that prepared transactions issued, and is kept as it is until an operator acts."),
-				 errhint("Commit this transaction instead, or, once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
+				 errhint("Commit this transaction instead, or remove the file and restart the server: the transactions prepared then hold the horizon at its lowest until each has ended.")));
 	holdings_hold(&holding, false);
-	/* and to the standbys: the transaction's PREPARE record, which follows, flushes it */
 	holding_to_persisted(&holding, &persisted);
 	wal_record_log_prepared(&persisted);
 }
@@ -138,7 +143,7 @@ refuse_if_damaged(void)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's file \"%s\" is damaged, so no horizon can be given", PREPARED_FILE),
 				 errdetail("It holds the units of the IDs that prepared transactions issued."),
-				 errhint("Once no prepared transaction that issued IDs remains (pg_prepared_xacts), remove the file and restart the server.")));
+				 errhint("Remove the file and restart the server: the transactions prepared then hold the horizon at its lowest until each has ended.")));
 }
 
 int
@@ -186,7 +191,27 @@ horizon_unit(const GeneratorDef *def)
 			(void) issue_close_through(def, def->first_slot + v, clock - 1);
 	pg_memory_barrier();
 	held = lowest_held(def);
+	if (!RecoveryInProgress())
+		(void) atomic_raise_u64(&horizon_shared->floor[def->id], Min(clock, held));
 	return never_back(def, Min(clock, held));
+}
+
+/*
+ * Per slot, the highest horizon its generator computed outside recovery:
+ * every ID committed after it was computed lies at or after it.  (`given`
+ * is not that: it keeps what a standby gave, which says nothing of its
+ * primary's open transactions, after a promotion.)
+ */
+static void
+horizon_floors(uint64 *floor)
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+
+		for (int v = 0; v < def->variants; v++)
+			floor[def->first_slot + v] = pg_atomic_read_u64(&horizon_shared->floor[g]);
+	}
 }
 
 /* --- start ---------------------------------------------------------------------- */
@@ -198,7 +223,10 @@ horizon_shared_init(void *part)
 
 	horizon_shared = shared;
 	for (int g = 0; g < GEN_COUNT; g++)
+	{
 		pg_atomic_init_u64(&shared->given[g], 0);
+		pg_atomic_init_u64(&shared->floor[g], 0);
+	}
 }
 
 void
@@ -210,6 +238,6 @@ horizon_init(void)
 
 	shmem_request_part(&part);
 	horizon_cells_init();
-	holdings_init();
+	holdings_init(horizon_floors);
 	RegisterXactCallback(horizon_at_xact_event, NULL);
 }

@@ -44,13 +44,42 @@ holding_from_persisted(const PersistedHolding *persisted, PreparedHolding *holdi
 		!FullTransactionIdPrecedes(holding->through, holding->fxid);
 }
 
-void
-prepared_file_write(const PreparedHolding *entries, int count)
+/* SAVED's persisted form: the position in full_xid, the floors as units */
+static void
+saved_to_persisted(const PreparedSaved *saved, PersistedHolding *persisted)
+{
+	memset(persisted, 0, sizeof(*persisted));
+	persisted->full_xid = saved->lsn;
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (saved->floor[s] != 0)
+			(void) persisted_add_unit(persisted, generator_slot_name(s), saved->floor[s]);
+}
+
+static bool
+saved_from_persisted(const PersistedHolding *persisted, PreparedSaved *saved)
+{
+	memset(saved, 0, sizeof(*saved));
+	saved->lsn = persisted->full_xid;
+	for (uint32 i = 0; i < persisted->nunits; i++)
+	{
+		int			slot = generator_slot_by_name(persisted->units[i].slot);
+
+		if (slot < 0)
+			return false;
+		saved->floor[slot] = persisted->units[i].unit;
+	}
+	return true;
+}
+
+bool
+prepared_file_write(const PreparedHolding *entries, int count, const PreparedSaved *saved, int elevel)
 {
 	const PersistedHolding **holdings = palloc(sizeof(PersistedHolding *) * Max(count, 1));
-	size_t		room = sizeof(uint32) * 8 + (size_t) count * (16 + GEN_SLOT_COUNT * (1 + PERSISTED_NAME_MAX + 8));
+	size_t		room = sizeof(uint32) * 8 + (size_t) (count + 1) * (16 + GEN_SLOT_COUNT * (1 + PERSISTED_NAME_MAX + 8));
 	uint8	   *file = palloc(room);
+	PersistedHolding *persisted_saved = palloc(sizeof(PersistedHolding));
 	size_t		size;
+	bool		written;
 
 	for (int i = 0; i < count; i++)
 	{
@@ -59,10 +88,17 @@ prepared_file_write(const PreparedHolding *entries, int count)
 		holding_to_persisted(&entries[i], holding);
 		holdings[i] = holding;
 	}
-	size = persisted_prepared_encode(holdings, (uint32) count, file, room);
+	saved_to_persisted(saved, persisted_saved);
+	size = persisted_prepared_encode(holdings, (uint32) count, persisted_saved, file, room);
 	if (size == 0)
 		elog(ERROR, "flakeid's prepared holdings do not fit in %zu bytes", room);
-	(void) durable_file_write(PREPARED_FILE, file, size, ERROR);
+	written = durable_file_write(PREPARED_FILE, file, size, elevel);
+	for (int i = 0; i < count; i++)
+		pfree(unconstify(PersistedHolding *, holdings[i]));
+	pfree(holdings);
+	pfree(persisted_saved);
+	pfree(file);
+	return written;
 }
 
 typedef struct ReadState
@@ -101,14 +137,16 @@ room_for_file(void)
 }
 
 bool
-prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), void *arg)
+prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), void *arg, PreparedSaved *saved)
 {
 	ReadState	read = {take, arg};
 	size_t		room = room_for_file();
 	uint8	   *file = palloc(room);
+	PersistedHolding persisted_saved;
 	size_t		size;
 	uint32		version;
 
+	memset(saved, 0, sizeof(*saved));
 	switch (durable_file_read(PREPARED_FILE, file, room, &size))
 	{
 		case DURABLE_READ_NONE:
@@ -116,7 +154,14 @@ prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), voi
 		case DURABLE_READ_FAILED:
 			break;
 		case DURABLE_READ_OK:
-			if (persisted_prepared_decode(file, size, take_holding, &read, &version) == PERSISTED_OK)
+			if (persisted_prepared_decode(file, size, take_holding, &read, &persisted_saved, &version) != PERSISTED_OK)
+				break;
+			if (persisted_saved.full_xid == 0)
+			{
+				saved->lsn = SAVED_ALL; /* 1.2 and 1.3 saved at each PREPARE */
+				return true;
+			}
+			if (saved_from_persisted(&persisted_saved, saved))
 				return true;
 			break;
 	}

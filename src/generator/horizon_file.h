@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "access/xlogdefs.h"
 
 #include "format/persisted.h"
 #include "generator/defs.h"
@@ -38,6 +39,22 @@ holding_is_overflow(const PreparedHolding *holding)
 }
 
 /*
+ * What a save knew (persisted.h, SAVED): every PREPARED record that begins
+ * before `lsn` has its holding in the file, unless its transaction had
+ * ended; every ID of a transaction prepared later lies at or after
+ * `floor` of its slot (0: nothing known).  A file of 1.2 or 1.3 (saved at
+ * each PREPARE) holds every holding: SAVED_ALL.  No file knows nothing:
+ * `lsn` 0.
+ */
+typedef struct PreparedSaved
+{
+	XLogRecPtr	lsn;
+	uint64		floor[GEN_SLOT_COUNT];
+} PreparedSaved;
+
+#define SAVED_ALL	PG_UINT64_MAX
+
+/*
  * A holding by slot name, as the file and the WAL record store it, and
  * back; false for a name this flakeid has no slot for.  1.2's file kept
  * 32-bit transaction IDs: they come back with epoch 0, which only their
@@ -47,17 +64,19 @@ extern void holding_to_persisted(const PreparedHolding *holding, PersistedHoldin
 extern bool holding_from_persisted(const PersistedHolding *persisted, PreparedHolding *holding);
 
 /*
- * Writes the holdings durably (durable_file.h); a failure is an ERROR
- * (58030), so that PREPARE TRANSACTION fails before the transaction is
- * prepared.
+ * Writes the holdings and what the save knew durably (durable_file.h);
+ * false, with a message at `elevel` (58030), when the file cannot be
+ * written.
  */
-extern void prepared_file_write(const PreparedHolding *entries, int count);
+extern bool prepared_file_write(const PreparedHolding *entries, int count, const PreparedSaved *saved, int elevel);
 
 /*
  * Reads them, calling `take` for each, however many the file holds (it is
- * read at its size); no file is none.  False for a file that cannot be
- * read, is damaged or of a newer flakeid.  Never raises.
+ * read at its size), and what its save knew into *saved; no file is none,
+ * knowing nothing.  False for a file that cannot be read, is damaged or
+ * of a newer flakeid.  Never raises.
  */
-extern bool prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), void *arg);
+extern bool prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), void *arg,
+							   PreparedSaved *saved);
 
 #endif

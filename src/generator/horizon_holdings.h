@@ -18,8 +18,12 @@
 #include "generator/defs.h"
 #include "generator/horizon_file.h"
 
-/* asks for the shared part and loads the file at start (from _PG_init, while preloading) */
-extern void holdings_init(void);
+/*
+ * Asks for the shared part and loads the file at start (from _PG_init,
+ * while preloading).  `floors` fills, per slot, the highest horizon given
+ * outside recovery (0: none): what a save records as its floors.
+ */
+extern void holdings_init(void (*floors) (uint64 *floor));
 
 /* whether flakeid.prepared could not be read at start (the horizon refuses) */
 extern bool holdings_damaged(void);
@@ -27,21 +31,25 @@ extern bool holdings_damaged(void);
 /*
  * PRE_PREPARE (a backend) or replay of a PREPARED record (the startup
  * process, `in_recovery`): the holding joins the table, replacing one of
- * the same transaction, and the table is durable when this returns.  May
- * block: on the table's LWLock (memory only), on a save under way (a
- * condition variable: a cancel or statement_timeout ends the wait with an
- * ERROR), and on a save of its own (write, fsync, rename, directory fsync,
- * with the file's LWLock held).  A save that began after this holding was
- * stored covers it, so concurrent PREPAREs share saves.  ERROR when the file
- * cannot be written.
+ * the same transaction.  The caller logs it in the WAL after (a backend)
+ * or has replayed it; the file is saved later (horizon_saves.c).  A
+ * backend blocks only on the table's LWLock (memory only) and never
+ * fails; the startup process also saves the file, at most once a second
+ * (a failure is a WARNING).
  */
 extern void holdings_hold(const PreparedHolding *holding, bool in_recovery);
 
 /*
+ * The renewer, each pass (horizon_saves.c): saves the file if the table
+ * changed since the last save, or a checkpoint began after it; false when
+ * that save failed (a WARNING).  Never waits for a save under way.
+ */
+extern bool holdings_save_if_due(void);
+
+/*
  * The lower of `low` and the lowest unit the holdings of prepared
- * transactions still open hold for `def`; forgets those that ended, and
- * saves the table then if no save is under way (never waits for one).
- * Takes the table's LWLock.
+ * transactions still open hold for `def`; forgets those that ended (the
+ * renewer saves the table then).  Takes the table's LWLock.
  */
 extern uint64 holdings_lowest(const GeneratorDef *def, uint64 low);
 

@@ -14,6 +14,7 @@
 #include "utils/wait_event.h"
 
 #include "generator/counters.h"
+#include "generator/horizon_holdings.h"
 #include "generator/marks.h"
 #include "generator/state_witness.h"
 #include "generator/renewer.h"
@@ -35,6 +36,12 @@
  * as before.  A failure to save is a WARNING, and it tries again after a
  * second, then two, four, ... up to a minute, while the callers renew
  * themselves (and fail with the error) meanwhile.
+ *
+ * It also saves flakeid.prepared when prepared transactions' holdings
+ * changed, or a checkpoint began, since its last save
+ * (horizon_holdings.h); a failure is a WARNING, tried again on the same
+ * back-off, and costs only precision (the next start holds the horizon
+ * lower).
  */
 #define RENEWER_AHEAD_US	(3 * USECS_PER_SEC / 2)
 #define RENEWER_NAP_MS		100
@@ -47,15 +54,36 @@ StaticAssertDecl(MARK_RENEW_US < RENEWER_AHEAD_US && RENEWER_AHEAD_US < MARK_RES
 PGDLLEXPORT void flakeid_mark_renewer_main(Datum arg);
 
 /*
- * One pass: a reload if one is pending, the replayed bounds taken up, and
- * a renewal if one is due.  Returns how long to nap, `*backoff` kept
+ * One pass: a reload if one is pending, the prepared holdings saved if due,
+ * the replayed bounds taken up, and a renewal if one is due.  Returns how long to nap, `*backoff` kept
  * across passes.  May block on flakeid_lock and the save's fsyncs (and,
  * with flakeid.mark_synchronous, the synchronous standbys).  The caller
  * runs it in a memory context it resets after each pass.
  */
 static long
+next_backoff(long backoff, bool failed)
+{
+	return failed ? Min(Max(backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
+}
+
+/* the prepared holdings' save, on its own back-off: `*wait` is the time left before it tries again */
+static void
+save_prepared(long *backoff, long *wait)
+{
+	if (*wait > 0)
+	{
+		*wait -= RENEWER_NAP_MS;
+		return;
+	}
+	*backoff = next_backoff(*backoff, !holdings_save_if_due());
+	*wait = *backoff;
+}
+
+static long
 renewer_pass(long *backoff)
 {
+	static long prepared_backoff = 0,
+				prepared_wait = 0;
 	int64		latest[MARK_COUNT];
 	bool		due = false;
 	RenewOutcome outcome;
@@ -65,6 +93,7 @@ renewer_pass(long *backoff)
 		ConfigReloadPending = false;
 		ProcessConfigFile(PGC_SIGHUP);
 	}
+	save_prepared(&prepared_backoff, &prepared_wait);
 	if (mark_state_usable())
 		resume_take_up_upstream();
 	counters_latest_unit_starts(latest, false);
@@ -75,8 +104,7 @@ renewer_pass(long *backoff)
 	flakeid_lock_acquire();
 	outcome = mark_renew_latest_locked(latest, RENEWER_AHEAD_US, WARNING);
 	flakeid_lock_release();
-	*backoff = outcome == RENEW_FAILED
-		? Min(Max(*backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
+	*backoff = next_backoff(*backoff, outcome == RENEW_FAILED);
 	return Max(RENEWER_NAP_MS, *backoff);
 }
 

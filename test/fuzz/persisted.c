@@ -67,9 +67,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		default:
 			{
-				PersistedHolding first = {0};
+				PersistedHolding first = {0},
+							saved;
 
-				(void) persisted_prepared_decode(data + 1, size - 1, keep_first, &first, &version);
+				(void) persisted_prepared_decode(data + 1, size - 1, keep_first, &first, &saved, &version);
 			}
 			break;
 	}

@@ -169,8 +169,8 @@ is(log_count($node, qr/LOG:  flakeid.sno_partition = '70000' refused: the sno ge
 	'1 1', 'the log says each configured value was refused, and which generator refuses');
 # every pause point is named when an unknown one is refused
 like(message_of($node, "SET flakeid.debug_pause_at = 'nowhere'"),
-	qr/DETAIL:  Known pauses: recovery_decided, backfill_drawn, save_written, save_synced, save_renamed, toggle_swapped, horizon_cell_read, backfill_closed, closing_swapped, or empty for none\./,
-	'an unknown flakeid.debug_pause_at: the detail names all nine pauses');
+	qr/DETAIL:  Known pauses: recovery_decided, backfill_drawn, save_written, save_synced, save_renamed, toggle_swapped, horizon_cell_read, backfill_closed, closing_swapped, prepared_saving, or empty for none\./,
+	'an unknown flakeid.debug_pause_at: the detail names all ten pauses');
 stop_checked($node);
 
 stop_checked(refused_settings({ 'flakeid.snowflake_worker' => 40, 'flakeid.siq_domain' => 'exämple.com' },

@@ -1,52 +1,66 @@
-# A PREPARE that waits for another's save of flakeid.prepared ends on a
-# cancel (issue 59, item 5).  Session A prepares a transaction that issued
-# an ID and pauses in its save after the write (flakeid.debug_pause_at =
-# 'save_written', with the file's lock held); session B then prepares one
-# too, and waits for A's save.  b583abf waited in a plain LWLockAcquire,
-# which ignores cancels until A's pause ends (20 s); B now waits on a
-# condition variable, and a cancel ends it at once.
+# A PREPARE never waits for a save of flakeid.prepared (issue 59, item 5).
+# b583abf saved the file in every PREPARE of a transaction that issued IDs,
+# under a lock taken uncancellably: PREPAREs queued behind one another's
+# fsyncs, and a cancel did not end the wait.  1.4's first fix made the wait
+# cancellable; now a PREPARE writes no file at all (its holding goes to the
+# table and the WAL, and the renewer saves the file afterwards).  Here the
+# renewer's save is held paused before its write, with the file's lock held
+# (flakeid.debug_pause_at = 'prepared_saving', set by ALTER SYSTEM), while
+# twenty sessions prepare transactions that issued IDs, each under a
+# statement_timeout: none waits.  When the renewer goes on, the file holds
+# them all across an immediate stop.
 use strict;
 use warnings;
 use FlakeidTest;
 use Test::More;
-use Time::HiRes qw(time);
+use PostgreSQL::Test::Utils qw(slurp_file);
 
-my $node = flakeid_node('prep_cancel', max_prepared_transactions => 10, 'flakeid.allow_debug_clock_offset' => 'on');
+my $node = flakeid_node('prep_cancel', max_prepared_transactions => 30, 'flakeid.allow_debug_clock_offset' => 'on');
 sub psql_on { my ($sql) = @_; return $node->safe_psql('postgres', $sql); }
+my $renewer = "(SELECT pid FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer')";
 
-# waits until SQL returns 't', at most BOUND seconds; whether it did
-sub within
-{
-	my ($bound, $sql) = @_;
-	my $deadline = time + $bound;
-	while (time < $deadline)
-	{
-		return 1 if psql_on($sql) eq 't';
-		Time::HiRes::sleep(0.05);
-	}
-	return 0;
-}
+psql_on('CREATE TABLE t (id sno)');
+psql_on('CREATE TABLE w (x int)');
+psql_on("ALTER SYSTEM SET flakeid.debug_pause_ms = 600000");
+psql_on("ALTER SYSTEM SET flakeid.debug_pause_at = 'prepared_saving'");
+psql_on('SELECT pg_reload_conf()');
+my $log_at = -s $node->logfile;
+my $pid = psql_on("SELECT $renewer");
+psql_on("BEGIN; INSERT INTO t SELECT sno_new(); PREPARE TRANSACTION 'first'");
+ok(poll_until(sub { substr(slurp_file($node->logfile), $log_at) =~ /\[$pid\] LOG:  flakeid pauses at "prepared_saving"/ }),
+	"the renewer's save of flakeid.prepared pauses before its write, the file's lock held");
 
-# (the pause is set after the ID, so that only the PREPARE's save pauses, not a save of the state file)
-my $a = psql_start($node, "BEGIN; SELECT sno_new(); SET flakeid.debug_pause_ms = 20000;
-	SET flakeid.debug_pause_at = 'save_written'; PREPARE TRANSACTION 'a'");
-ok(within(20, "SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%TRANSACTION ''a''%' AND wait_event = 'Extension'"),
-	'A pauses in its save (within 20 s)');
-psql_on('SELECT sno_new()');    # (the state is saved before B's ID is drawn, not while A pauses)
-my $b = psql_start($node, "BEGIN; SELECT sno_new(); PREPARE TRANSACTION 'b'");
-my $b_waits = "SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%TRANSACTION ''b''%' AND wait_event IS NOT NULL";
-ok(within(20, $b_waits), 'B waits (within 20 s)');
-is(psql_on("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%TRANSACTION ''b''%' AND pid <> pg_backend_pid()"),
-	't', 'B is sent a cancel');
-ok(within(10, "SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%TRANSACTION ''b''%' AND state = 'active' AND pid <> pg_backend_pid()"),
-	"B's PREPARE ends within 10 s of the cancel, while A is still paused");
-ok(within(1, "SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%TRANSACTION ''a''%' AND wait_event = 'Extension'"),
-	'(A was still paused then)');
-my ($b_status, undef, $b_err) = psql_finish($b);
-like($b_err, qr/canceling statement due to user request/, "B's PREPARE failed with the cancel");
-my ($a_status, undef, $a_err) = psql_finish($a);
-is($a_status, 0, "A's PREPARE completes once its pause ends") or diag($a_err);
-is(psql_on('SELECT string_agg(gid, \',\') FROM pg_prepared_xacts'), 'a', 'only A is prepared');
-psql_on("COMMIT PREPARED 'a'");
+my @sessions = map {
+	psql_start($node, "SET statement_timeout = '10s'; BEGIN; INSERT INTO t SELECT sno_new() FROM generate_series(1, 5);
+		PREPARE TRANSACTION 'g$_'")
+} 1 .. 20;
+my @failed = grep { my ($status, undef, $err) = psql_finish($_); $status != 0 } @sessions;
+is(scalar(@failed), 0, 'twenty PREPAREs of transactions that issued IDs complete while the save pauses, none timed out');
+is(psql_on('SELECT count(*) FROM pg_prepared_xacts'), '21', 'all twenty-one are prepared');
+
+# the renewer goes on: a terminate ends its pause, and the postmaster starts it again
+my $file = $node->data_dir . '/flakeid.prepared';
+sub file_bytes { return -e $file ? slurp_file($file) : ''; }
+my $before = file_bytes();
+psql_on('ALTER SYSTEM RESET flakeid.debug_pause_at');
+psql_on('ALTER SYSTEM RESET flakeid.debug_pause_ms');
+psql_on('SELECT pg_reload_conf()');
+psql_on("SELECT pg_terminate_backend($renewer)");
+ok($node->poll_query_until('postgres', "SELECT $renewer <> $pid"), 'a renewer runs again');
+ok(poll_until(sub { file_bytes() ne $before }), 'and saves the file');
+# WAL, then a checkpoint, move the redo point past the save: the renewer saves again, and the
+# file alone has their holdings then (recovery replays none of their PREPARED records)
+$before = file_bytes();
+psql_on('INSERT INTO w VALUES (1)');
+psql_on('CHECKPOINT');
+ok(poll_until(sub { file_bytes() ne $before }), 'the renewer saves the file again after a checkpoint');
+$node->stop('immediate');
+$log_at = -s $node->logfile;
+$node->start;
+unlike(substr(slurp_file($node->logfile), $log_at), qr/before the redo point/, 'the start finds the file saved after the redo point');
+is(psql_on("SELECT count(DISTINCT gid) FROM flakeid_horizon_holders WHERE prepared"), '21',
+	'after an immediate stop, the twenty-one prepared transactions hold the horizon');
+psql_on("COMMIT PREPARED '$_'") for ('first', map { "g$_" } 1 .. 20);
+is(psql_on('SELECT count(*) FROM t'), '101', 'every row is there once they commit');
 stop_checked($node);
 done_testing();

@@ -1,0 +1,45 @@
+/*
+ * horizon_holdings_internal.h — what horizon_holdings.c (the table) and
+ * horizon_saves.c (flakeid.prepared: its saves, and the start and stop)
+ * share; not for the rest of the tree
+ */
+#ifndef FLAKEID_HORIZON_HOLDINGS_INTERNAL_H
+#define FLAKEID_HORIZON_HOLDINGS_INTERNAL_H
+
+#include "postgres.h"
+
+#include "storage/lwlock.h"
+
+#include "generator/horizon_holdings.h"
+
+typedef struct HoldingsShared
+{
+	pg_atomic_uint64 changed;	/* changes made to prepared[], counted (under the table's lock) */
+	pg_atomic_uint64 saved;		/* the count of changes the last completed save holds */
+	pg_atomic_uint64 saved_lsn; /* the last completed save's L (PreparedSaved) */
+	bool		damaged;		/* flakeid.prepared could not be read at start */
+	uint64		start_floor[GEN_SLOT_COUNT];	/* the floors of the save read at start */
+	int			nprepared;		/* entries of prepared[] in use or free */
+	PreparedHolding prepared[FLEXIBLE_ARRAY_MEMBER];
+} HoldingsShared;
+
+extern HoldingsShared *prepared_holdings;
+extern LWLockPadded *prepared_holdings_locks;
+
+#define TABLE_LOCK	(&prepared_holdings_locks[0].lock)	/* prepared[]: memory only, never held across I/O */
+#define FILE_LOCK	(&prepared_holdings_locks[1].lock)	/* held by the one save under way */
+
+/* horizon_holdings.c: the table's room; stores a holding (the table's lock held, or at start) */
+extern int	holding_capacity(void);
+extern uint64 store_holding(const PreparedHolding *holding);
+
+/* horizon_saves.c: a save by the startup process while it replays, at most once a second */
+extern void holdings_save_in_redo(void);
+
+/* horizon_saves.c: at start, in the postmaster (shmem_at_startup): the file loaded, the stop's save set up */
+extern void holdings_at_start(void);
+
+/* horizon_saves.c: horizon.c's floors (holdings_init) */
+extern void holdings_saves_init(void (*floors) (uint64 *floor));
+
+#endif
