@@ -96,6 +96,51 @@ store_holding(const PreparedHolding *holding)
 }
 
 /*
+ * Transaction IDs in 64 bits.  `xid`, a transaction running now or the
+ * oldest one (never more than 2^31 before `next`: wraparound protection
+ * stops the server first), as a full ID.  A holding of a transaction more
+ * than 2^31 before `next` has ended: its 32 bits name another by now, so
+ * it is never asked about by them.  (1.3 and 1.4 at first compared an
+ * overflow's last transaction with the oldest running in 32 bits: 2^31
+ * transactions after an overflow ended, it counted again.)  Except a
+ * transaction of epoch 0 once the epoch has moved on: 1.2's file kept 32
+ * bits, read back with epoch 0, and only those are known (horizon_file.h).
+ */
+static bool
+only_32_bits(FullTransactionId fxid, FullTransactionId next)
+{
+	return EpochFromFullTransactionId(fxid) == 0 && EpochFromFullTransactionId(next) > 0;
+}
+
+static FullTransactionId
+widened(FullTransactionId next, TransactionId xid)
+{
+	uint64		back = (uint32) (XidFromFullTransactionId(next) - xid);
+
+	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - Min(back, U64FromFullTransactionId(next)));
+}
+
+static bool
+too_old_to_run(FullTransactionId fxid, FullTransactionId next)
+{
+	return !only_32_bits(fxid, next) &&
+		U64FromFullTransactionId(next) - U64FromFullTransactionId(fxid) > (uint64) PG_INT32_MAX;
+}
+
+/* whether every transaction an overflow covers (up to `next`) precedes `oldest`, the oldest running */
+static bool
+overflow_passed(const PreparedHolding *entry, FullTransactionId next, TransactionId oldest)
+{
+	FullTransactionId last = entry->through;
+
+	if (!FullTransactionIdPrecedes(last, next))
+		last = FullTransactionIdFromU64(U64FromFullTransactionId(next) - 1);
+	if (only_32_bits(last, next))
+		return TransactionIdPrecedes(XidFromFullTransactionId(last), oldest);
+	return FullTransactionIdPrecedes(last, widened(next, oldest));
+}
+
+/*
  * Outside recovery: whether the transactions `entry` holds for have all
  * ended.  A transaction at or past the next ID was never assigned in this
  * history (its holding was saved before a crash that lost its WAL), so it
@@ -106,18 +151,15 @@ store_holding(const PreparedHolding *holding)
 static bool
 holding_ended(const PreparedHolding *entry, FullTransactionId next)
 {
-	FullTransactionId last = entry->through;
-
 	if (!FullTransactionIdPrecedes(entry->fxid, next))
 		return true;
 	if (!holding_is_overflow(entry))
-		return !TransactionIdIsInProgress(XidFromFullTransactionId(entry->fxid));
-	if (!FullTransactionIdPrecedes(last, next))
-		last = FullTransactionIdFromU64(U64FromFullTransactionId(next) - 1);
+		return too_old_to_run(entry->fxid, next) ||
+			!TransactionIdIsInProgress(XidFromFullTransactionId(entry->fxid));
 #if PG_VERSION_NUM >= 190000
-	return TransactionIdPrecedes(XidFromFullTransactionId(last), GetOldestActiveTransactionId(false, true));
+	return overflow_passed(entry, next, GetOldestActiveTransactionId(false, true));
 #else
-	return TransactionIdPrecedes(XidFromFullTransactionId(last), GetOldestActiveTransactionId());
+	return overflow_passed(entry, next, GetOldestActiveTransactionId());
 #endif
 }
 
@@ -148,8 +190,11 @@ holding_ended_in_recovery(const PreparedHolding *entry, FullTransactionId next)
 {
 	TransactionId xid = XidFromFullTransactionId(entry->fxid);
 
-	if (holding_is_overflow(entry) || !FullTransactionIdPrecedes(entry->fxid, next) ||
-		!TransactionIdPrecedes(xid, XidFromFullTransactionId(next)))
+	if (holding_is_overflow(entry) || !FullTransactionIdPrecedes(entry->fxid, next))
+		return false;
+	if (too_old_to_run(entry->fxid, next))
+		return true;
+	if (!TransactionIdPrecedes(xid, XidFromFullTransactionId(next)))
 		return false;
 	return TransactionIdPrecedes(xid, oldest_clog_xid()) || TransactionIdDidCommit(xid) || TransactionIdDidAbort(xid);
 }
@@ -205,13 +250,9 @@ holdings_hold(const PreparedHolding *holding, bool in_recovery)
 static bool
 overflow_ended_in_recovery(const PreparedHolding *entry, FullTransactionId next)
 {
-	FullTransactionId last = entry->through;
-
 	if (!ActiveSnapshotSet())
 		return false;
-	if (!FullTransactionIdPrecedes(last, next))
-		last = FullTransactionIdFromU64(U64FromFullTransactionId(next) - 1);
-	return TransactionIdPrecedes(XidFromFullTransactionId(last), GetActiveSnapshot()->xmin);
+	return overflow_passed(entry, next, GetActiveSnapshot()->xmin);
 }
 
 /*
@@ -236,7 +277,7 @@ holding_counts(const PreparedHolding *entry, FullTransactionId next, bool in_rec
 	if (holding_ended_in_recovery(entry, next))
 		return false;
 	return !FullTransactionIdPrecedes(entry->fxid, next) ||
-		TransactionIdIsInProgress(XidFromFullTransactionId(entry->fxid));
+		(!too_old_to_run(entry->fxid, next) && TransactionIdIsInProgress(XidFromFullTransactionId(entry->fxid)));
 }
 
 uint64

@@ -24,6 +24,15 @@
  * L, so a crash costs that only when it comes within a pass of a
  * checkpoint's start, or of a PREPARE.
  *
+ * L is WAL that survives any crash: the position flushed (a standby: the
+ * position replayed, which it received and flushed first; a clean stop:
+ * the shutdown checkpoint's).  The insert position was not: a crash loses
+ * the WAL inserted but not flushed, the next WAL is written over that
+ * range, and a file whose L lay above it then took later PREPAREs as
+ * saved (the review of issue 59's item 5: a PREPARE after the crash, a
+ * checkpoint, a second crash, and its holding was gone).  A smaller L only
+ * makes a start hold more.
+ *
  * Why the floors hold: they are the horizons given before the save
  * (horizon.c), read before L is.  A transaction whose PREPARED record
  * begins at or after L logged it after they were given, so it commits
@@ -98,7 +107,7 @@ save_table(int elevel)
 		return SAVE_BUSY;
 	floors_now(saved.floor, RecoveryInProgress());
 	pg_memory_barrier();
-	saved.lsn = RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
+	saved.lsn = RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : GetFlushRecPtr(NULL);
 	entries = palloc(sizeof(PreparedHolding) * holding_capacity());
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	covered = pg_atomic_read_u64(&prepared_holdings->changed);

@@ -1,0 +1,110 @@
+# What a save of flakeid.prepared records must hold across crashes (the
+# review of issue 59, item 5, found both on the first cut):
+#   1. The WAL position a save records lies in WAL that survives a crash.
+#      The first cut recorded the insert position: a crash lost the WAL
+#      inserted but not flushed, new WAL was written over that range, and a
+#      PREPARE there, then a checkpoint and a second crash, found the file
+#      "saved after the redo point": the transaction's holding was lost and
+#      the horizon passed its IDs.
+#   2. An overflow entry's end is judged in 64 bits: compared in 32, an
+#      overflow that ended counted again 2^31 transactions later (here: a
+#      crafted file, and pg_resetwal moving the next transaction ID), and
+#      held every horizon at its floor.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+use PostgreSQL::Test::Utils qw(slurp_file system_or_bail);
+
+my $node = flakeid_node('save_position', max_prepared_transactions => 10, 'flakeid.allow_debug_clock_offset' => 'on',
+	wal_writer_delay => '10s', wal_buffers => '16MB', bgwriter_lru_maxpages => '0', checkpoint_timeout => '1h',
+	autovacuum => 'off');
+sub psql_on { my ($sql) = @_; return $node->safe_psql('postgres', $sql); }
+my $renewer = "(SELECT pid FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer')";
+my $file_sql = "SELECT encode(pg_read_binary_file('flakeid.prepared'), 'hex')";
+
+psql_on('CREATE TABLE ids (id sno, gid text)');
+psql_on('CREATE TABLE pad (x text)');
+my %ids;
+sub prepare_ids
+{
+	my ($gid) = @_;
+	my $out = psql_on("BEGIN; INSERT INTO ids SELECT sno_new(), '$gid' FROM generate_series(1, 10) RETURNING id::text;
+		PREPARE TRANSACTION '$gid'");
+	$ids{$gid} = [ grep { /^\S{16}$/ } split /\n/, $out ];
+	die "prepare_ids($gid)" unless @{ $ids{$gid} } == 10;
+}
+
+# --- 1. the position recorded survives a crash -------------------------------------------------
+prepare_ids('p0');
+psql_on("COMMIT PREPARED 'p0'");
+psql_on('CHECKPOINT');
+ok(poll_until(sub { psql_on("SELECT count(*) = 0 FROM flakeid_horizon_holders WHERE prepared") eq 't' }),
+	'p0 ended: nothing holds');
+my $file0 = psql_on($file_sql);
+# a horizon call forgets p0's holding (the renewer saves), while an open transaction
+# has about 2 MB of WAL inserted and not flushed (wal_writer_delay 10 s)
+my $job = psql_start($node, "SELECT sno_horizon(); INSERT INTO pad SELECT repeat('x', 200) FROM generate_series(1, 10000);
+	SELECT pg_sleep(600)");
+ok(poll_until(sub { psql_on('SELECT pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn() > 1000000') eq 't' }),
+	'WAL inserted, not flushed');
+ok(poll_until(sub { psql_on($file_sql) ne $file0 }), 'the renewer saved the file meanwhile');
+$node->stop('immediate');
+psql_finish($job);
+$node->start;
+
+psql_on("ALTER SYSTEM SET flakeid.debug_pause_ms = 600000");
+psql_on("ALTER SYSTEM SET flakeid.debug_pause_at = 'prepared_saving'");
+psql_on('SELECT pg_reload_conf()');
+my $log_at = -s $node->logfile;
+my $pid = psql_on("SELECT $renewer");
+prepare_ids('p2');
+ok(poll_until(sub { substr(slurp_file($node->logfile), $log_at) =~ /\[$pid\] LOG:  flakeid pauses at "prepared_saving"/ }),
+	"the renewer's save after p2 pauses before its write");
+psql_on('ALTER SYSTEM RESET flakeid.debug_pause_at');
+psql_on('ALTER SYSTEM RESET flakeid.debug_pause_ms');
+psql_on('CHECKPOINT');
+$node->stop('immediate');
+$log_at = -s $node->logfile;
+$node->start;
+like(substr(slurp_file($node->logfile), $log_at), qr/before the redo point/,
+	'the start knows the file may miss p2 (its last save lies before the redo point)');
+my $list = join(',', map { "'$_'::sno" } @{ $ids{p2} });
+ok(wait_clock_past($node, "(SELECT max(sno_time(i)) FROM unnest(ARRAY[$list]) i)"), "the clock leaves p2's IDs' units");
+my $horizon = psql_on('SELECT sno_horizon()::text');
+is(psql_on("SELECT count(*) FILTER (WHERE i < '$horizon'::sno) || '/' || count(*) FROM unnest(ARRAY[$list]) i"),
+	'0/10', 'the horizon lies at or below every ID of the prepared p2');
+psql_on("COMMIT PREPARED 'p2'");
+ok($node->poll_query_until('postgres', "SELECT sno_horizon() > (SELECT max(id) FROM ids WHERE gid = 'p2')"),
+	'once p2 has committed, a horizon passes its IDs');
+
+# --- 2. an overflow's end in 64 bits -----------------------------------------------------------------
+my @crc32c_table = map { my $c = $_; $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8; $c } 0 .. 255;
+sub crc32c
+{
+	my $crc = 0xFFFFFFFF;
+	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
+	return $crc ^ 0xFFFFFFFF;
+}
+sub entry { my ($tag, $payload) = @_; return pack('S<S<L<', $tag, 1, length $payload) . $payload; }
+sub unit { my ($name, $value) = @_; return pack('C', length $name) . $name . pack('Q<', $value); }
+psql_on('VACUUM FREEZE');    # (its rows stay visible once the next transaction ID is 2^31 past them)
+$node->stop('fast');
+# SAVED: a position past any redo point, no floors; one overflow: transactions 3 to 100, sno held at 0
+my $body = entry(10, pack('Q<L<', 0xFFFFFFFF00000000, 0))
+  . entry(6, pack('Q<L<', 3, 2) . unit('sno', 0) . unit('(overflow through xid)', 100));
+my $head = pack('L<L<L<L<', 0x464C4B48, 2, length $body, 0);
+open(my $fh, '>', $node->data_dir . '/flakeid.prepared') or die $!;
+binmode $fh;
+print $fh $head . $body . pack('L<', crc32c($head . $body));
+close $fh;
+# the next transaction ID more than 2^31 past 100 (at a commit-log segment's start)
+system_or_bail('pg_resetwal', '-x', '0x90000000', $node->data_dir);
+$node->start;
+is(psql_on("SELECT count(*) FROM flakeid_horizon_holders WHERE prepared"), '0',
+	'the overflow of transactions 3 to 100 holds nothing, the next transaction ID past 0x90000000');
+my $minted = psql_on('SELECT sno_new()::text');
+ok(wait_clock_past($node, "sno_time('$minted')"), "the clock leaves the latest ID's unit");
+is(psql_on("SELECT sno_horizon() > '$minted'::sno"), 't', 'and the horizon passes the latest ID');
+stop_checked($node);
+done_testing();
