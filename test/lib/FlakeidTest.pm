@@ -35,7 +35,7 @@ our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_o
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark state_file_fields clock_env
   tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times
-  partman_unavailable);
+  partman_unavailable prepare_ids held_then_released crash_with_prepared_save_paused crc32c);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -540,6 +540,76 @@ sub run_tap_script
 		diag("$label:   $_") for @log[ ($#log > 29 ? $#log - 29 : 0) .. $#log ];
 	}
 	return $status;
+}
+
+
+# prepare_ids(NODE, GID, TABLE): a transaction that inserts ten sno_new() IDs
+# into TABLE (id sno, gid text) and is prepared as GID; returns its IDs, as
+# text (they are not visible until it commits)
+sub prepare_ids
+{
+	my ($node, $gid, $table) = @_;
+	my $out = $node->safe_psql('postgres',
+		"BEGIN; INSERT INTO $table SELECT sno_new(), '$gid' FROM generate_series(1, 10) RETURNING id::text;
+		PREPARE TRANSACTION '$gid'");
+	my @ids = grep { /^\S{16}$/ } split /\n/, $out;
+	die "prepare_ids($gid): " . scalar(@ids) . ' IDs' unless @ids == 10;
+	return \@ids;
+}
+
+# held_then_released(NODE, IDS, GID, TABLE, WHAT): the checks of a prepared
+# transaction GID (its IDS from prepare_ids) after a restart: the horizon,
+# read once the clock has left their units, lies at or below each of them;
+# once GID commits, a horizon passes them all, and TABLE has its rows
+sub held_then_released
+{
+	my ($node, $ids, $gid, $table, $what) = @_;
+	my $list = join(',', map { "'$_'::sno" } @$ids);
+	ok(wait_clock_past($node, "(SELECT max(sno_time(i)) FROM unnest(ARRAY[$list]) i)"),
+		"$what: the clock leaves $gid\'s IDs' units");
+	my $horizon = $node->safe_psql('postgres', 'SELECT sno_horizon()::text');
+	is($node->safe_psql('postgres',
+			"SELECT count(*) FILTER (WHERE i < '$horizon'::sno) || '/' || count(*) FROM unnest(ARRAY[$list]) i"),
+		'0/10', "$what: the horizon lies at or below every ID of the prepared $gid");
+	$node->safe_psql('postgres', "COMMIT PREPARED '$gid'");
+	ok($node->poll_query_until('postgres', "SELECT sno_horizon() > (SELECT max(id) FROM $table WHERE gid = '$gid')"),
+		"$what: once $gid has committed, a horizon passes its IDs");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM $table WHERE gid = '$gid'"), '10', "$what: $gid\'s rows are there");
+}
+
+# crash_with_prepared_save_paused(NODE, CODE): the renewer's next save of
+# flakeid.prepared is held paused before its write (flakeid.debug_pause_at
+# = 'prepared_saving' by ALTER SYSTEM, reset once it pauses: the renewer read
+# it, and nothing else saves that file), CODE (which prepares a transaction)
+# runs, then a CHECKPOINT moves the redo point past it and an immediate stop
+# ends the server; it starts again.  NODE needs
+# flakeid.allow_debug_clock_offset.  Checks that the renewer paused; returns
+# NODE's log from the start on.
+sub crash_with_prepared_save_paused
+{
+	my ($node, $code) = @_;
+	$node->safe_psql('postgres', "ALTER SYSTEM SET flakeid.debug_pause_ms = 600000;
+		ALTER SYSTEM SET flakeid.debug_pause_at = 'prepared_saving'; SELECT pg_reload_conf()");
+	my $log_at = -s $node->logfile;
+	my $pid = $node->safe_psql('postgres', "SELECT pid FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer'");
+	$code->();
+	ok(poll_until(sub { substr(slurp_file($node->logfile), $log_at) =~ /\[$pid\] LOG:  flakeid pauses at "prepared_saving"/ }),
+		"the renewer's save of flakeid.prepared pauses before its write");
+	$node->safe_psql('postgres', 'ALTER SYSTEM RESET flakeid.debug_pause_at; ALTER SYSTEM RESET flakeid.debug_pause_ms');
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	$node->stop('immediate');
+	$log_at = -s $node->logfile;
+	$node->start;
+	return substr(slurp_file($node->logfile), $log_at);
+}
+
+# crc32c(BYTES): the CRC-32C flakeid's files end in (for crafted files)
+my @crc32c_table = map { my $c = $_; $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8; $c } 0 .. 255;
+sub crc32c
+{
+	my $crc = 0xFFFFFFFF;
+	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
+	return $crc ^ 0xFFFFFFFF;
 }
 
 1;

@@ -242,13 +242,6 @@ stop_checked($node);
 # marked required is skipped.
 my $own_system = (state_file_fields($node->data_dir))[0];
 File::Copy::copy($node->data_dir . '/flakeid.state', "$work/v4.state") or die "v4.state: $!";
-my @crc32c_table = map { my $c = $_; $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8; $c } 0 .. 255;
-sub crc32c
-{
-	my $crc = 0xFFFFFFFF;
-	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
-	return $crc ^ 0xFFFFFFFF;
-}
 sub with_entry    # with_entry(NAME, TAG, FLAGS, PAYLOAD): v4.state with that entry appended, as NAME
 {
 	my ($name, $tag, $flags, $payload) = @_;

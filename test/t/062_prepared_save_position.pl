@@ -20,23 +20,14 @@ my $node = flakeid_node('save_position', max_prepared_transactions => 10, 'flake
 	wal_writer_delay => '10s', wal_buffers => '16MB', bgwriter_lru_maxpages => '0', checkpoint_timeout => '1h',
 	autovacuum => 'off');
 sub psql_on { my ($sql) = @_; return $node->safe_psql('postgres', $sql); }
-my $renewer = "(SELECT pid FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer')";
 my $file_sql = "SELECT encode(pg_read_binary_file('flakeid.prepared'), 'hex')";
 
 psql_on('CREATE TABLE ids (id sno, gid text)');
 psql_on('CREATE TABLE pad (x text)');
 my %ids;
-sub prepare_ids
-{
-	my ($gid) = @_;
-	my $out = psql_on("BEGIN; INSERT INTO ids SELECT sno_new(), '$gid' FROM generate_series(1, 10) RETURNING id::text;
-		PREPARE TRANSACTION '$gid'");
-	$ids{$gid} = [ grep { /^\S{16}$/ } split /\n/, $out ];
-	die "prepare_ids($gid)" unless @{ $ids{$gid} } == 10;
-}
 
 # --- 1. the position recorded survives a crash -------------------------------------------------
-prepare_ids('p0');
+$ids{p0} = prepare_ids($node, 'p0', 'ids');
 psql_on("COMMIT PREPARED 'p0'");
 psql_on('CHECKPOINT');
 ok(poll_until(sub { psql_on("SELECT count(*) = 0 FROM flakeid_horizon_holders WHERE prepared") eq 't' }),
@@ -53,39 +44,11 @@ $node->stop('immediate');
 psql_finish($job);
 $node->start;
 
-psql_on("ALTER SYSTEM SET flakeid.debug_pause_ms = 600000");
-psql_on("ALTER SYSTEM SET flakeid.debug_pause_at = 'prepared_saving'");
-psql_on('SELECT pg_reload_conf()');
-my $log_at = -s $node->logfile;
-my $pid = psql_on("SELECT $renewer");
-prepare_ids('p2');
-ok(poll_until(sub { substr(slurp_file($node->logfile), $log_at) =~ /\[$pid\] LOG:  flakeid pauses at "prepared_saving"/ }),
-	"the renewer's save after p2 pauses before its write");
-psql_on('ALTER SYSTEM RESET flakeid.debug_pause_at');
-psql_on('ALTER SYSTEM RESET flakeid.debug_pause_ms');
-psql_on('CHECKPOINT');
-$node->stop('immediate');
-$log_at = -s $node->logfile;
-$node->start;
-like(substr(slurp_file($node->logfile), $log_at), qr/before the redo point/,
-	'the start knows the file may miss p2 (its last save lies before the redo point)');
-my $list = join(',', map { "'$_'::sno" } @{ $ids{p2} });
-ok(wait_clock_past($node, "(SELECT max(sno_time(i)) FROM unnest(ARRAY[$list]) i)"), "the clock leaves p2's IDs' units");
-my $horizon = psql_on('SELECT sno_horizon()::text');
-is(psql_on("SELECT count(*) FILTER (WHERE i < '$horizon'::sno) || '/' || count(*) FROM unnest(ARRAY[$list]) i"),
-	'0/10', 'the horizon lies at or below every ID of the prepared p2');
-psql_on("COMMIT PREPARED 'p2'");
-ok($node->poll_query_until('postgres', "SELECT sno_horizon() > (SELECT max(id) FROM ids WHERE gid = 'p2')"),
-	'once p2 has committed, a horizon passes its IDs');
+my $log = crash_with_prepared_save_paused($node, sub { $ids{p2} = prepare_ids($node, 'p2', 'ids') });
+like($log, qr/before the redo point/, 'the start knows the file may miss p2 (its last save lies before the redo point)');
+held_then_released($node, $ids{p2}, 'p2', 'ids', 'a PREPARE after a crash that lost unflushed WAL');
 
 # --- 2. an overflow's end in 64 bits -----------------------------------------------------------------
-my @crc32c_table = map { my $c = $_; $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8; $c } 0 .. 255;
-sub crc32c
-{
-	my $crc = 0xFFFFFFFF;
-	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
-	return $crc ^ 0xFFFFFFFF;
-}
 sub entry { my ($tag, $payload) = @_; return pack('S<S<L<', $tag, 1, length $payload) . $payload; }
 sub unit { my ($name, $value) = @_; return pack('C', length $name) . $name . pack('Q<', $value); }
 psql_on('VACUUM FREEZE');    # (its rows stay visible once the next transaction ID is 2^31 past them)
