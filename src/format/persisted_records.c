@@ -19,9 +19,10 @@
  *                  (UINT64_MAX: none)
  *   version 2 (1.3)  magic "FLKH", the version, the body's length,
  *                  reserved; HOLDING entries; CRC-32C of header and body.
- *                  From 1.4 a SAVED entry comes first (required, so 1.3
+ *                  From 1.4 SYSTEM (the cluster's) and SAVED entries come
+ *                  first (SAVED is unknown to 1.3 and required, so 1.3
  *                  refuses the file as too new): the file is saved after
- *                  the PREPARE, and this says what the save knew
+ *                  the PREPARE, and SAVED says what the save knew
  */
 #include "persisted_wire.h"
 
@@ -201,13 +202,14 @@ prepared_v1(const uint8_t *file, size_t size, const FileHeader *header,
 PersistedVerdict
 persisted_prepared_decode(const uint8_t *file, size_t size,
 						  bool (*each) (void *arg, const PersistedHolding *holding), void *arg,
-						  PersistedHolding *saved, uint32_t *version)
+						  PersistedHolding *saved, uint64_t *system, uint32_t *version)
 {
 	FileHeader	header;
-	EntrySink	sink = {NULL, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved};
+	EntrySink	sink = {system, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved};
 	uint32_t	crc;
 
 	*version = 0;
+	*system = 0;
 	memset(saved, 0, sizeof(*saved));
 	if (size < sizeof(header))
 		return PERSISTED_DAMAGED;
@@ -233,13 +235,20 @@ persisted_prepared_decode(const uint8_t *file, size_t size,
 
 size_t
 persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, const PersistedHolding *saved,
-						  uint8_t *out, size_t room)
+						  uint64_t system, uint8_t *out, size_t room)
 {
 	Writer		w = {out, room, 0, false};
 	FileHeader	header = {PREPARED_MAGIC, PERSISTED_PREPARED_VERSION, 0, 0};
 	uint32_t	crc;
 
 	put(&w, &header, sizeof(header));
+	if (system != 0)
+	{
+		size_t		at = entry_begin(&w, ENTRY_SYSTEM);
+
+		PUT_AS(&w, uint64_t, system);
+		entry_end(&w, at);
+	}
 	if (saved != NULL)
 		entries_put_holding(&w, ENTRY_SAVED, saved);
 	for (uint32_t i = 0; i < count; i++)

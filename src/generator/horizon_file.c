@@ -6,6 +6,8 @@
 
 #include <sys/stat.h>
 
+#include "access/xlog.h"
+
 #include "generator/durable_file.h"
 #include "generator/horizon_file.h"
 #include "generator/table.h"
@@ -75,7 +77,7 @@ bool
 prepared_file_write(const PreparedHolding *entries, int count, const PreparedSaved *saved, int elevel)
 {
 	const PersistedHolding **holdings = palloc(sizeof(PersistedHolding *) * Max(count, 1));
-	size_t		room = sizeof(uint32) * 8 + (size_t) (count + 1) * (16 + GEN_SLOT_COUNT * (1 + PERSISTED_NAME_MAX + 8));
+	size_t		room = sizeof(uint32) * 12 + (size_t) (count + 1) * (16 + GEN_SLOT_COUNT * (1 + PERSISTED_NAME_MAX + 8));
 	uint8	   *file = palloc(room);
 	PersistedHolding *persisted_saved = palloc(sizeof(PersistedHolding));
 	size_t		size;
@@ -89,7 +91,7 @@ prepared_file_write(const PreparedHolding *entries, int count, const PreparedSav
 		holdings[i] = holding;
 	}
 	saved_to_persisted(saved, persisted_saved);
-	size = persisted_prepared_encode(holdings, (uint32) count, persisted_saved, file, room);
+	size = persisted_prepared_encode(holdings, (uint32) count, persisted_saved, GetSystemIdentifier(), file, room);
 	if (size == 0)
 		elog(ERROR, "flakeid's prepared holdings do not fit in %zu bytes", room);
 	written = durable_file_write(PREPARED_FILE, file, size, elevel);
@@ -143,6 +145,7 @@ prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), voi
 	size_t		room = room_for_file();
 	uint8	   *file = palloc(room);
 	PersistedHolding persisted_saved;
+	uint64		system;
 	size_t		size;
 	uint32		version;
 
@@ -154,16 +157,21 @@ prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), voi
 		case DURABLE_READ_FAILED:
 			break;
 		case DURABLE_READ_OK:
-			if (persisted_prepared_decode(file, size, take_holding, &read, &persisted_saved, &version) != PERSISTED_OK)
+			if (persisted_prepared_decode(file, size, take_holding, &read, &persisted_saved, &system, &version) != PERSISTED_OK ||
+				!saved_from_persisted(&persisted_saved, saved))
 				break;
-			if (persisted_saved.full_xid == 0)
+			if (system != GetSystemIdentifier())
 			{
-				saved->lsn = SAVED_ALL; /* 1.2 and 1.3 saved at each PREPARE */
-				return true;
+				/* (1.2's, 1.3's, or another cluster's: it vouches for nothing) */
+				saved->foreign = system != 0;
+				saved->lsn = 0;
+				memset(saved->floor, 0, sizeof(saved->floor));
+				if (saved->foreign)
+					ereport(LOG,
+							(errmsg("flakeid's file \"%s\" was saved by another cluster (system identifier %llu, this one's %llu): its holdings are not taken",
+									PREPARED_FILE, (unsigned long long) system, (unsigned long long) GetSystemIdentifier())));
 			}
-			if (saved_from_persisted(&persisted_saved, saved))
-				return true;
-			break;
+			return true;
 	}
 	ereport(LOG,
 			(errmsg("flakeid's file \"%s\" is damaged or of a newer flakeid; the horizon functions refuse until it is removed",

@@ -42,17 +42,18 @@ holding_is_overflow(const PreparedHolding *holding)
  * What a save knew (persisted.h, SAVED): every PREPARED record that begins
  * before `lsn` has its holding in the file, unless its transaction had
  * ended; every ID of a transaction prepared later lies at or after
- * `floor` of its slot (0: nothing known).  A file of 1.2 or 1.3 (saved at
- * each PREPARE) holds every holding: SAVED_ALL.  No file knows nothing:
- * `lsn` 0.
+ * `floor` of its slot (0: nothing known).  Read back, a file that cannot
+ * vouch for that knows nothing (`lsn` 0, floors 0): no file; a file of 1.2
+ * or 1.3, or one that names no cluster (a copy of an old file restored
+ * holds only what it held then); one of another cluster (`foreign`: its
+ * holdings name that cluster's transactions, and are not taken).
  */
 typedef struct PreparedSaved
 {
 	XLogRecPtr	lsn;
 	uint64		floor[GEN_SLOT_COUNT];
+	bool		foreign;
 } PreparedSaved;
-
-#define SAVED_ALL	PG_UINT64_MAX
 
 /*
  * A holding by slot name, as the file and the WAL record store it, and

@@ -116,8 +116,9 @@ static FullTransactionId
 widened(FullTransactionId next, TransactionId xid)
 {
 	uint64		back = (uint32) (XidFromFullTransactionId(next) - xid);
+	uint64		top = U64FromFullTransactionId(next);
 
-	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - Min(back, U64FromFullTransactionId(next)));
+	return FullTransactionIdFromU64(top - Min(back, top));
 }
 
 static bool
@@ -137,6 +138,9 @@ overflow_passed(const PreparedHolding *entry, FullTransactionId next, Transactio
 		last = FullTransactionIdFromU64(U64FromFullTransactionId(next) - 1);
 	if (only_32_bits(last, next))
 		return TransactionIdPrecedes(XidFromFullTransactionId(last), oldest);
+	/* (`next` was read first: a transaction begun since can make the oldest follow it) */
+	if (TransactionIdFollowsOrEquals(oldest, XidFromFullTransactionId(next)))
+		return true;
 	return FullTransactionIdPrecedes(last, widened(next, oldest));
 }
 

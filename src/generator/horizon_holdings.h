@@ -47,6 +47,12 @@ extern void holdings_hold(const PreparedHolding *holding, bool in_recovery);
 extern bool holdings_save_if_due(void);
 
 /*
+ * The startup process, at each record of flakeid's it replays: the same,
+ * at most once a second (a failure is a WARNING).
+ */
+extern void holdings_save_in_redo(void);
+
+/*
  * The lower of `low` and the lowest unit the holdings of prepared
  * transactions still open hold for `def`; forgets those that ended (the
  * renewer saves the table then).  Takes the table's LWLock.

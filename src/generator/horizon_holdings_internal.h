@@ -33,9 +33,6 @@ extern LWLockPadded *prepared_holdings_locks;
 extern int	holding_capacity(void);
 extern uint64 store_holding(const PreparedHolding *holding);
 
-/* horizon_saves.c: a save by the startup process while it replays, at most once a second */
-extern void holdings_save_in_redo(void);
-
 /* horizon_saves.c: at start, in the postmaster (shmem_at_startup): the file loaded, the stop's save set up */
 extern void holdings_at_start(void);
 

@@ -53,6 +53,7 @@
 
 #include "generator/clock.h"
 #include "generator/horizon_holdings_internal.h"
+#include "generator/table.h"
 
 /* horizon.c's: per slot, the highest horizon given outside recovery (holdings_init) */
 static void (*given_floors) (uint64 *floor) = NULL;
@@ -127,26 +128,37 @@ save_table(int elevel)
 	return written ? SAVE_WRITTEN : SAVE_FAILED;
 }
 
+/* whether the table changed since the last save, or a checkpoint (restartpoint) began after it */
+static bool
+save_due(void)
+{
+	return !prepared_holdings->damaged &&
+		(pg_atomic_read_u64(&prepared_holdings->saved) != pg_atomic_read_u64(&prepared_holdings->changed) ||
+		 pg_atomic_read_u64(&prepared_holdings->saved_lsn) < GetRedoRecPtr());
+}
+
 bool
 holdings_save_if_due(void)
 {
-	if (prepared_holdings->damaged)
-		return true;
-	if (pg_atomic_read_u64(&prepared_holdings->saved) == pg_atomic_read_u64(&prepared_holdings->changed) &&
-		pg_atomic_read_u64(&prepared_holdings->saved_lsn) >= GetRedoRecPtr())
-		return true;
-	return save_table(WARNING) != SAVE_FAILED;
+	return !save_due() || save_table(WARNING) != SAVE_FAILED;
 }
 
-/* the startup process: a save now and then, so that a restart finds most holdings in the file */
+/*
+ * The startup process, at each record of flakeid's it replays (a standby
+ * has no renewer): a save if one is due, at most once a second, so that a
+ * restart finds most holdings in the file.  A clock set back since the
+ * last save does not hold the next one off.
+ */
 void
 holdings_save_in_redo(void)
 {
 	static TimestampTz last_redo_save = 0;
+	TimestampTz now = GetCurrentTimestamp();
 
-	if (!TimestampDifferenceExceeds(last_redo_save, GetCurrentTimestamp(), REDO_SAVE_INTERVAL_MS))
+	if ((now >= last_redo_save && !TimestampDifferenceExceeds(last_redo_save, now, REDO_SAVE_INTERVAL_MS)) ||
+		!save_due())
 		return;
-	last_redo_save = GetCurrentTimestamp();
+	last_redo_save = now;
 	(void) save_table(WARNING);
 }
 
@@ -170,7 +182,11 @@ redo_point(XLogRecPtr *redo, FullTransactionId *next)
 	FILE	   *label;
 
 	if (control == NULL || !crc_ok)
+	{
+		if (control != NULL)
+			pfree(control);
 		return false;
+	}
 	*redo = control->checkPointCopy.redo;
 	*next = control->checkPointCopy.nextXid;
 	label = AllocateFile(BACKUP_LABEL_FILE, "r");
@@ -200,8 +216,6 @@ hold_what_the_save_missed(const PreparedSaved *saved)
 	FullTransactionId next = InvalidFullTransactionId;
 	PreparedHolding missed;
 
-	if (saved->lsn == SAVED_ALL)
-		return;
 	if (!redo_point(&redo, &next))
 		next = FullTransactionIdFromU64(PG_UINT64_MAX);
 	if (saved->lsn >= redo ||
@@ -240,16 +254,48 @@ holdings_at_stop(int code pg_attribute_unused(), Datum arg pg_attribute_unused()
 	if (prepared_holdings == NULL || prepared_holdings->damaged || IsUnderPostmaster)
 		return;
 	control = get_controlfile(DataDir, &crc_ok);
-	if (control == NULL || !crc_ok ||
-		(control->state != DB_SHUTDOWNED && control->state != DB_SHUTDOWNED_IN_RECOVERY))
+	if (control == NULL)
 		return;
+	if (!crc_ok || (control->state != DB_SHUTDOWNED && control->state != DB_SHUTDOWNED_IN_RECOVERY))
+	{
+		pfree(control);
+		return;
+	}
 	saved.lsn = control->checkPointCopy.redo;
 	floors_now(saved.floor, control->state == DB_SHUTDOWNED_IN_RECOVERY);
+	pfree(control);
 	entries = palloc(sizeof(PreparedHolding) * holding_capacity());
 	for (int i = 0; i < prepared_holdings->nprepared; i++)
 		if (FullTransactionIdIsValid(prepared_holdings->prepared[i].fxid))
 			entries[count++] = prepared_holdings->prepared[i];
 	(void) prepared_file_write(entries, count, &saved, LOG);
+	pfree(entries);
+}
+
+/*
+ * A floor is a horizon given before the save, so never past the clock's
+ * unit then; one past the clock's unit now no save wrote (or the clock was
+ * set back since): it would hold nothing, and is taken as 0 (all).
+ */
+static void
+floors_possible(uint64 *floor)
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+		uint64		clock = 0;
+
+		if (!def->format->units_at(clock_read(def), &clock))
+			clock = 0;
+		for (int v = 0; v < def->variants; v++)
+			if (floor[def->first_slot + v] > clock)
+			{
+				ereport(LOG,
+						(errmsg("flakeid's file \"%s\" holds a floor for %s past the clock: it is not taken",
+								PREPARED_FILE, generator_slot_name(def->first_slot + v))));
+				floor[def->first_slot + v] = 0;
+			}
+	}
 }
 
 /*
@@ -268,12 +314,14 @@ holdings_at_start(void)
 	prepared_holdings->damaged = !prepared_file_read(take_at_start, NULL, &saved);
 	if (!prepared_holdings->damaged)
 	{
-		if (saved.lsn != SAVED_ALL)
-			memcpy(prepared_holdings->start_floor, saved.floor, sizeof(prepared_holdings->start_floor));
+		if (saved.foreign)
+			prepared_holdings->nprepared = 0;	/* (another cluster's transactions) */
+		floors_possible(saved.floor);
+		memcpy(prepared_holdings->start_floor, saved.floor, sizeof(prepared_holdings->start_floor));
 		hold_what_the_save_missed(&saved);
 	}
 	pg_atomic_write_u64(&prepared_holdings->saved, pg_atomic_read_u64(&prepared_holdings->changed));
-	pg_atomic_write_u64(&prepared_holdings->saved_lsn, saved.lsn == SAVED_ALL ? 0 : saved.lsn);
+	pg_atomic_write_u64(&prepared_holdings->saved_lsn, saved.lsn);
 	if (!IsUnderPostmaster)
 		on_shmem_exit(holdings_at_stop, 0);
 }

@@ -14,6 +14,7 @@
 #include "utils/memutils.h"
 
 #include "generator/horizon.h"
+#include "generator/horizon_holdings.h"
 #include "generator/mark_redo.h"
 #include "generator/marks.h"
 #include "generator/table.h"
@@ -91,6 +92,8 @@ replay_record(XLogReaderState *record)
 	}
 	bounds_of(&decoded, &bounds);
 	mark_replay(&bounds, decoded.snowflake_epoch_ms);
+	/* (a standby has no renewer: flakeid.prepared is saved here too when a restartpoint passed its last save) */
+	holdings_save_in_redo();
 }
 
 /* for pg_waldump and wal inspection functions, in core's "key: value, ..." style */

@@ -66,24 +66,23 @@ next_backoff(long backoff, bool failed)
 	return failed ? Min(Max(backoff * 2, RENEWER_BACKOFF_MIN_MS), RENEWER_BACKOFF_MAX_MS) : 0;
 }
 
-/* the prepared holdings' save, on its own back-off: `*wait` is the time left before it tries again */
+/* the prepared holdings' save, on its own back-off: no try before `*retry_at` (wall time: a pass may nap longer) */
 static void
-save_prepared(long *backoff, long *wait)
+save_prepared(long *backoff, TimestampTz *retry_at)
 {
-	if (*wait > 0)
-	{
-		*wait -= RENEWER_NAP_MS;
-		return;
-	}
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (now < *retry_at && *retry_at - now <= (TimestampTz) *backoff * 1000)
+		return;					/* (a clock set back since does not hold it off longer) */
 	*backoff = next_backoff(*backoff, !holdings_save_if_due());
-	*wait = *backoff;
+	*retry_at = TimestampTzPlusMilliseconds(now, *backoff);
 }
 
 static long
 renewer_pass(long *backoff)
 {
-	static long prepared_backoff = 0,
-				prepared_wait = 0;
+	static long prepared_backoff = 0;
+	static TimestampTz prepared_retry_at = 0;
 	int64		latest[MARK_COUNT];
 	bool		due = false;
 	RenewOutcome outcome;
@@ -93,7 +92,7 @@ renewer_pass(long *backoff)
 		ConfigReloadPending = false;
 		ProcessConfigFile(PGC_SIGHUP);
 	}
-	save_prepared(&prepared_backoff, &prepared_wait);
+	save_prepared(&prepared_backoff, &prepared_retry_at);
 	if (mark_state_usable())
 		resume_take_up_upstream();
 	counters_latest_unit_starts(latest, false);

@@ -69,8 +69,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			{
 				PersistedHolding first = {0},
 							saved;
+				uint64_t	system;
 
-				(void) persisted_prepared_decode(data + 1, size - 1, keep_first, &first, &saved, &version);
+				(void) persisted_prepared_decode(data + 1, size - 1, keep_first, &first, &saved, &system, &version);
 			}
 			break;
 	}

@@ -6,7 +6,13 @@
 #      PREPARE there, then a checkpoint and a second crash, found the file
 #      "saved after the redo point": the transaction's holding was lost and
 #      the horizon passed its IDs.
-#   2. An overflow entry's end is judged in 64 bits: compared in 32, an
+#   2. A file that cannot vouch for what it holds is taken as knowing
+#      nothing: another cluster's (the auditor of the first cut: its
+#      position was trusted, and every holding of this cluster's own was
+#      dropped), 1.3's (saved at each PREPARE, but a copy restored later
+#      holds only what it held then), and floors past the clock (a crafted
+#      one held nothing, and was carried into every later save).
+#   3. An overflow entry's end is judged in 64 bits: compared in 32, an
 #      overflow that ended counted again 2^31 transactions later (here: a
 #      crafted file, and pg_resetwal moving the next transaction ID), and
 #      held every horizon at its floor.
@@ -48,19 +54,46 @@ my $log = crash_with_prepared_save_paused($node, sub { $ids{p2} = prepare_ids($n
 like($log, qr/before the redo point/, 'the start knows the file may miss p2 (its last save lies before the redo point)');
 held_then_released($node, $ids{p2}, 'p2', 'ids', 'a PREPARE after a crash that lost unflushed WAL');
 
-# --- 2. an overflow's end in 64 bits -----------------------------------------------------------------
+# --- 2. files that cannot vouch for what they hold ---------------------------------------------
+# prepared_file(SYSTEM, SAVED-POSITION, FLOORS, HOLDINGS...): flakeid.prepared as a save writes it,
+# crafted (SYSTEM 0 or SAVED-POSITION undef: that entry left out, as 1.3 wrote none);
+# FLOORS and each holding's units are [name, unit] pairs; a holding is [xid, pairs...]
 sub entry { my ($tag, $payload) = @_; return pack('S<S<L<', $tag, 1, length $payload) . $payload; }
-sub unit { my ($name, $value) = @_; return pack('C', length $name) . $name . pack('Q<', $value); }
+sub units { return join('', map { pack('C', length $_->[0]) . $_->[0] . pack('Q<', $_->[1]) } @_); }
+sub prepared_file
+{
+	my ($system, $position, $floors, @holdings) = @_;
+	my $body = ($system ? entry(2, pack('Q<', $system)) : '')
+	  . (defined $position ? entry(10, pack('Q<L<', $position, scalar @$floors) . units(@$floors)) : '')
+	  . join('', map { my ($xid, @u) = @$_; entry(6, pack('Q<L<', $xid, scalar @u) . units(@u)) } @holdings);
+	my $head = pack('L<L<L<L<', 0x464C4B48, 2, length $body, 0);
+	open(my $fh, '>:raw', $node->data_dir . '/flakeid.prepared') or die $!;
+	print $fh $head . $body . pack('L<', crc32c($head . $body));
+	close $fh;
+}
+my $system = psql_on('SELECT system_identifier FROM pg_control_system()');
+my $past = psql_on('SELECT pg_current_wal_lsn() - \'0/0\'::pg_lsn + 1000000000');    # (past any redo point here)
+for my $case (
+	[ '1.3\'s file (no save position, no cluster), empty', sub { prepared_file(0, undef, []) } ],
+	[ 'a file saved past the redo point that names no cluster', sub { prepared_file(0, $past, []) } ],
+	[ 'another cluster\'s file, saved past the redo point', sub { prepared_file($system + 1, $past, []) } ],
+	[ 'a file whose floors lie past the clock', sub { prepared_file($system, 1, [ [ 'sno', 1 << 40 ] ]) } ])
+{
+	my ($what, $craft) = @$case;
+	my $gid = 'f' . ++$ids{files};
+	$ids{$gid} = prepare_ids($node, $gid, 'ids');
+	$node->stop('fast');
+	$craft->();
+	$node->start;
+	held_then_released($node, $ids{$gid}, $gid, 'ids', $what);
+}
+
+# --- 3. an overflow's end in 64 bits -----------------------------------------------------------------
 psql_on('VACUUM FREEZE');    # (its rows stay visible once the next transaction ID is 2^31 past them)
 $node->stop('fast');
-# SAVED: a position past any redo point, no floors; one overflow: transactions 3 to 100, sno held at 0
-my $body = entry(10, pack('Q<L<', 0xFFFFFFFF00000000, 0))
-  . entry(6, pack('Q<L<', 3, 2) . unit('sno', 0) . unit('(overflow through xid)', 100));
-my $head = pack('L<L<L<L<', 0x464C4B48, 2, length $body, 0);
-open(my $fh, '>', $node->data_dir . '/flakeid.prepared') or die $!;
-binmode $fh;
-print $fh $head . $body . pack('L<', crc32c($head . $body));
-close $fh;
+# this cluster's, saved at a position past any redo point (so the start adds no overflow of its
+# own), no floors; one overflow: transactions 3 to 100, sno held at 0
+prepared_file($system, 0xFFFFFFFF00000000, [], [ 3, [ 'sno', 0 ], [ '(overflow through xid)', 100 ] ]);
 # the next transaction ID more than 2^31 past 100 (at a commit-log segment's start)
 system_or_bail('pg_resetwal', '-x', '0x90000000', $node->data_dir);
 $node->start;
