@@ -189,28 +189,30 @@ extern size_t persisted_deep_record_encode(const PersistedDeepUnit *deep_unit, u
  * that begins before L has its holding in the file (or its transaction
  * had ended); the units are, per slot, a unit that every ID of a
  * transaction prepared later lies at or after (0: none known).  From 1.4
- * the file also names the cluster that saved it (SYSTEM): the position
- * means nothing in another's WAL.
+ * the file also names the cluster that saved it (SYSTEM) and the timeline
+ * of the position (TIMELINE): the position means nothing in another's WAL,
+ * nor in another timeline's.
  */
 
 /*
  * Reads the holdings of a prepared file of any version, calling `each` for
  * each in order (it returns false to stop: the verdict is then DAMAGED),
- * its SAVED entry into *saved (full_xid 0: none) and its SYSTEM entry into
- * *system (0: none); *version as for the state file.
+ * its SAVED entry into *saved (full_xid 0: none), its SYSTEM entry into
+ * *system and TIMELINE (of SAVED's position) into *timeline (0: none);
+ * *version as for the state file.
  */
 extern PersistedVerdict persisted_prepared_decode(const uint8_t *file, size_t size,
 												  bool (*each) (void *arg, const PersistedHolding *holding),
 												  void *arg, PersistedHolding *saved, uint64_t *system,
-												  uint32_t *version);
+												  uint32_t *timeline, uint32_t *version);
 
 /*
- * The holdings, and `saved` and `system` if not NULL and 0, in the current
+ * The holdings, and `saved`, `system` and `timeline` if not NULL and 0, in the current
  * version; its size, or 0 when `room` is too small.
  */
 extern size_t persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count,
-										const PersistedHolding *saved, uint64_t system, uint8_t *out,
-										size_t room);
+										const PersistedHolding *saved, uint64_t system, uint32_t timeline,
+										uint8_t *out, size_t room);
 
 /* --- flakeid.deep ------------------------------------------------------------- */
 

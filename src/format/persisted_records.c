@@ -19,10 +19,10 @@
  *                  (UINT64_MAX: none)
  *   version 2 (1.3)  magic "FLKH", the version, the body's length,
  *                  reserved; HOLDING entries; CRC-32C of header and body.
- *                  From 1.4 SYSTEM (the cluster's) and SAVED entries come
- *                  first (SAVED is unknown to 1.3 and required, so 1.3
- *                  refuses the file as too new): the file is saved after
- *                  the PREPARE, and SAVED says what the save knew
+ *                  From 1.4 SYSTEM (the cluster's), TIMELINE and SAVED entries come
+ *                  first (1.3's reader has no place for either, and
+ *                  refuses the file): the file is saved after the
+ *                  PREPARE, and SAVED says what the save knew
  */
 #include "persisted_wire.h"
 
@@ -76,7 +76,7 @@ PersistedVerdict
 persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, PersistedRecord *record)
 {
 	uint32_t	version = 0;
-	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL, NULL};
+	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL, NULL, NULL};
 	PersistedVerdict verdict;
 
 	memset(record, 0, sizeof(*record));
@@ -100,7 +100,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_PREPARED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL, NULL};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL, NULL, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -108,7 +108,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_DEEP:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit, NULL};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit, NULL, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -202,14 +202,15 @@ prepared_v1(const uint8_t *file, size_t size, const FileHeader *header,
 PersistedVerdict
 persisted_prepared_decode(const uint8_t *file, size_t size,
 						  bool (*each) (void *arg, const PersistedHolding *holding), void *arg,
-						  PersistedHolding *saved, uint64_t *system, uint32_t *version)
+						  PersistedHolding *saved, uint64_t *system, uint32_t *timeline, uint32_t *version)
 {
 	FileHeader	header;
-	EntrySink	sink = {system, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved};
+	EntrySink	sink = {system, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved, timeline};
 	uint32_t	crc;
 
 	*version = 0;
 	*system = 0;
+	*timeline = 0;
 	memset(saved, 0, sizeof(*saved));
 	if (size < sizeof(header))
 		return PERSISTED_DAMAGED;
@@ -235,7 +236,7 @@ persisted_prepared_decode(const uint8_t *file, size_t size,
 
 size_t
 persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t count, const PersistedHolding *saved,
-						  uint64_t system, uint8_t *out, size_t room)
+						  uint64_t system, uint32_t timeline, uint8_t *out, size_t room)
 {
 	Writer		w = {out, room, 0, false};
 	FileHeader	header = {PREPARED_MAGIC, PERSISTED_PREPARED_VERSION, 0, 0};
@@ -247,6 +248,13 @@ persisted_prepared_encode(const PersistedHolding *const *holdings, uint32_t coun
 		size_t		at = entry_begin(&w, ENTRY_SYSTEM);
 
 		PUT_AS(&w, uint64_t, system);
+		entry_end(&w, at);
+	}
+	if (timeline != 0)
+	{
+		size_t		at = entry_begin(&w, ENTRY_TIMELINE);
+
+		PUT_AS(&w, uint32_t, timeline);
 		entry_end(&w, at);
 	}
 	if (saved != NULL)

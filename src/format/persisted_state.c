@@ -158,7 +158,7 @@ read_v4(const uint8_t *file, size_t size, PersistedState *state)
 	const uint8_t *body;
 	uint32_t	seen = 0;
 	EntrySink	sink = {&state->system_identifier, &state->snowflake_epoch_ms, {&state->own, &state->upstream},
-	NULL, NULL, &seen, &state->deep_record, NULL, NULL};
+	NULL, NULL, &seen, &state->deep_record, NULL, NULL, NULL};
 	PersistedVerdict verdict;
 
 	if (size < HEADER_SIZE)

@@ -91,7 +91,8 @@ prepared_file_write(const PreparedHolding *entries, int count, const PreparedSav
 		holdings[i] = holding;
 	}
 	saved_to_persisted(saved, persisted_saved);
-	size = persisted_prepared_encode(holdings, (uint32) count, persisted_saved, GetSystemIdentifier(), file, room);
+	size = persisted_prepared_encode(holdings, (uint32) count, persisted_saved, GetSystemIdentifier(), saved->timeline,
+									 file, room);
 	if (size == 0)
 		elog(ERROR, "flakeid's prepared holdings do not fit in %zu bytes", room);
 	written = durable_file_write(PREPARED_FILE, file, size, elevel);
@@ -146,6 +147,7 @@ prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), voi
 	uint8	   *file = palloc(room);
 	PersistedHolding persisted_saved;
 	uint64		system;
+	uint32		timeline;
 	size_t		size;
 	uint32		version;
 
@@ -157,9 +159,11 @@ prepared_file_read(void (*take) (void *arg, const PreparedHolding *holding), voi
 		case DURABLE_READ_FAILED:
 			break;
 		case DURABLE_READ_OK:
-			if (persisted_prepared_decode(file, size, take_holding, &read, &persisted_saved, &system, &version) != PERSISTED_OK ||
+			if (persisted_prepared_decode(file, size, take_holding, &read, &persisted_saved, &system, &timeline,
+										  &version) != PERSISTED_OK ||
 				!saved_from_persisted(&persisted_saved, saved))
 				break;
+			saved->timeline = timeline;
 			if (system != GetSystemIdentifier())
 			{
 				/* (1.2's, 1.3's, or another cluster's: it vouches for nothing) */

@@ -46,11 +46,13 @@ holding_is_overflow(const PreparedHolding *holding)
  * vouch for that knows nothing (`lsn` 0, floors 0): no file; a file of 1.2
  * or 1.3, or one that names no cluster (a copy of an old file restored
  * holds only what it held then); one of another cluster (`foreign`: its
- * holdings name that cluster's transactions, and are not taken).
+ * holdings name that cluster's transactions, and are not taken); and, at
+ * start, one whose position lies on another timeline than the redo point.
  */
 typedef struct PreparedSaved
 {
 	XLogRecPtr	lsn;
+	TimeLineID	timeline;		/* lsn's (0: none named) */
 	uint64		floor[GEN_SLOT_COUNT];
 	bool		foreign;
 } PreparedSaved;

@@ -108,7 +108,7 @@ save_table(int elevel)
 		return SAVE_BUSY;
 	floors_now(saved.floor, RecoveryInProgress());
 	pg_memory_barrier();
-	saved.lsn = RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : GetFlushRecPtr(NULL);
+	saved.lsn = RecoveryInProgress() ? GetXLogReplayRecPtr(&saved.timeline) : GetFlushRecPtr(&saved.timeline);
 	entries = palloc(sizeof(PreparedHolding) * holding_capacity());
 	LWLockAcquire(TABLE_LOCK, LW_SHARED);
 	covered = pg_atomic_read_u64(&prepared_holdings->changed);
@@ -171,11 +171,12 @@ take_at_start(void *arg pg_attribute_unused(), const PreparedHolding *holding)
 /*
  * Where recovery's replay starts: a backup's start (backup_label, which
  * pg_basebackup and pg_rewind leave), else the last checkpoint's or
- * restartpoint's redo point.  Also that checkpoint's next transaction ID.
+ * restartpoint's redo point.  Also that checkpoint's next transaction ID
+ * and timeline.
  * False when pg_control cannot be read (the server will not start).
  */
 static bool
-redo_point(XLogRecPtr *redo, FullTransactionId *next)
+redo_point(XLogRecPtr *redo, FullTransactionId *next, TimeLineID *timeline)
 {
 	bool		crc_ok = false;
 	ControlFileData *control = get_controlfile(DataDir, &crc_ok);
@@ -189,6 +190,7 @@ redo_point(XLogRecPtr *redo, FullTransactionId *next)
 	}
 	*redo = control->checkPointCopy.redo;
 	*next = control->checkPointCopy.nextXid;
+	*timeline = control->checkPointCopy.ThisTimeLineID;
 	label = AllocateFile(BACKUP_LABEL_FILE, "r");
 	if (label != NULL)
 	{
@@ -205,19 +207,30 @@ redo_point(XLogRecPtr *redo, FullTransactionId *next)
 
 /*
  * At start, when the file's last save knew less than recovery will replay
- * (L < R): every transaction that could have logged a PREPARED record
+ * (L < R, or L on another timeline than the redo point's: then the save's
+ * position and floors are set to nothing): every transaction that could have logged a PREPARED record
  * before R has an ID below the checkpoint's next one, and one overflow
  * entry holds them all at the save's floors until each has ended.
  */
 static void
-hold_what_the_save_missed(const PreparedSaved *saved)
+hold_what_the_save_missed(PreparedSaved *saved)
 {
 	XLogRecPtr	redo = PG_UINT64_MAX;
 	FullTransactionId next = InvalidFullTransactionId;
+	TimeLineID	timeline = 0;
 	PreparedHolding missed;
 
-	if (!redo_point(&redo, &next))
+	if (!redo_point(&redo, &next, &timeline))
 		next = FullTransactionIdFromU64(PG_UINT64_MAX);
+	/* (a position on another timeline, say a promoted standby's file copied onto its old primary, means nothing here) */
+	if (saved->lsn != 0 && saved->timeline != timeline)
+	{
+		ereport(LOG,
+				(errmsg("flakeid's file \"%s\" was saved on timeline %u, and this server starts on timeline %u: what that save knew is not taken",
+						PREPARED_FILE, saved->timeline, timeline)));
+		saved->lsn = 0;
+		memset(saved->floor, 0, sizeof(saved->floor));
+	}
 	if (saved->lsn >= redo ||
 		!FullTransactionIdFollows(next, FullTransactionIdFromEpochAndXid(0, FirstNormalTransactionId)))
 		return;
@@ -262,6 +275,7 @@ holdings_at_stop(int code pg_attribute_unused(), Datum arg pg_attribute_unused()
 		return;
 	}
 	saved.lsn = control->checkPointCopy.redo;
+	saved.timeline = control->checkPointCopy.ThisTimeLineID;
 	floors_now(saved.floor, control->state == DB_SHUTDOWNED_IN_RECOVERY);
 	pfree(control);
 	entries = palloc(sizeof(PreparedHolding) * holding_capacity());
@@ -317,8 +331,8 @@ holdings_at_start(void)
 		if (saved.foreign)
 			prepared_holdings->nprepared = 0;	/* (another cluster's transactions) */
 		floors_possible(saved.floor);
-		memcpy(prepared_holdings->start_floor, saved.floor, sizeof(prepared_holdings->start_floor));
 		hold_what_the_save_missed(&saved);
+		memcpy(prepared_holdings->start_floor, saved.floor, sizeof(prepared_holdings->start_floor));
 	}
 	pg_atomic_write_u64(&prepared_holdings->saved, pg_atomic_read_u64(&prepared_holdings->changed));
 	pg_atomic_write_u64(&prepared_holdings->saved_lsn, saved.lsn);

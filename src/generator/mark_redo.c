@@ -56,6 +56,8 @@ mark_redo(XLogReaderState *record)
 		redo_context = AllocSetContextCreate(TopMemoryContext, "flakeid redo", ALLOCSET_DEFAULT_SIZES);
 	caller = MemoryContextSwitchTo(redo_context);
 	replay_record(record);
+	/* (a standby has no renewer: flakeid.prepared is saved here when due, at any record of flakeid's) */
+	holdings_save_in_redo();
 	MemoryContextSwitchTo(caller);
 	MemoryContextReset(redo_context);
 }
@@ -92,8 +94,6 @@ replay_record(XLogReaderState *record)
 	}
 	bounds_of(&decoded, &bounds);
 	mark_replay(&bounds, decoded.snowflake_epoch_ms);
-	/* (a standby has no renewer: flakeid.prepared is saved here too when a restartpoint passed its last save) */
-	holdings_save_in_redo();
 }
 
 /* for pg_waldump and wal inspection functions, in core's "key: value, ..." style */

@@ -70,8 +70,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				PersistedHolding first = {0},
 							saved;
 				uint64_t	system;
+				uint32_t	timeline;
 
-				(void) persisted_prepared_decode(data + 1, size - 1, keep_first, &first, &saved, &system, &version);
+				(void) persisted_prepared_decode(data + 1, size - 1, keep_first, &first, &saved, &system, &timeline,
+												 &version);
 			}
 			break;
 	}

@@ -21,6 +21,7 @@ use warnings;
 use FlakeidTest;
 use Test::More;
 use PostgreSQL::Test::Utils qw(slurp_file system_or_bail);
+use File::Copy ();
 
 my $node = flakeid_node('save_position', max_prepared_transactions => 10, 'flakeid.allow_debug_clock_offset' => 'on',
 	wal_writer_delay => '10s', wal_buffers => '16MB', bgwriter_lru_maxpages => '0', checkpoint_timeout => '1h',
@@ -56,14 +57,18 @@ held_then_released($node, $ids{p2}, 'p2', 'ids', 'a PREPARE after a crash that l
 
 # --- 2. files that cannot vouch for what they hold ---------------------------------------------
 # prepared_file(SYSTEM, SAVED-POSITION, FLOORS, HOLDINGS...): flakeid.prepared as a save writes it,
-# crafted (SYSTEM 0 or SAVED-POSITION undef: that entry left out, as 1.3 wrote none);
+# crafted, on this server's timeline (SYSTEM 0 or SAVED-POSITION undef: that entry left out, as 1.3
+# wrote none);
 # FLOORS and each holding's units are [name, unit] pairs; a holding is [xid, pairs...]
+my $system = psql_on('SELECT system_identifier FROM pg_control_system()');
+my $timeline = psql_on('SELECT timeline_id FROM pg_control_checkpoint()');
 sub entry { my ($tag, $payload) = @_; return pack('S<S<L<', $tag, 1, length $payload) . $payload; }
 sub units { return join('', map { pack('C', length $_->[0]) . $_->[0] . pack('Q<', $_->[1]) } @_); }
 sub prepared_file
 {
 	my ($system, $position, $floors, @holdings) = @_;
 	my $body = ($system ? entry(2, pack('Q<', $system)) : '')
+	  . (defined $position ? entry(11, pack('L<', $timeline)) : '')
 	  . (defined $position ? entry(10, pack('Q<L<', $position, scalar @$floors) . units(@$floors)) : '')
 	  . join('', map { my ($xid, @u) = @$_; entry(6, pack('Q<L<', $xid, scalar @u) . units(@u)) } @holdings);
 	my $head = pack('L<L<L<L<', 0x464C4B48, 2, length $body, 0);
@@ -71,7 +76,6 @@ sub prepared_file
 	print $fh $head . $body . pack('L<', crc32c($head . $body));
 	close $fh;
 }
-my $system = psql_on('SELECT system_identifier FROM pg_control_system()');
 my $past = psql_on('SELECT pg_current_wal_lsn() - \'0/0\'::pg_lsn + 1000000000');    # (past any redo point here)
 for my $case (
 	[ '1.3\'s file (no save position, no cluster), empty', sub { prepared_file(0, undef, []) } ],
@@ -86,6 +90,29 @@ for my $case (
 	$craft->();
 	$node->start;
 	held_then_released($node, $ids{$gid}, $gid, 'ids', $what);
+}
+
+# a promoted standby's file, copied onto its old primary (the third audit of the change): the same
+# cluster, its position on the standby's new timeline and past the primary's redo point
+{
+	my ($standby) = flakeid_standby($node, 'save_position_standby');
+	$standby->promote;
+	$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
+	my $standby_file = $standby->data_dir . '/flakeid.prepared';
+	my $before = -e $standby_file ? slurp_file($standby_file) : '';
+	$standby->safe_psql('postgres', 'SELECT pg_switch_wal(), txid_current()') for 1 .. 4;
+	$standby->safe_psql('postgres', 'CHECKPOINT');
+	ok(poll_until(sub { -e $standby_file && slurp_file($standby_file) ne $before }),
+		'the promoted standby saves its file after a checkpoint');
+	$ids{g6} = prepare_ids($node, 'g6', 'ids');
+	$standby->stop('fast');
+	$node->stop('fast');
+	File::Copy::copy($standby_file, $node->data_dir . '/flakeid.prepared') or die "copy: $!";
+	my $log_at = -s $node->logfile;
+	$node->start;
+	like(substr(slurp_file($node->logfile), $log_at), qr/was saved on timeline 2, and this server starts on timeline 1/,
+		'the start says the file was saved on another timeline');
+	held_then_released($node, $ids{g6}, 'g6', 'ids', 'a promoted standby\'s file copied onto its old primary');
 }
 
 # --- 3. an overflow's end in 64 bits -----------------------------------------------------------------

@@ -61,6 +61,7 @@ count_holding(void *arg, const PersistedHolding *holding)
 
 static PersistedHolding saved_seen;	/* a prepared file's SAVED entry (1.4) */
 static uint64_t system_seen;	/* and its SYSTEM entry */
+static uint32_t timeline_seen;	/* and its TIMELINE entry */
 
 /* the verdict on `bytes` as `kind` (a record of `info`), *version set for files */
 static PersistedVerdict
@@ -75,7 +76,7 @@ judge(Kind kind, uint8_t info, const uint8_t *bytes, size_t size, uint64_t syste
 		case RECORD:
 			return persisted_record_decode(info, bytes, size, &record);
 		case PREPARED:
-			return persisted_prepared_decode(bytes, size, count_holding, NULL, &saved_seen, &system_seen, version);
+			return persisted_prepared_decode(bytes, size, count_holding, NULL, &saved_seen, &system_seen, &timeline_seen, version);
 	}
 	return PERSISTED_DAMAGED;
 }
@@ -250,8 +251,8 @@ test_current(void)
 	verdict = persisted_record_decode(PERSISTED_RECORD_PREPARED, out, size, &record);
 	tap_ok(verdict == PERSISTED_OK && memcmp(&record.holding, &holding, sizeof(holding)) == 0,
 		   "a PREPARED record reads back as written, with a 64-bit transaction id");
-	size = persisted_prepared_encode(holdings, 2, NULL, 0, out, sizeof(out));
-	verdict = persisted_prepared_decode(out, size, count_holding, NULL, &saved_seen, &system_seen, &version);
+	size = persisted_prepared_encode(holdings, 2, NULL, 0, 0, out, sizeof(out));
+	verdict = persisted_prepared_decode(out, size, count_holding, NULL, &saved_seen, &system_seen, &timeline_seen, &version);
 	tap_ok(verdict == PERSISTED_OK && version == PERSISTED_PREPARED_VERSION && holdings_seen == 2 &&
 		   memcmp(&first_holding, &holding, sizeof(holding)) == 0 && saved_seen.full_xid == 0 && system_seen == 0,
 		   "a prepared file of version %u with two holdings and no SAVED entry (1.3's) reads back as written",
@@ -263,16 +264,16 @@ test_current(void)
 	persisted_add_unit(&saved, "sno", 12345);
 	persisted_add_unit(&saved, "snowflake", 678);
 	holdings_seen = 0;
-	size = persisted_prepared_encode(holdings, 2, &saved, 7712022856918133675u, out, sizeof(out));
-	verdict = persisted_prepared_decode(out, size, count_holding, NULL, &saved_seen, &system_seen, &version);
+	size = persisted_prepared_encode(holdings, 2, &saved, 7712022856918133675u, 3, out, sizeof(out));
+	verdict = persisted_prepared_decode(out, size, count_holding, NULL, &saved_seen, &system_seen, &timeline_seen, &version);
 	tap_ok(verdict == PERSISTED_OK && holdings_seen == 2 && memcmp(&saved_seen, &saved, sizeof(saved)) == 0 &&
-		   system_seen == 7712022856918133675u,
-		   "a prepared file with SYSTEM and SAVED entries reads back as written: the cluster, the WAL position, the floors");
-	tap_ok(out[16] == 2 && out[17] == 0 && (out[18] & 1) == 1 && out[32] == 10 && (out[34] & 1) == 1,
-		   "SYSTEM comes first (tag 2), then SAVED (tag 10), both marked required");
+		   system_seen == 7712022856918133675u && timeline_seen == 3,
+		   "a prepared file with SYSTEM, TIMELINE and SAVED entries reads back as written: the cluster, the timeline, the WAL position, the floors");
+	tap_ok(out[16] == 2 && out[17] == 0 && (out[18] & 1) == 1 && out[32] == 11 && (out[34] & 1) == 1 && out[44] == 10,
+		   "SYSTEM comes first (tag 2), then TIMELINE (tag 11), then SAVED (tag 10), marked required");
 	saved.full_xid = 0;
-	size = persisted_prepared_encode(holdings, 2, &saved, 0, out, sizeof(out));
-	tap_ok(persisted_prepared_decode(out, size, count_holding, NULL, &saved_seen, &system_seen, &version) == PERSISTED_DAMAGED,
+	size = persisted_prepared_encode(holdings, 2, &saved, 0, 0, out, sizeof(out));
+	tap_ok(persisted_prepared_decode(out, size, count_holding, NULL, &saved_seen, &system_seen, &timeline_seen, &version) == PERSISTED_DAMAGED,
 		   "a SAVED entry at WAL position 0 is damage");
 }
 
