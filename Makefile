@@ -187,11 +187,7 @@ EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_per
 # same).  PROVE_TESTS=test/t/012_backfill.pl runs one.  test/lib holds the
 # shared helpers (FlakeidTest.pm) and the list of formats the tests go over
 # (formats.tsv).  The tests ignore the caller's PG* and make variables.
-# The longest files start first (2 to 5 minutes each in a lane of the test
-# command on a 2-core machine): started last, one held the run's end alone.
-PROVE_FIRST = 012_backfill 021_state_file 010_clock 009_upgrade 020_settings 014_horizon 045_standby_redo_memory
-PROVE_TESTS ?= $(patsubst %,test/t/%.pl,$(PROVE_FIRST)) \
-	$(filter-out $(patsubst %,test/t/%.pl,$(PROVE_FIRST)),$(sort $(wildcard test/t/*.pl)))
+PROVE_TESTS ?= $(sort $(wildcard test/t/*.pl))
 PG_PROVE_FLAGS += -I test/lib
 EXTRA_CLEAN += tmp_check
 prove_installcheck:

@@ -20,15 +20,17 @@ my $node = flakeid_node('step_back', 'flakeid.sno_coarse_clock' => 'off',
 	-env => clock_env("$work/offset"));
 sub sql { return $node->safe_psql('postgres', $_[0]); }
 sql('CREATE TABLE ids (n bigserial, client int, generator text, id text)');
+sql('CREATE TABLE stop (x int)');
 sql('SELECT 1 FROM sno_new()');
 sql('CREATE TABLE before AS SELECT generator, exhausted_waits, clock_regressions FROM flakeid_generators');
 my @generators = formats(stateful => 't');
 my $values = join(', ', map { "(\$1, '$_->{format}', $_->{new}::text)" } @generators);
 my @clients = map {
-	# 3 s of server time, with the 2 s step back in it: about 5 s of real time
+	# until the test says stop (a row in stop, seen by each loop's fresh snapshot), once
+	# sno has toggled; at most 5 minutes of server time (a machine that slow fails the checks)
 	my $c = $_;
 	psql_start($node, "DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
-		WHILE clock_timestamp() < t0 + interval '3 s' LOOP
+		WHILE NOT EXISTS (SELECT FROM stop) AND clock_timestamp() < t0 + interval '5 min' LOOP
 			INSERT INTO ids (client, generator, id) VALUES " . ($values =~ s/\$1/$c/gr) . ";
 		END LOOP; END \$\$")
 } 1 .. $clients;
@@ -40,6 +42,12 @@ ok($node->poll_query_until('postgres', "SELECT count(DISTINCT pid) = $clients FR
 PostgreSQL::Test::Utils::append_to_file("$work/offset.new", "-2\n");
 chmod(0644, "$work/offset.new");
 rename("$work/offset.new", "$work/offset") or die "offset: $!";
+# the clients go on until sno has counted the step (its toggle: some client minted after it),
+# however long the machine takes to get there (a fixed 3 s of minting was too short under load)
+ok($node->poll_query_until('postgres', "SELECT a.clock_regressions > b.clock_regressions
+        FROM flakeid_generators a JOIN before b USING (generator) WHERE generator = 'sno'"),
+	'sno counts the step back');
+sql('INSERT INTO stop VALUES (1)');
 for my $client (@clients)
 {
 	my ($status, undef, $err) = psql_finish($client);
