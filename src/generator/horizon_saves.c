@@ -24,6 +24,11 @@
  * L, so a crash costs that only when it comes within a pass of a
  * checkpoint's start, or of a PREPARE.
  *
+ * A file vouches for L and its floors only if it names this cluster and
+ * L's timeline is the redo point's (a promoted standby's file copied onto
+ * its old primary does not), and a floor only if it is not past the clock;
+ * otherwise, and for no file, 1.2's and 1.3's, L and the floors are 0.
+ *
  * L is WAL that survives any crash: the position flushed (a standby: the
  * position replayed, which it received and flushed first; a clean stop:
  * the shutdown checkpoint's).  The insert position was not: a crash loses
