@@ -66,15 +66,6 @@ static void (*given_floors) (uint64 *floor) = NULL;
 /* the startup process saves at most this often while it replays PREPARED records */
 #define REDO_SAVE_INTERVAL_MS	1000
 
-/*
- * Saves the table and what the save knows.  The floors are read first,
- * then L, then the table: a PREPARED record that begins before L was
- * stored before L was read (hold_for_prepared stores, then logs; replay
- * stores what it replays), so the table has it.  SAVE_BUSY when a save is
- * under way (that one, or the next, holds the changes); SAVE_FAILED, with
- * a message at `elevel`, when the file cannot be written.  Never called
- * while the file is damaged.
- */
 typedef enum SaveOutcome
 {
 	SAVE_WRITTEN,
@@ -100,6 +91,15 @@ floors_now(uint64 *floor, bool in_recovery)
 		floor[s] = Max(given[s], prepared_holdings->start_floor[s]);
 }
 
+/*
+ * Saves the table and what the save knows.  The floors are read first,
+ * then L, then the table: a PREPARED record that begins before L was
+ * stored before L was read (hold_for_prepared stores, then logs; replay
+ * stores what it replays), so the table has it.  SAVE_BUSY when a save is
+ * under way (that one, or the next, holds the changes); SAVE_FAILED, with
+ * a message at `elevel`, when the file cannot be written.  Never called
+ * while the file is damaged.
+ */
 static SaveOutcome
 save_table(int elevel)
 {
