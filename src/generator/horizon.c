@@ -238,6 +238,7 @@ horizon_init(void)
 
 	shmem_request_part(&part);
 	horizon_cells_init();
-	holdings_init(horizon_floors);
+	holdings_init();
+	holdings_saves_init(horizon_floors);
 	RegisterXactCallback(horizon_at_xact_event, NULL);
 }

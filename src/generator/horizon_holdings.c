@@ -236,8 +236,6 @@ holdings_hold(const PreparedHolding *holding, bool in_recovery)
 	(void) forget_ended(in_recovery);
 	(void) store_holding(holding);
 	LWLockRelease(TABLE_LOCK);
-	if (in_recovery)
-		holdings_save_in_redo();
 }
 
 /*
@@ -354,13 +352,11 @@ holdings_shared_init(void *part)
 }
 
 void
-holdings_init(void (*floors) (uint64 *floor))
+holdings_init(void)
 {
 	ShmemPart	part = {.name = "flakeid prepared holdings", .size_at_request = holdings_size,
 		.address = (void **) &prepared_holdings, .init = holdings_shared_init,
 	.nlocks = 2, .locks = &prepared_holdings_locks};
 
-	holdings_saves_init(floors);
 	shmem_request_part(&part);
-	shmem_at_startup(holdings_at_start);
 }

@@ -18,12 +18,15 @@
 #include "generator/defs.h"
 #include "generator/horizon_file.h"
 
+/* asks for the table's shared part (from _PG_init, while preloading) */
+extern void holdings_init(void);
+
 /*
- * Asks for the shared part and loads the file at start (from _PG_init,
- * while preloading).  `floors` fills, per slot, the highest horizon given
+ * After holdings_init (horizon_saves.c): loads the file at start, and saves
+ * it at a clean stop.  `floors` fills, per slot, the highest horizon given
  * outside recovery (0: none): what a save records as its floors.
  */
-extern void holdings_init(void (*floors) (uint64 *floor));
+extern void holdings_saves_init(void (*floors) (uint64 *floor));
 
 /* whether flakeid.prepared could not be read at start (the horizon refuses) */
 extern bool holdings_damaged(void);
@@ -32,10 +35,9 @@ extern bool holdings_damaged(void);
  * PRE_PREPARE (a backend) or replay of a PREPARED record (the startup
  * process, `in_recovery`): the holding joins the table, replacing one of
  * the same transaction.  The caller logs it in the WAL after (a backend)
- * or has replayed it; the file is saved later (horizon_saves.c).  A
- * backend blocks only on the table's LWLock (memory only) and never
- * fails; the startup process also saves the file, at most once a second
- * (a failure is a WARNING).
+ * or has replayed it; the file is saved later (horizon_saves.c: by the
+ * startup process after the record, holdings_save_in_redo).  Blocks only
+ * on the table's LWLock (memory only), and never fails.
  */
 extern void holdings_hold(const PreparedHolding *holding, bool in_recovery);
 

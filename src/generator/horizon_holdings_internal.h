@@ -33,10 +33,4 @@ extern LWLockPadded *prepared_holdings_locks;
 extern int	holding_capacity(void);
 extern uint64 store_holding(const PreparedHolding *holding);
 
-/* horizon_saves.c: at start, in the postmaster (shmem_at_startup): the file loaded, the stop's save set up */
-extern void holdings_at_start(void);
-
-/* horizon_saves.c: horizon.c's floors (holdings_init) */
-extern void holdings_saves_init(void (*floors) (uint64 *floor));
-
 #endif

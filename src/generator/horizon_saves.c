@@ -58,6 +58,7 @@
 
 #include "generator/clock.h"
 #include "generator/horizon_holdings_internal.h"
+#include "generator/shmem.h"
 #include "generator/table.h"
 
 /* horizon.c's: per slot, the highest horizon given outside recovery (holdings_init) */
@@ -324,7 +325,7 @@ floors_possible(uint64 *floor)
  * commit log cannot be asked here: which ended is decided by recovery's
  * replay and, after it, by holdings_lowest.
  */
-void
+static void
 holdings_at_start(void)
 {
 	PreparedSaved saved;
@@ -349,4 +350,5 @@ void
 holdings_saves_init(void (*floors) (uint64 *floor))
 {
 	given_floors = floors;
+	shmem_at_startup(holdings_at_start);
 }
