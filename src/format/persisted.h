@@ -115,6 +115,16 @@ typedef struct PersistedState
 	uint32_t	deep_record;
 	PersistedBounds own;
 	PersistedBounds upstream;	/* the primary's, as replayed */
+	/*
+	 * the seal of a clean stop (STOPPED, written by every save from 1.4 on):
+	 * the WAL position of that stop's shutdown checkpoint, 0 for a save
+	 * while the server ran, and the size of flakeid.deep then; so that a
+	 * start after a clean stop tells the files that stop saved from older
+	 * copies.  has_stop false: a file before 1.4.
+	 */
+	bool		has_stop;
+	uint64_t	stop_checkpoint;
+	uint64_t	stop_deep_size;
 } PersistedState;
 
 /* the lowest unit per slot that a prepared transaction's IDs lie at or after */

@@ -322,6 +322,8 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 			return read_holding(r, sink, true);
 		case ENTRY_TIMELINE:
 			return sink->timeline != NULL && get(r, sink->timeline, 4) && *sink->timeline != 0;
+		case ENTRY_STOPPED:
+			return sink->stopped != NULL && get(r, &sink->stopped[0], 8) && get(r, &sink->stopped[1], 8);
 		case ENTRY_DEEP_RECORD:
 			return sink->deep_record != NULL && get(r, sink->deep_record, 4) && *sink->deep_record != 0;
 		case ENTRY_DEEP_UNIT:
@@ -335,7 +337,7 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 static bool
 tag_known(uint16_t tag)
 {
-	return tag >= ENTRY_EPOCH && tag <= ENTRY_TIMELINE;
+	return tag >= ENTRY_EPOCH && tag <= ENTRY_STOPPED;
 }
 
 PersistedVerdict

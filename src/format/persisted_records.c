@@ -76,7 +76,7 @@ PersistedVerdict
 persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, PersistedRecord *record)
 {
 	uint32_t	version = 0;
-	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL, NULL, NULL};
+	EntrySink	sink = {NULL, &record->snowflake_epoch_ms, {&record->bounds, NULL}, NULL, record, NULL, NULL, NULL, NULL, NULL, NULL};
 	PersistedVerdict verdict;
 
 	memset(record, 0, sizeof(*record));
@@ -100,7 +100,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_PREPARED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL, NULL, NULL};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, take_holding, record, NULL, NULL, NULL, NULL, NULL, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -108,7 +108,7 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_DEEP:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit, NULL, NULL};
+			sink = (EntrySink) {NULL, NULL, {NULL, NULL}, NULL, NULL, NULL, NULL, &record->deep_unit, NULL, NULL, NULL};
 			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
 			if (verdict != PERSISTED_OK)
 				return verdict;
@@ -205,7 +205,7 @@ persisted_prepared_decode(const uint8_t *file, size_t size,
 						  PersistedHolding *saved, uint64_t *system, uint32_t *timeline, uint32_t *version)
 {
 	FileHeader	header;
-	EntrySink	sink = {system, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved, timeline};
+	EntrySink	sink = {system, NULL, {NULL, NULL}, each, arg, NULL, NULL, NULL, saved, timeline, NULL};
 	uint32_t	crc;
 
 	*version = 0;

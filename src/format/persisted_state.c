@@ -157,8 +157,9 @@ read_v4(const uint8_t *file, size_t size, PersistedState *state)
 	Header		header;
 	const uint8_t *body;
 	uint32_t	seen = 0;
+	uint64_t	stopped[2] = {0, 0};
 	EntrySink	sink = {&state->system_identifier, &state->snowflake_epoch_ms, {&state->own, &state->upstream},
-	NULL, NULL, &seen, &state->deep_record, NULL, NULL, NULL};
+	NULL, NULL, &seen, &state->deep_record, NULL, NULL, NULL, stopped};
 	PersistedVerdict verdict;
 
 	if (size < HEADER_SIZE)
@@ -170,6 +171,9 @@ read_v4(const uint8_t *file, size_t size, PersistedState *state)
 	/* every save writes these: without them the file would read as a first start, or as no one's */
 	if (verdict == PERSISTED_OK && ((seen & needed) != needed || state->system_identifier == 0))
 		return PERSISTED_DAMAGED;
+	state->has_stop = (seen & ENTRY_SEEN(ENTRY_STOPPED)) != 0;
+	state->stop_checkpoint = stopped[0];
+	state->stop_deep_size = stopped[1];
 	return verdict;
 }
 
@@ -235,6 +239,13 @@ persisted_state_encode(const PersistedState *state, uint8_t *out, size_t room)
 	}
 	entries_put_bounds(&w, SIDE_OWN, &state->own);
 	entries_put_bounds(&w, SIDE_UPSTREAM, &state->upstream);
+	if (state->has_stop)
+	{
+		at = entry_begin(&w, ENTRY_STOPPED);
+		PUT_AS(&w, uint64_t, state->stop_checkpoint);
+		PUT_AS(&w, uint64_t, state->stop_deep_size);
+		entry_end(&w, at);
+	}
 	if (w.full)
 		return 0;
 	header.body_length = (uint32_t) (w.size - HEADER_SIZE);

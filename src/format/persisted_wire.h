@@ -26,7 +26,8 @@ typedef enum EntryTag
 	ENTRY_DEEP_UNIT = 8,		/* slot name, uint64 unit, uint32 low: a DEEP record (1.4) */
 	ENTRY_FLOOR = 9,			/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
 	ENTRY_SAVED = 10,			/* as HOLDING, the WAL position first: what a save of flakeid.prepared knew (1.4) */
-	ENTRY_TIMELINE = 11			/* uint32: the timeline of SAVED's WAL position (1.4) */
+	ENTRY_TIMELINE = 11,		/* uint32: the timeline of SAVED's WAL position (1.4) */
+	ENTRY_STOPPED = 12			/* uint64 the clean stop's checkpoint (0: saved while running), uint64 flakeid.deep's size (1.4) */
 } EntryTag;
 
 #define SIDE_OWN		0
@@ -104,6 +105,7 @@ typedef struct EntrySink
 	PersistedDeepUnit *deep_unit;	/* ENTRY_DEEP_UNIT */
 	PersistedHolding *saved;	/* ENTRY_SAVED (one) */
 	uint32_t   *timeline;		/* ENTRY_TIMELINE */
+	uint64_t   *stopped;		/* ENTRY_STOPPED: its two values */
 } EntrySink;
 
 /* the bit of a known tag in EntrySink.seen, and of a MARKS entry of each side */

@@ -12,6 +12,8 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
@@ -26,6 +28,7 @@
 #include "generator/marks_internal.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
+#include "generator/state_seal.h"
 #include "generator/table.h"
 #include "generator/wal_record.h"
 
@@ -351,7 +354,8 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
  * In the postmaster as it exits, every other process gone: the counters
  * hold every ID ever published, so the state can carry marks just past the
  * latest used units instead of the reserve ahead of the clock (sno's mark
- * of the value not in use keeps its reserve: it bounds that value).
+ * of the value not in use keeps its reserve: it bounds that value).  After
+ * a primary's clean stop the file is saved, sealed with it, in any case.
  */
 void
 mark_save_high_water(const int64 latest[MARK_COUNT])
@@ -360,9 +364,13 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 	OwnBounds	own;
 	int64	   *marks = own.marks;
 	bool		lowered = false;
+	struct stat deep_file;
 
 	if (!mark_state_usable())
+	{
+		state_seal_refused_stop();
 		return;
+	}
 	published_bounds(&own);
 	for (int m = 0; m < MARK_COUNT; m++)
 		if (latest[m] > 0 && latest[m] + 1 < marks[m])
@@ -370,10 +378,10 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 			marks[m] = latest[m] + 1;
 			lowered = true;
 		}
-	if (!lowered)
-		return;
 	current_state(&state, &own);
-	if (state_save(&state, LOG))
+	/* (sealed after a clean stop even if nothing was lowered: state_seal.c) */
+	if (state_save_at_stop(&state, lowered, deep_record_usable(),
+						   stat(DEEP_RECORD_FILE, &deep_file) == 0 ? (uint64) deep_file.st_size : 0) && lowered)
 		ereport(LOG,
 				(errmsg("saved the generators' high-water mark %s at shutdown",
 						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(Max(marks[MARK_MONOTONIC], marks[MARK_SNO_FLAG0]),

@@ -303,7 +303,8 @@ mark_load_state(FlakeidPersisted *saved)
 	mark_shared->state_refusal = load == STATE_LOAD_DAMAGED ? STATE_DAMAGED
 		: load == STATE_LOAD_TOO_NEW ? STATE_TOO_NEW
 		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN
-		: load == STATE_LOAD_MISSING ? STATE_MISSING : STATE_USABLE;
+		: load == STATE_LOAD_MISSING ? STATE_MISSING
+		: load == STATE_LOAD_STALE ? STATE_STALE : STATE_USABLE;
 	if (mark_shared->state_refusal != STATE_USABLE && start_afresh && start_state_afresh(saved))
 		mark_shared->state_refusal = STATE_USABLE;
 	else if (mark_shared->state_refusal != STATE_USABLE)
@@ -367,6 +368,13 @@ mark_refuse_unusable_state(void)
 				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before: without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
 				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
+	if (mark_shared->state_refusal == STATE_STALE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file is not the one the last clean stop saved, so generation is refused"),
+				 errdetail("\"flakeid.state\" or \"%s\" is an older copy (the server log of this start says which), or the save at that stop failed: without what was saved since, new IDs could repeat issued ones.",
+						   DEEP_RECORD_FILE),
+				 errhint("If the files that stop saved were moved, put those very files back and restart the server. Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("flakeid's generator state file is damaged, so generation is refused"),

@@ -22,7 +22,8 @@ typedef enum StateRefusal
 	STATE_DAMAGED,				/* unreadable, or a bad checksum */
 	STATE_TOO_NEW,				/* written by a later flakeid than this one */
 	STATE_FOREIGN,				/* written by another cluster (system identifier) */
-	STATE_MISSING				/* gone, although the cluster issued IDs */
+	STATE_MISSING,				/* gone, although the cluster issued IDs */
+	STATE_STALE					/* not the file the last clean stop saved (state_seal.h) */
 } StateRefusal;
 
 /* flakeid.accept_backfill_loss: back-fill before the floor is let through (backfill.c) */

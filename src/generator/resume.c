@@ -18,6 +18,7 @@
 #include "generator/marks.h"
 #include "generator/resume.h"
 #include "generator/shmem.h"
+#include "generator/state_seal.h"
 
 /*
  * Resumes after `bounds` (this server's, read at start; or its primary's,
@@ -91,9 +92,10 @@ static void
 resume_at_start(void)
 {
 	FlakeidPersisted saved;
+	uint64		sealed_deep_size;
 
 	mark_load_state(&saved);
-	deep_record_load(saved.deep_record);
+	deep_record_load(saved.deep_record, state_seal_deep_size(&sealed_deep_size) ? &sealed_deep_size : NULL);
 	mark_backfill_afresh(&saved);
 	mark_take_over_copy(&saved);
 	mark_name_deep_record(&saved);

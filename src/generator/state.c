@@ -28,6 +28,7 @@
 #include "generator/clock.h"
 #include "generator/durable_file.h"
 #include "generator/state.h"
+#include "generator/state_seal.h"
 #include "generator/state_witness.h"
 #include "generator/table.h"
 
@@ -181,6 +182,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 
 	state_set_empty(state);
 	*file_version = 0;
+	state_seal_start();
 	switch (durable_file_read(STATE_FILE, file, sizeof(file), &size))
 	{
 		case DURABLE_READ_NONE:
@@ -212,6 +214,16 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 		state_set_empty(state);
 		return refuse_damaged(detail);
 	}
+	if (verdict != PERSISTED_FOREIGN &&
+		(detail = state_seal_stale(persisted.has_stop, persisted.stop_checkpoint, persisted.stop_deep_size)) != NULL)
+	{
+		state_set_empty(state);
+		ereport(LOG,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the generator state file \"%s\" is not the one the last clean stop saved", STATE_FILE),
+				 errdetail_internal("%s Generation is refused.", detail)));
+		return STATE_LOAD_STALE;
+	}
 	if (verdict == PERSISTED_FOREIGN)
 	{
 		ereport(LOG,
@@ -230,14 +242,17 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
  * `elevel`: with ERROR (the generators) nothing is issued; below it (the
  * postmaster at start) it returns false.
  */
-bool
-state_save(const FlakeidPersisted *state, int elevel)
+static bool
+save(const FlakeidPersisted *state, int elevel, uint64 stop_checkpoint, uint64 stop_deep_size)
 {
 	static PersistedState persisted;
 	static uint8 file[PERSISTED_FILE_MAX];
 	size_t		size;
 
 	persisted_state_empty(&persisted);
+	persisted.has_stop = true;
+	persisted.stop_checkpoint = stop_checkpoint;
+	persisted.stop_deep_size = stop_deep_size;
 	persisted.system_identifier = GetSystemIdentifier();
 	persisted.snowflake_epoch_ms = state->snowflake_epoch_ms;
 	persisted.deep_record = state->deep_record;
@@ -247,4 +262,22 @@ state_save(const FlakeidPersisted *state, int elevel)
 	if (size == 0)
 		elog(ERROR, "flakeid's state does not fit in %d bytes", PERSISTED_FILE_MAX);
 	return durable_file_write(STATE_FILE, file, size, elevel) && state_witness_ensure(elevel);
+}
+
+bool
+state_save(const FlakeidPersisted *state, int elevel)
+{
+	/* (a save while the server runs: sealed with 0, so that a copy of it is told from a stop's) */
+	return save(state, elevel, 0, 0);
+}
+
+bool
+state_save_at_stop(const FlakeidPersisted *state, bool lowered, bool deep_used, uint64 deep_size_now)
+{
+	uint64		checkpoint;
+	uint64		deep_size;
+
+	if (state_seal_at_stop(deep_used, deep_size_now, &checkpoint, &deep_size))
+		return save(state, LOG, checkpoint, deep_size);
+	return lowered && save(state, LOG, 0, 0);
 }

@@ -52,7 +52,8 @@ typedef enum StateLoad
 	STATE_LOAD_DAMAGED,
 	STATE_LOAD_TOO_NEW,			/* a later version, or naming a counter slot this flakeid lacks */
 	STATE_LOAD_FOREIGN,			/* another cluster's: its system identifier is not this one's */
-	STATE_LOAD_MISSING			/* no file, but the cluster's witness says it issued IDs (state_witness.h) */
+	STATE_LOAD_MISSING,			/* no file, but the cluster's witness says it issued IDs (state_witness.h) */
+	STATE_LOAD_STALE			/* not the file the last clean stop saved: an older copy (state_seal.h) */
 } StateLoad;
 
 /*
@@ -79,5 +80,13 @@ extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
  * false.
  */
 extern bool state_save(const FlakeidPersisted *state, int elevel);
+
+/*
+ * In the postmaster as it exits: after a primary's clean stop, saves the
+ * file sealed with that stop (state_seal.h: `deep_used` and `deep_size_now`
+ * are flakeid.deep's), whether or not `lowered`; otherwise saves it only if
+ * `lowered`.  True when it saved.  Never raises.
+ */
+extern bool state_save_at_stop(const FlakeidPersisted *state, bool lowered, bool deep_used, uint64 deep_size_now);
 
 #endif

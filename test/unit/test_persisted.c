@@ -376,6 +376,22 @@ test_deep(void)
 	size = persisted_state_encode(&written, stamp, sizeof(stamp));
 	tap_ok(persisted_state_decode(stamp, size, 99, &read_back, &version) == PERSISTED_OK &&
 		   read_back.deep_record == 0, "one that does not (as 1.3 wrote) reads as naming none");
+	tap_ok(!read_back.has_stop, "a state file without STOPPED (as 1.3 wrote) reads as carrying no seal");
+
+	written.has_stop = true;
+	written.stop_checkpoint = UINT64_C(0x1A2B3C4D5E);
+	written.stop_deep_size = 16 + 48 * 3;
+	size = persisted_state_encode(&written, stamp, sizeof(stamp));
+	tap_ok(persisted_state_decode(stamp, size, 99, &read_back, &version) == PERSISTED_OK && read_back.has_stop &&
+		   read_back.stop_checkpoint == UINT64_C(0x1A2B3C4D5E) && read_back.stop_deep_size == 16 + 48 * 3,
+		   "a clean stop's seal (STOPPED) reads back as written");
+	written.stop_checkpoint = 0;
+	written.stop_deep_size = 0;
+	size = persisted_state_encode(&written, stamp, sizeof(stamp));
+	tap_ok(persisted_state_decode(stamp, size, 99, &read_back, &version) == PERSISTED_OK && read_back.has_stop &&
+		   read_back.stop_checkpoint == 0, "and a running save's (0)");
+	tap_ok(persisted_state_decode(stamp, size - 8 - 4, 99, &read_back, &version) == PERSISTED_DAMAGED,
+		   "a STOPPED entry cut short: DAMAGED");
 }
 
 /* a 1.3 reader: a state file of 1.4 naming flakeid.deep carries a required entry of a tag 1.3 did not know */

@@ -1,0 +1,169 @@
+/*
+ * state_seal.c — the seal a clean stop puts on flakeid.state (state_seal.h)
+ *
+ * A start replays the WAL from the last checkpoint's redo point, and with
+ * it every save (ISSUED record) and deep unit (DEEP record) after it; what
+ * was saved before that point is only in flakeid.state and flakeid.deep.
+ * An older copy of them put back (a careless restore, "the file I had")
+ * lacks the saves since: the marks behind IDs already issued, back-fill's
+ * low-waters above sequences already given, deep units missing.  Its
+ * checksum is good and it names this cluster, so nothing else tells it
+ * apart (the fault campaign's restore of a copy a few seconds old repeated
+ * thousands of IDs).
+ *
+ * So the postmaster, as it exits after a clean stop, saves the state once
+ * more with a seal: the WAL position of the shutdown checkpoint, which
+ * pg_control names and no later stop repeats, and flakeid.deep's size.  At
+ * the next start, where pg_control says the server stopped cleanly and no
+ * recovery is asked for (the start replays nothing), a file of 1.4 whose
+ * seal is not that checkpoint's (an older copy, or one saved while the
+ * server ran) is refused, and so is a flakeid.deep of another size than
+ * the seal's (deep_record.c: back-fill into past units only): put back the
+ * files that stop saved, or start afresh.  Every save while the server
+ * runs writes the seal as 0, so a copy taken then is told apart too.
+ *
+ * A lifetime that refused generation for its state file (missing, damaged,
+ * an older copy) issued nothing, so the very file that stop sealed is still
+ * right after it: its clean stop writes the note flakeid.state.passed, "no
+ * ID from the stop at A to the stop at B", which the next start honours for
+ * a file sealed A, and extends over another such lifetime.  A lifetime
+ * whose flakeid.deep could not be used back-filled into no past unit, so its
+ * seal keeps the size the loaded seal had.
+ *
+ * Not covered, and said so in docs/OPERATIONS.md: a start after a crash or
+ * an immediate stop (pg_control says in production: the saves after the
+ * redo point are replayed, those before it are not, and the WAL before it
+ * may be gone), a standby (it replays its primary's saves from its own
+ * restartpoint), a file of 1.3 (no seal), and pg_resetwal, whose new
+ * checkpoint no save has seen (the file is refused as a copy: start
+ * afresh).  A failed save at the stop (a full disk) leaves the earlier
+ * file, refused at the next start the same way: the safe side.
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+
+#include "catalog/pg_control.h"
+#include "common/controldata_utils.h"
+#include "miscadmin.h"
+
+#include "generator/durable_file.h"
+#include "generator/state_seal.h"
+
+#define PASSED_FILE		"flakeid.state.passed"
+#define PASSED_TEXT		"flakeid issued no ID from the clean stop at %X/%X to the clean stop at %X/%X\n"
+
+/* in the postmaster, from the start: the clean stop it started from (0: none), the loaded file's seal */
+static uint64 started_at_stop = 0;
+static bool loaded_sealed = false;
+static uint64 loaded_deep_size = 0;
+static bool sealed_stop_taken = false;	/* the file is the one the stop it started from sealed */
+
+/* pg_control's checkpoint position if it says the server stopped cleanly as a primary, else 0 */
+static uint64
+clean_stop_checkpoint(void)
+{
+	bool		crc_ok = false;
+	ControlFileData *control = get_controlfile(DataDir, &crc_ok);
+	uint64		checkpoint = 0;
+
+	if (control == NULL)
+		return 0;
+	if (crc_ok && control->state == DB_SHUTDOWNED)
+		checkpoint = control->checkPoint;
+	pfree(control);
+	return checkpoint;
+}
+
+/* the note's two stops, or false without one */
+static bool
+read_passed(uint64 *from, uint64 *to)
+{
+	uint8		text[200];
+	size_t		size;
+	unsigned int hi1,
+				lo1,
+				hi2,
+				lo2;
+
+	if (durable_file_read(PASSED_FILE, text, sizeof(text) - 1, &size) != DURABLE_READ_OK)
+		return false;
+	text[size] = '\0';
+	if (sscanf((char *) text, PASSED_TEXT, &hi1, &lo1, &hi2, &lo2) != 4)
+		return false;
+	*from = ((uint64) hi1 << 32) | lo1;
+	*to = ((uint64) hi2 << 32) | lo2;
+	return true;
+}
+
+void
+state_seal_start(void)
+{
+	struct stat st;
+
+	loaded_sealed = false;
+	loaded_deep_size = 0;
+	sealed_stop_taken = false;
+	/* (a start that replays nothing: pg_control says shut down, and no recovery is asked for) */
+	started_at_stop = stat("standby.signal", &st) == 0 || stat("recovery.signal", &st) == 0 ? 0 : clean_stop_checkpoint();
+}
+
+bool
+state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uint64 *deep_size)
+{
+	struct stat st;
+
+	/* (a cluster that never issued has no file, and a stop writes none) */
+	if (stat("flakeid.state", &st) != 0 || (*checkpoint = clean_stop_checkpoint()) == 0)
+		return false;
+	/* (flakeid.deep unused in this lifetime: as the loaded seal had it) */
+	*deep_size = deep_used || !loaded_sealed ? deep_size_now : loaded_deep_size;
+	/* (the note is for a file sealed before: this one is sealed now; a failed save is refused anyway) */
+	if (unlink(PASSED_FILE) != 0 && errno != ENOENT)
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not remove file \"%s\": %m", PASSED_FILE)));
+	return true;
+}
+
+void
+state_seal_refused_stop(void)
+{
+	uint64		from;
+	uint64		to;
+	uint64		stopped_at;
+	char	   *text;
+
+	if (started_at_stop == 0 || (stopped_at = clean_stop_checkpoint()) == 0 || stopped_at == started_at_stop)
+		return;
+	/* (over another such lifetime, the note goes on from where it began) */
+	if (!read_passed(&from, &to) || to != started_at_stop)
+		from = started_at_stop;
+	text = psprintf(PASSED_TEXT, LSN_FORMAT_ARGS(from), LSN_FORMAT_ARGS(stopped_at));
+	(void) durable_file_write(PASSED_FILE, text, strlen(text), LOG);
+}
+
+const char *
+state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
+{
+	uint64		from;
+	uint64		to;
+
+	loaded_sealed = has_stop && checkpoint != 0;
+	loaded_deep_size = deep_size;
+	if (!has_stop || started_at_stop == 0)
+		return NULL;
+	if (checkpoint == 0)
+		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved while a server ran, before that stop: an older copy, or the save at that stop failed.",
+						LSN_FORMAT_ARGS(started_at_stop));
+	if (checkpoint != started_at_stop && !(read_passed(&from, &to) && from == checkpoint && to == started_at_stop))
+		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved at an earlier clean stop, at %X/%X: an older copy.",
+						LSN_FORMAT_ARGS(started_at_stop), LSN_FORMAT_ARGS(checkpoint));
+	sealed_stop_taken = true;
+	return NULL;
+}
+
+bool
+state_seal_deep_size(uint64 *size)
+{
+	*size = loaded_deep_size;
+	return sealed_stop_taken;
+}

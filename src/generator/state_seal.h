@@ -1,0 +1,44 @@
+/*
+ * state_seal.h — the seal a clean stop puts on flakeid.state, so that the
+ * next start tells the files that stop saved from older copies
+ * (state_seal.c)
+ */
+#ifndef FLAKEID_STATE_SEAL_H
+#define FLAKEID_STATE_SEAL_H
+
+#include "postgres.h"
+
+/* at start, in the postmaster, before the file is read: notes the clean stop it starts from */
+extern void state_seal_start(void);
+
+/*
+ * In the postmaster as it exits: true where pg_control says this primary
+ * stopped cleanly and flakeid.state exists, with the shutdown checkpoint's
+ * WAL position and the size of flakeid.deep to seal the file with: its
+ * size now (`deep_size_now`, 0: none) if this lifetime could use it
+ * (`deep_used`), else the size the loaded file's seal had (it was not
+ * written to).
+ */
+extern bool state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uint64 *deep_size);
+
+/*
+ * In the postmaster as it exits, when the state file was refused in this
+ * lifetime (nothing was issued): after a clean stop, notes that the file
+ * sealed by the stop it started from is still right.  Never raises.
+ */
+extern void state_seal_refused_stop(void);
+
+/*
+ * At start: NULL, or why a file sealed as given (has_stop: it carries a
+ * seal at all, 1.4's; checkpoint 0: saved while the server ran) is not
+ * what the last clean stop left (palloc'd).  Never raises.
+ */
+extern const char *state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size);
+
+/*
+ * Once the file is read: true where it is the one the clean stop this start
+ * follows sealed, with flakeid.deep's size then; false where nothing says.
+ */
+extern bool state_seal_deep_size(uint64 *size);
+
+#endif
