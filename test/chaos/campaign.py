@@ -56,6 +56,7 @@ class Faults:
         'walreceiver cut': 5, 'synchronous standby lost': 4, 'fsync error': 5, 'fsync stall': 4,
         'reload': 4, 'restart with a refused setting': 3, 'standby crash': 3,
         'max_prepared_transactions lowered': 2, 'copy started as a second primary': 2,
+        'state file damaged and its hint followed': 2, 'older state file restored': 2,
     }
 
     def __init__(self, system, rng, log):
@@ -66,6 +67,7 @@ class Faults:
         self.promotions = []
         self.sync_cleared_at = 0
         self.mark_synchronous = system.settings['flakeid.mark_synchronous'] == 'on'
+        self.afresh = False    # an operator started the generators afresh in this history
 
     only = None     # --kinds: the kinds a replay is limited to
 
@@ -301,6 +303,156 @@ class Faults:
         return {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True,
                 'copy issued': issued, 'copy refused': refused}
 
+    # --- an operator and flakeid's files ---------------------------------------------
+    # What flakeid keeps in the data directory beside PostgreSQL's own: the generators' state,
+    # back-fill's record of deep units and the prepared transactions' holdings (docs/OPERATIONS.md)
+    FILES = {'state': 'flakeid.state', 'deep': 'flakeid.deep', 'prepared': 'flakeid.prepared'}
+
+    def operator_check(self, node):
+        """What an operator runs after a start (docs/OPERATIONS.md): every
+        stateful generator, a back-fill into a past unit and a horizon.
+        Returns the first refusal as damaged (SQLSTATE class XX) as
+        (SQLSTATE, message, hint), or None; others (back-fill before a fresh
+        start: 55000) are recorded, and the check goes on.  The IDs given
+        are recorded as any call's."""
+        calls = [(f['format'], 'live', 'SELECT %s::text' % f['new']) for f in self.formats]
+        calls += [('snowflake', 'backfill', "SELECT snowflake_new_at(clock_timestamp() - interval '3 days')::text"),
+                  (None, None, 'SELECT sno_horizon()::text')]
+        with psycopg.connect(node.conninfo(connect_timeout=5), autocommit=True) as c:
+            c.execute("SET statement_timeout = '20s'")
+            origin = c.execute('SELECT inet_server_port(), pg_postmaster_start_time()::text, '
+                               'pg_backend_pid()').fetchone()
+            for fmt, how, sql in calls:
+                try:
+                    got = c.execute(sql).fetchone()[0]
+                except psycopg.Error as e:
+                    self.rec.error(e)
+                    if (e.sqlstate or '').startswith('XX'):
+                        return (e.sqlstate, e.diag.message_primary or '', e.diag.message_hint or '')
+                    continue
+                if fmt:
+                    self.rec.ids.append((fmt, got, how, origin, next(self.rec.seq), time.time(), None))
+        return None
+
+    def follow_hints(self, p, rec, moved=None):
+        """Restarts P and does what each refusal's hint says until nothing is
+        refused as damaged (at most three hints): flakeid.start_afresh for a
+        lost or damaged file (set back once the server is up), the very file
+        put back where it was moved (MOVED: its path and where it went), a
+        damaged flakeid.prepared removed.  A refusal left, or no hint to
+        follow, is a problem of the fault."""
+        conf = os.path.join(p.data, 'node.conf')
+        saved = open(conf).read()
+        followed = []
+        p.start()
+        p.wait_ready()
+        for _ in range(3):
+            refusal = self.operator_check(p)
+            if refusal is None:
+                break
+            rec.setdefault('refused', '%s %s' % (refusal[0], refusal[1][:80]))
+            hint = refusal[2]
+            p.stop('fast')
+            if moved and 'put that very file back' in hint and self.rng.random() < 0.5:
+                os.rename(moved[1], moved[0])
+                moved = None
+                followed.append('the file put back')
+            elif 'flakeid.start_afresh = on' in hint:
+                with open(conf, 'a') as f:
+                    f.write('flakeid.start_afresh = on\n')
+                followed.append('start afresh')
+                self.afresh = True
+            elif 'Remove the file' in hint:
+                os.unlink(os.path.join(p.data, self.FILES['prepared']))
+                followed.append('flakeid.prepared removed')
+            else:
+                p.start()
+                rec['problem'] = 'refused with %s, and the hint says nothing to do: %s' % (refusal[0], hint)
+                break
+            p.start()
+            p.wait_ready()
+            if followed[-1] == 'start afresh':
+                with open(conf, 'w') as f:     # "set flakeid.start_afresh = off again once the server is up"
+                    f.write(saved)
+                p.sql('SELECT pg_reload_conf()')
+        else:
+            refusal = self.operator_check(p)
+            if refusal is not None:
+                rec['problem'] = 'still refused after three hints followed: %s %s' % (refusal[0], refusal[1])
+        rec['hints followed'] = followed
+        return rec
+
+    def f_state_file_damaged_and_its_hint_followed(self):
+        """A careless operator's damage to one of flakeid's files on the
+        stopped primary (a byte changed, the file cut short, or moved away),
+        then what a start refuses and its hint says, followed to the
+        letter.  Generation refused as damaged (XX001) until then is the
+        design, excused by the checker in this fault's time only; what the
+        hints lead to must repeat nothing (a fresh start: 62 s ahead, and
+        back-fill before it refused with 55000)."""
+        p = self.s.primary
+        what = self.rng.choice(['state', 'state', 'deep', 'prepared'])
+        if what == 'deep' and self.afresh:
+            # (after a fresh start, back-fill before its floor, 62 s ahead, is refused with 55000 before
+            # the record of deep units is read: the operator's check could not see the damage)
+            what = 'state'
+        how = self.rng.choice(['a byte changed', 'cut short', 'moved away'] if what == 'state' else
+                              ['a byte changed', 'cut short'])
+        p.stop('fast')
+        path = os.path.join(p.data, self.FILES[what])
+        rec = {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True, 'damages_state': True,
+               'file': self.FILES[what], 'damage': how}
+        moved = None
+        if not os.path.exists(path):
+            with open(path, 'wb') as f:      # (none saved yet: a file of junk instead)
+                f.write(b'not flakeid\n')
+            rec['damage'] = 'junk written where there was none'
+        elif how == 'moved away':
+            moved = (path, path + '.moved')
+            os.rename(*moved)
+        else:
+            data = bytearray(open(path, 'rb').read())
+            if how == 'cut short' and len(data) > 1:
+                data = data[:self.rng.randint(1, len(data) - 1)]
+            elif data:
+                at = self.rng.randrange(min(len(data), 16))    # (the header: a torn last entry is no damage)
+                data[at] ^= 0x5a
+            with open(path, 'wb') as f:
+                f.write(bytes(data))
+        rec = self.follow_hints(p, rec, moved)
+        if 'refused' not in rec:
+            rec['problem'] = 'nothing was refused with %s %s' % (self.FILES[what], rec['damage'])
+        return rec
+
+    def f_older_state_file_restored(self):
+        """A careless operator's restore of an older copy of flakeid.state
+        and flakeid.deep (taken while the primary was stopped, a few seconds
+        of minting and back-fill before) into the stopped primary, against
+        the hint's "not an older copy"; then the hints that follow.  Taken,
+        it repeated thousands of IDs (the first run of this fault, on
+        6f9c3df); 1.4 refuses it by the seal of the last clean stop
+        (src/generator/state_seal.c), so a start that takes it is a problem."""
+        p = self.s.primary
+        p.stop('fast')
+        copies = {}
+        for name in (self.FILES['state'], self.FILES['deep']):
+            path = os.path.join(p.data, name)
+            if os.path.exists(path):
+                copies[name] = open(path, 'rb').read()
+        p.start()
+        p.wait_ready()
+        time.sleep(self.rng.uniform(2, 8))
+        p.stop('fast')
+        for name, data in copies.items():
+            with open(os.path.join(p.data, name), 'wb') as f:
+                f.write(data)
+        rec = {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True, 'damages_state': True,
+               'restored': sorted(copies)}
+        rec = self.follow_hints(p, rec)
+        if copies and 'refused' not in rec:
+            rec['problem'] = 'an older copy of %s was taken at start' % ', '.join(sorted(copies))
+        return rec
+
     def f_standby_crash(self):
         n = self.rng.choice([self.s.by_role('sync'), self.s.by_role('async')])
         n.kill_postmaster()
@@ -466,6 +618,7 @@ def run_history(seed, opt, formats, out):
     history = {'ids': rec.ids, 'outcome': rec.outcome, 'polls': rec.polls, 'backfills': rec.backfills,
                'calls': rec.calls, 'samples': rec.samples, 'promotions': faults.promotions,
                'memory': rec.memory, 'availability': rec.availability, 'errors': dict(rec.errors),
+               'internal': list(rec.internal),
                'faults': fault_records, 'final': final, 'problems': problems, 'end': time.time(),
                'ordered': {f['format']: f['ordered'] == 't' for f in formats}}
     violations, stats = checker.check(history)

@@ -149,7 +149,12 @@ ok(found(h, 'memory') == 1, 'a new process (another pid) starts its own count')
 
 h = clean(11)
 h['errors'] = {'XX001': 3, '54000': 2, 'OperationalError': 5}
+h['internal'] = [(1001.0, 'XX001'), (1002.0, 'XX001'), (1003.0, 'XX001')]
 ok(found(h, 'internal error') == 1, 'calls ending with XX001 are an internal error, other SQLSTATEs are not')
+h['faults'] = [{'kind': 'state file damaged and its hint followed', 't0': 1000.5, 't1': 1002.5, 'damages_state': True}]
+ok(found(h, 'internal error') == 1, 'one after the fault that damaged a state file still is')
+h['internal'] = h['internal'][:2]
+ok(found(h, 'internal error') == 0, 'but not while that fault held the file damaged')
 
 h = clean(8)
 h['problems'] = ['a: PANIC: something']

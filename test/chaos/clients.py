@@ -86,12 +86,15 @@ class Recorder:
         self.memory = []         # (t, node, process, pid, private resident kB)
         self.availability = []   # (fault kind, t fault ended, seconds until every generator issued, or None, what failed)
         self.errors = {}         # sqlstate or class -> count
+        self.internal = []       # (t, sqlstate) of each call ended with a SQLSTATE of class XX
         self.notes = []          # (t, text): unexpected client-side troubles
 
     def error(self, e):
         key = getattr(e, 'sqlstate', None) or type(e).__name__
         with self.lock:
             self.errors[key] = self.errors.get(key, 0) + 1
+            if key.startswith('XX'):
+                self.internal.append((time.time(), key))
 
 
 class Call:
