@@ -188,7 +188,7 @@ log_refusal(DeepRefusal refusal, const char *detail)
 
 /* the file read into the table; the refusal it calls for */
 static void
-load_record(const uint8 *bytes, size_t size, const uint64 *sealed_size)
+load_record(const uint8 *bytes, size_t size, const char *stale)
 {
 	LoadContext load = {&deep_shared->table, DEEP_USABLE, 0};
 	uint32		version = 0,
@@ -214,11 +214,9 @@ load_record(const uint8 *bytes, size_t size, const uint64 *sealed_size)
 		log_refusal(DEEP_DAMAGED,
 					psprintf("It is not the record that goes with \"flakeid.state\": its identifier is %u, the state names %u (a record of another cluster, or an older or newer copy).",
 							 file_id, deep_shared->named_id));
-	/* (appends keep the identifier: an older copy is told by its size, state_seal.h) */
-	else if (sealed_size != NULL && *sealed_size != size)
-		log_refusal(DEEP_DAMAGED,
-					psprintf("It is %zu bytes long, and was " UINT64_FORMAT " bytes when the last clean stop saved \"flakeid.state\": an older or a newer copy.",
-							 size, *sealed_size));
+	/* (appends keep the identifier: an older copy is told by the seal of the last clean stop) */
+	else if (stale != NULL)
+		log_refusal(DEEP_DAMAGED, stale);
 	else
 	{
 		deep_shared->file_id = file_id;
@@ -232,7 +230,7 @@ load_record(const uint8 *bytes, size_t size, const uint64 *sealed_size)
 }
 
 void
-deep_record_load(uint32 state_deep_record, const uint64 *sealed_size)
+deep_record_load(uint32 state_deep_record, const char *stale)
 {
 	size_t		size = 0;
 	uint8	   *bytes;
@@ -242,7 +240,7 @@ deep_record_load(uint32 state_deep_record, const uint64 *sealed_size)
 	bytes = durable_file_read_all(DEEP_RECORD_FILE, DEEP_FILE_MAX, &size);
 	if (bytes != NULL)
 	{
-		load_record(bytes, size, sealed_size);
+		load_record(bytes, size, stale);
 		pfree(bytes);
 	}
 	else if (errno != ENOENT)

@@ -34,11 +34,10 @@ extern void deep_record_init(void);
  * is damaged, newer, holds more units than the bound, or is missing although
  * the state names it makes back-fill of past units refuse
  * (deep_record_require) until an operator acts; live IDs are not concerned.
- * So does a file whose size is not `sealed_size` (if not NULL: the size the
- * clean stop this start follows left, state_seal.h), an older copy.  Never
- * raises.
+ * So does a file the caller found `stale` (if not NULL: why; state_seal.h),
+ * an older copy.  Never raises.
  */
-extern void deep_record_load(uint32 state_deep_record, const uint64 *sealed_size);
+extern void deep_record_load(uint32 state_deep_record, const char *stale);
 
 /*
  * The identifier of the flakeid.deep the state file is to name (0: none):

@@ -12,8 +12,6 @@
  */
 #include "postgres.h"
 
-#include <sys/stat.h>
-
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
@@ -364,7 +362,6 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 	OwnBounds	own;
 	int64	   *marks = own.marks;
 	bool		lowered = false;
-	struct stat deep_file;
 
 	if (!mark_state_usable())
 	{
@@ -380,8 +377,7 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 		}
 	current_state(&state, &own);
 	/* (sealed after a clean stop even if nothing was lowered: state_seal.c) */
-	if (state_save_at_stop(&state, lowered, deep_record_usable(),
-						   stat(DEEP_RECORD_FILE, &deep_file) == 0 ? (uint64) deep_file.st_size : 0) && lowered)
+	if (state_save_at_stop(&state, lowered, deep_record_usable(), state_seal_of_file(DEEP_RECORD_FILE)) && lowered)
 		ereport(LOG,
 				(errmsg("saved the generators' high-water mark %s at shutdown",
 						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(Max(marks[MARK_MONOTONIC], marks[MARK_SNO_FLAG0]),

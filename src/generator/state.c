@@ -22,7 +22,11 @@
  */
 #include "postgres.h"
 
+#include <time.h>
+#include <unistd.h>
+
 #include "access/xlog.h"
+#include "storage/fd.h"
 #include "utils/timestamp.h"
 
 #include "generator/clock.h"
@@ -217,11 +221,19 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	if (verdict != PERSISTED_FOREIGN &&
 		(detail = state_seal_stale(persisted.has_stop, persisted.stop_checkpoint, persisted.stop_deep_size)) != NULL)
 	{
+		/*
+		 * Set aside at once: only a start after a clean stop can tell, and a
+		 * start after a crash of this very lifetime (or an immediate stop)
+		 * would take the file.  Missing, it stays refused (the witness).
+		 */
+		char	   *aside = psprintf("%s.older-copy-" INT64_FORMAT "-%d", STATE_FILE, (int64) time(NULL), (int) getpid());
+
 		state_set_empty(state);
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the generator state file \"%s\" is not the one the last clean stop saved", STATE_FILE),
-				 errdetail_internal("%s Generation is refused.", detail)));
+				 errdetail_internal("%s Generation is refused, and the file is set aside as \"%s\".", detail,
+									durable_rename(STATE_FILE, aside, LOG) == 0 ? aside : "(it could not be renamed)")));
 		return STATE_LOAD_STALE;
 	}
 	if (verdict == PERSISTED_FOREIGN)

@@ -13,14 +13,17 @@
  *
  * So the postmaster, as it exits after a clean stop, saves the state once
  * more with a seal: the WAL position of the shutdown checkpoint, which
- * pg_control names and no later stop repeats, and flakeid.deep's size.  At
- * the next start, where pg_control says the server stopped cleanly and no
- * recovery is asked for (the start replays nothing), a file of 1.4 whose
- * seal is not that checkpoint's (an older copy, or one saved while the
- * server ran) is refused, and so is a flakeid.deep of another size than
- * the seal's (deep_record.c: back-fill into past units only): put back the
- * files that stop saved, or start afresh.  Every save while the server
- * runs writes the seal as 0, so a copy taken then is told apart too.
+ * pg_control names and no later stop repeats, and a hash of flakeid.deep's
+ * bytes (state_seal_of_file).  At the next start, where pg_control says the
+ * server stopped cleanly (the start replays nothing before that checkpoint,
+ * archive recovery included), a file of 1.4 whose seal is not that
+ * checkpoint's (an older copy, or one saved while the server ran) is
+ * refused and set aside at once (state.c: a later start, after a crash of
+ * this lifetime or an immediate stop, would not know to refuse it, and finds
+ * it missing), and a flakeid.deep of other bytes than the seal's refuses
+ * back-fill into past units (resume.c).  The way on: the files that stop
+ * saved, or a fresh start.  Every save while the server runs writes the
+ * seal as 0, so a copy taken then is told apart too.
  *
  * A lifetime that refused generation for its state file (missing, damaged,
  * an older copy) issued nothing, so the very file that stop sealed is still
@@ -28,16 +31,18 @@
  * ID from the stop at A to the stop at B", which the next start honours for
  * a file sealed A, and extends over another such lifetime.  A lifetime
  * whose flakeid.deep could not be used back-filled into no past unit, so its
- * seal keeps the size the loaded seal had.
+ * seal keeps the one the loaded seal had.
  *
  * Not covered, and said so in docs/OPERATIONS.md: a start after a crash or
- * an immediate stop (pg_control says in production: the saves after the
+ * an immediate stop of a lifetime that took its file (the saves after the
  * redo point are replayed, those before it are not, and the WAL before it
- * may be gone), a standby (it replays its primary's saves from its own
- * restartpoint), a file of 1.3 (no seal), and pg_resetwal, whose new
- * checkpoint no save has seen (the file is refused as a copy: start
- * afresh).  A failed save at the stop (a full disk) leaves the earlier
- * file, refused at the next start the same way: the safe side.
+ * may be gone), a standby started with standby.signal (it replays its
+ * primary's saves from its own restartpoint), a file of 1.3 (no seal), a
+ * file-level backup restored over the data directory in place (its
+ * pg_control comes with it).  Refused though the file is the latest:
+ * after pg_resetwal (a checkpoint no save has seen), and after a stop whose
+ * save failed or was cut short (the postmaster killed between the shutdown
+ * checkpoint and this save): the safe side, and the way on is a fresh start.
  */
 #include "postgres.h"
 
@@ -45,6 +50,7 @@
 
 #include "catalog/pg_control.h"
 #include "common/controldata_utils.h"
+#include "common/hashfn.h"
 #include "miscadmin.h"
 
 #include "generator/durable_file.h"
@@ -104,8 +110,30 @@ state_seal_start(void)
 	loaded_sealed = false;
 	loaded_deep_size = 0;
 	sealed_stop_taken = false;
-	/* (a start that replays nothing: pg_control says shut down, and no recovery is asked for) */
-	started_at_stop = stat("standby.signal", &st) == 0 || stat("recovery.signal", &st) == 0 ? 0 : clean_stop_checkpoint();
+	/*
+	 * (a start after a clean stop replays nothing before its checkpoint, archive recovery included;
+	 * a standby replays its primary's saves from its own restartpoint: not covered)
+	 */
+	started_at_stop = stat("standby.signal", &st) == 0 ? 0 : clean_stop_checkpoint();
+}
+
+uint64
+state_seal_of_file(const char *path)
+{
+	size_t		size = 0;
+	uint8	   *bytes = durable_file_read_all(path, STATE_SEAL_READ_MAX, &size);
+	uint64		seal;
+
+	if (bytes == NULL)
+		return errno == ENOENT ? 0 : UINT64_MAX;	/* (unreadable: a seal no file has) */
+	/*
+	 * Not a CRC: flakeid.deep is a header and entries that each end with
+	 * their own CRC-32C, and a CRC over whole codewords does not depend on
+	 * their contents (every file of that many entries would seal alike).
+	 */
+	seal = hash_bytes_extended(bytes, (int) size, (uint64) size);
+	pfree(bytes);
+	return seal;
 }
 
 bool
@@ -152,7 +180,7 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 	if (!has_stop || started_at_stop == 0)
 		return NULL;
 	if (checkpoint == 0)
-		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved while a server ran, before that stop: an older copy, or the save at that stop failed.",
+		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved while a server ran, before that stop: an older copy, or the save at that stop failed or was cut short (the postmaster killed after its shutdown checkpoint).",
 						LSN_FORMAT_ARGS(started_at_stop));
 	if (checkpoint != started_at_stop && !(read_passed(&from, &to) && from == checkpoint && to == started_at_stop))
 		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved at an earlier clean stop, at %X/%X: an older copy.",

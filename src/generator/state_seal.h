@@ -8,15 +8,25 @@
 
 #include "postgres.h"
 
+/* the largest flakeid.deep a seal reads (its own bound is lower) */
+#define STATE_SEAL_READ_MAX		((size_t) 64 * 1024 * 1024)
+
+/*
+ * What seals a file's bytes: a 64-bit hash of them, seeded with their size;
+ * 0 for no file, UINT64_MAX for one that cannot be read.  flakeid.deep is
+ * sealed so: appends keep its identifier, and a rewrite its size.
+ */
+extern uint64 state_seal_of_file(const char *path);
+
 /* at start, in the postmaster, before the file is read: notes the clean stop it starts from */
 extern void state_seal_start(void);
 
 /*
  * In the postmaster as it exits: true where pg_control says this primary
  * stopped cleanly and flakeid.state exists, with the shutdown checkpoint's
- * WAL position and the size of flakeid.deep to seal the file with: its
- * size now (`deep_size_now`, 0: none) if this lifetime could use it
- * (`deep_used`), else the size the loaded file's seal had (it was not
+ * WAL position and the seal of flakeid.deep (state_seal_of_file) to seal
+ * the file with: its seal now (`deep_size_now`) if this lifetime could use
+ * it (`deep_used`), else the one the loaded file's seal had (it was not
  * written to).
  */
 extern bool state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uint64 *deep_size);
@@ -37,7 +47,7 @@ extern const char *state_seal_stale(bool has_stop, uint64 checkpoint, uint64 dee
 
 /*
  * Once the file is read: true where it is the one the clean stop this start
- * follows sealed, with flakeid.deep's size then; false where nothing says.
+ * follows sealed, with flakeid.deep's seal then; false where nothing says.
  */
 extern bool state_seal_deep_size(uint64 *size);
 
