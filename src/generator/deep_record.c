@@ -28,6 +28,7 @@
 #include "generator/durable_file.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
+#include "generator/state_seal.h"
 #include "generator/table.h"
 #include "generator/wal_record.h"
 
@@ -188,7 +189,7 @@ log_refusal(DeepRefusal refusal, const char *detail)
 
 /* the file read into the table; the refusal it calls for */
 static void
-load_record(const uint8 *bytes, size_t size, const char *stale)
+load_record(const uint8 *bytes, size_t size, const uint64 *sealed)
 {
 	LoadContext load = {&deep_shared->table, DEEP_USABLE, 0};
 	uint32		version = 0,
@@ -215,8 +216,8 @@ load_record(const uint8 *bytes, size_t size, const char *stale)
 					psprintf("It is not the record that goes with \"flakeid.state\": its identifier is %u, the state names %u (a record of another cluster, or an older or newer copy).",
 							 file_id, deep_shared->named_id));
 	/* (appends keep the identifier: an older copy is told by the seal of the last clean stop) */
-	else if (stale != NULL)
-		log_refusal(DEEP_DAMAGED, stale);
+	else if (sealed != NULL && state_seal_of_bytes(bytes, size) != *sealed)
+		log_refusal(DEEP_DAMAGED, state_seal_set_aside(DEEP_RECORD_FILE, "It is not the file the last clean stop left beside \"flakeid.state\" (its bytes differ): an older or a newer copy."));
 	else
 	{
 		deep_shared->file_id = file_id;
@@ -230,7 +231,7 @@ load_record(const uint8 *bytes, size_t size, const char *stale)
 }
 
 void
-deep_record_load(uint32 state_deep_record, const char *stale)
+deep_record_load(uint32 state_deep_record, const uint64 *sealed)
 {
 	size_t		size = 0;
 	uint8	   *bytes;
@@ -240,7 +241,7 @@ deep_record_load(uint32 state_deep_record, const char *stale)
 	bytes = durable_file_read_all(DEEP_RECORD_FILE, DEEP_FILE_MAX, &size);
 	if (bytes != NULL)
 	{
-		load_record(bytes, size, stale);
+		load_record(bytes, size, sealed);
 		pfree(bytes);
 	}
 	else if (errno != ENOENT)

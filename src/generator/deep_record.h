@@ -34,10 +34,11 @@ extern void deep_record_init(void);
  * is damaged, newer, holds more units than the bound, or is missing although
  * the state names it makes back-fill of past units refuse
  * (deep_record_require) until an operator acts; live IDs are not concerned.
- * So does a file the caller found `stale` (if not NULL: why; state_seal.h),
- * an older copy.  Never raises.
+ * So does a file whose bytes are not those `sealed` names (if not NULL: the
+ * seal of the clean stop this start follows, state_seal.h), an older copy,
+ * which is set aside.  Never raises.
  */
-extern void deep_record_load(uint32 state_deep_record, const char *stale);
+extern void deep_record_load(uint32 state_deep_record, const uint64 *sealed);
 
 /*
  * The identifier of the flakeid.deep the state file is to name (0: none):

@@ -19,6 +19,7 @@
 #include "generator/clock.h"
 #include "generator/deep_record.h"
 #include "generator/marks_setup.h"
+#include "generator/state_seal.h"
 #include "generator/state_witness.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
@@ -169,6 +170,7 @@ start_state_afresh(FlakeidPersisted *saved)
 	saved->own.backfill_floor = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
 	if (!state_save(saved, LOG))
 		return false;
+	state_seal_forget();		/* (a refusal of an older copy ends here) */
 	/* timestamptz_to_str returns a static buffer: one call per message part */
 	strlcpy(resume, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[0])), sizeof(resume));
 	ereport(LOG,
@@ -205,6 +207,7 @@ mark_backfill_afresh(FlakeidPersisted *saved)
 	/* the floor first; then the new record, which the state names (mark_name_deep_record) */
 	if (!state_save(saved, LOG) || !deep_record_start_afresh())
 		return;
+	state_seal_forget();		/* (a refusal of an older flakeid.deep ends here) */
 	ereport(LOG,
 			(errmsg("back-fill before %s is refused: its record of deep units was lost",
 					timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),

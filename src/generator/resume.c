@@ -96,9 +96,7 @@ resume_at_start(void)
 
 	mark_load_state(&saved);
 	/* (an older copy of flakeid.deep beside the state the last clean stop sealed: state_seal.h) */
-	deep_record_load(saved.deep_record,
-					 state_seal_deep_size(&sealed_deep) && state_seal_of_file(DEEP_RECORD_FILE) != sealed_deep ?
-					 "It is not the file the last clean stop left beside \"flakeid.state\" (its bytes differ): an older or a newer copy." : NULL);
+	deep_record_load(saved.deep_record, state_seal_deep_size(&sealed_deep) ? &sealed_deep : NULL);
 	mark_backfill_afresh(&saved);
 	mark_take_over_copy(&saved);
 	mark_name_deep_record(&saved);

@@ -22,11 +22,7 @@
  */
 #include "postgres.h"
 
-#include <time.h>
-#include <unistd.h>
-
 #include "access/xlog.h"
-#include "storage/fd.h"
 #include "utils/timestamp.h"
 
 #include "generator/clock.h"
@@ -222,18 +218,15 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 		(detail = state_seal_stale(persisted.has_stop, persisted.stop_checkpoint, persisted.stop_deep_size)) != NULL)
 	{
 		/*
-		 * Set aside at once: only a start after a clean stop can tell, and a
-		 * start after a crash of this very lifetime (or an immediate stop)
-		 * would take the file.  Missing, it stays refused (the witness).
+		 * Set aside at once (not in ereport's arguments: those are not
+		 * evaluated when LOG goes nowhere): missing, it stays refused.
 		 */
-		char	   *aside = psprintf("%s.older-copy-" INT64_FORMAT "-%d", STATE_FILE, (int64) time(NULL), (int) getpid());
-
+		detail = state_seal_set_aside(STATE_FILE, detail);
 		state_set_empty(state);
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the generator state file \"%s\" is not the one the last clean stop saved", STATE_FILE),
-				 errdetail_internal("%s Generation is refused, and the file is set aside as \"%s\".", detail,
-									durable_rename(STATE_FILE, aside, LOG) == 0 ? aside : "(it could not be renamed)")));
+				 errdetail_internal("%s Generation is refused.", detail)));
 		return STATE_LOAD_STALE;
 	}
 	if (verdict == PERSISTED_FOREIGN)
@@ -280,7 +273,7 @@ bool
 state_save(const FlakeidPersisted *state, int elevel)
 {
 	/* (a save while the server runs: sealed with 0, so that a copy of it is told from a stop's) */
-	return save(state, elevel, 0, 0);
+	return save(state, elevel, state_seal_for_save(), state_seal_for_save() == 0 ? 0 : state_seal_of_file("flakeid.deep"));
 }
 
 bool

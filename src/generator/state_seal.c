@@ -47,20 +47,33 @@
 #include "postgres.h"
 
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "catalog/pg_control.h"
 #include "common/controldata_utils.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 
 #include "generator/durable_file.h"
 #include "generator/state_seal.h"
 
 #define PASSED_FILE		"flakeid.state.passed"
 #define PASSED_TEXT		"flakeid issued no ID from the clean stop at %X/%X to the clean stop at %X/%X\n"
+#define EXPECTED_FILE	"flakeid.state.expected"
+#define EXPECTED_TEXT	"flakeid takes only the state file the clean stop at %X/%X sealed\n"
 
-/* in the postmaster, from the start: the clean stop it started from (0: none), the loaded file's seal */
+/*
+ * In the postmaster: the stop whose seal the file must carry at this start
+ * (0: none asked), the clean stop the postmaster first started from (kept
+ * across the restarts of shared memory after a crash), the loaded file's
+ * seal.
+ */
 static uint64 started_at_stop = 0;
+static uint64 clean_start = 0;	/* pg_control's clean stop at this start (not a refusal's) */
+static uint64 first_stop = 0;
+static bool first_start_done = false;
 static bool loaded_sealed = false;
 static uint64 loaded_deep_size = 0;
 static bool sealed_stop_taken = false;	/* the file is the one the stop it started from sealed */
@@ -79,6 +92,31 @@ clean_stop_checkpoint(void)
 		checkpoint = control->checkPoint;
 	pfree(control);
 	return checkpoint;
+}
+
+/* the stop a refusal expects the file sealed by (EXPECTED_FILE), or false without one */
+static bool
+read_expected(uint64 *at)
+{
+	uint8		text[200];
+	size_t		size;
+	unsigned int hi,
+				lo;
+
+	if (durable_file_read(EXPECTED_FILE, text, sizeof(text) - 1, &size) != DURABLE_READ_OK)
+		return false;
+	text[size] = '\0';
+	if (sscanf((char *) text, EXPECTED_TEXT, &hi, &lo) != 2)
+		return false;
+	*at = ((uint64) hi << 32) | lo;
+	return true;
+}
+
+static void
+forget(const char *path)
+{
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not remove file \"%s\": %m", path)));
 }
 
 /* the note's two stops, or false without one */
@@ -114,7 +152,59 @@ state_seal_start(void)
 	 * (a start after a clean stop replays nothing before its checkpoint, archive recovery included;
 	 * a standby replays its primary's saves from its own restartpoint: not covered)
 	 */
-	started_at_stop = stat("standby.signal", &st) == 0 ? 0 : clean_stop_checkpoint();
+	started_at_stop = clean_start = stat("standby.signal", &st) == 0 ? 0 : clean_stop_checkpoint();
+	if (!first_start_done)
+	{
+		first_stop = started_at_stop;
+		first_start_done = true;
+	}
+	/*
+	 * (after a crash or an immediate stop of a lifetime that refused a file:
+	 * what that refusal expects, so that a file put back meanwhile, or left,
+	 * is not taken unchecked)
+	 */
+	if (started_at_stop == 0 && stat("standby.signal", &st) != 0)
+		(void) read_expected(&started_at_stop);
+}
+
+uint64
+state_seal_for_save(void)
+{
+	/*
+	 * A save in the postmaster is made at start, before anything is issued
+	 * (the exit's is sealed apart): sealed by the stop it starts from, so
+	 * that a start that then fails does not leave a file the next start
+	 * refuses.  A save while the server runs: 0.
+	 */
+	return IsUnderPostmaster ? 0 : clean_start;
+}
+
+void
+state_seal_refuse(void)
+{
+	char	   *text;
+
+	if (started_at_stop == 0)
+		return;
+	text = psprintf(EXPECTED_TEXT, LSN_FORMAT_ARGS(started_at_stop));
+	(void) durable_file_write(EXPECTED_FILE, text, strlen(text), LOG);
+}
+
+void
+state_seal_forget(void)
+{
+	forget(EXPECTED_FILE);
+}
+
+uint64
+state_seal_of_bytes(const uint8 *bytes, size_t size)
+{
+	/*
+	 * Not a CRC: flakeid.deep is a header and entries that each end with
+	 * their own CRC-32C, and a CRC over whole codewords does not depend on
+	 * their contents (every file of that many entries would seal alike).
+	 */
+	return hash_bytes_extended(bytes, (int) size, (uint64) size);
 }
 
 uint64
@@ -126,14 +216,19 @@ state_seal_of_file(const char *path)
 
 	if (bytes == NULL)
 		return errno == ENOENT ? 0 : UINT64_MAX;	/* (unreadable: a seal no file has) */
-	/*
-	 * Not a CRC: flakeid.deep is a header and entries that each end with
-	 * their own CRC-32C, and a CRC over whole codewords does not depend on
-	 * their contents (every file of that many entries would seal alike).
-	 */
-	seal = hash_bytes_extended(bytes, (int) size, (uint64) size);
+	seal = state_seal_of_bytes(bytes, size);
 	pfree(bytes);
 	return seal;
+}
+
+const char *
+state_seal_set_aside(const char *path, const char *why)
+{
+	char	   *aside = psprintf("%s.older-copy-" INT64_FORMAT "-%d", path, (int64) time(NULL), (int) getpid());
+	bool		set_aside = durable_rename(path, aside, LOG) == 0;
+
+	state_seal_refuse();
+	return psprintf("%s It is set aside as \"%s\".", why, set_aside ? aside : "(it could not be renamed)");
 }
 
 bool
@@ -146,9 +241,9 @@ state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uin
 		return false;
 	/* (flakeid.deep unused in this lifetime: as the loaded seal had it) */
 	*deep_size = deep_used || !loaded_sealed ? deep_size_now : loaded_deep_size;
-	/* (the note is for a file sealed before: this one is sealed now; a failed save is refused anyway) */
-	if (unlink(PASSED_FILE) != 0 && errno != ENOENT)
-		ereport(LOG, (errcode_for_file_access(), errmsg("could not remove file \"%s\": %m", PASSED_FILE)));
+	/* (the notes are of a file sealed before: this one is sealed now; a failed save is refused anyway) */
+	forget(PASSED_FILE);
+	forget(EXPECTED_FILE);
 	return true;
 }
 
@@ -160,11 +255,12 @@ state_seal_refused_stop(void)
 	uint64		stopped_at;
 	char	   *text;
 
-	if (started_at_stop == 0 || (stopped_at = clean_stop_checkpoint()) == 0 || stopped_at == started_at_stop)
+	/* (from the clean stop the postmaster first started from: a crash since changed nothing issued) */
+	if (first_stop == 0 || (stopped_at = clean_stop_checkpoint()) == 0 || stopped_at == first_stop)
 		return;
 	/* (over another such lifetime, the note goes on from where it began) */
-	if (!read_passed(&from, &to) || to != started_at_stop)
-		from = started_at_stop;
+	if (!read_passed(&from, &to) || to != first_stop)
+		from = first_stop;
 	text = psprintf(PASSED_TEXT, LSN_FORMAT_ARGS(from), LSN_FORMAT_ARGS(stopped_at));
 	(void) durable_file_write(PASSED_FILE, text, strlen(text), LOG);
 }
@@ -186,6 +282,7 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved at an earlier clean stop, at %X/%X: an older copy.",
 						LSN_FORMAT_ARGS(started_at_stop), LSN_FORMAT_ARGS(checkpoint));
 	sealed_stop_taken = true;
+	forget(EXPECTED_FILE);		/* (taken: from here on, as any file taken at start) */
 	return NULL;
 }
 

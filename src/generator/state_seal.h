@@ -17,6 +17,15 @@
  * sealed so: appends keep its identifier, and a rewrite its size.
  */
 extern uint64 state_seal_of_file(const char *path);
+extern uint64 state_seal_of_bytes(const uint8 *bytes, size_t size);
+
+/*
+ * At start, a file refused as an older copy: renamed aside at once (a
+ * later start after a crash would not know to refuse it), the refusal kept
+ * for later starts (state_seal_refuse); returns the log's detail, `why`
+ * followed by where the file went.  Never raises.
+ */
+extern const char *state_seal_set_aside(const char *path, const char *why);
 
 /* at start, in the postmaster, before the file is read: notes the clean stop it starts from */
 extern void state_seal_start(void);
@@ -30,6 +39,19 @@ extern void state_seal_start(void);
  * written to).
  */
 extern bool state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uint64 *deep_size);
+
+/*
+ * At a refusal of an older copy (the state file or flakeid.deep, set aside
+ * by the caller): every later start, after a crash or an immediate stop
+ * too, takes only a file sealed by the stop this start expected, until a
+ * clean stop seals one anew or the generators start afresh
+ * (state_seal_forget).  Never raises.
+ */
+extern void state_seal_refuse(void);
+
+/* the seal of a save other than the exit's: the start's clean stop in the postmaster, else 0 */
+extern uint64 state_seal_for_save(void);
+extern void state_seal_forget(void);
 
 /*
  * In the postmaster as it exits, when the state file was refused in this

@@ -116,6 +116,11 @@ is(sqlstate_of($node, "SELECT snowflake_new_at('2024-01-01 00:00:00.002+00')"), 
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'ok', '... live IDs are not concerned');
 ok(log_count($node, qr/It is not the file the last clean stop left beside "flakeid.state" \(its bytes differ\)/) == 1,
 	'the log says why');
+# (eb8c67c took it after an immediate stop and a start: the deep check ran only after a clean stop)
+$node->stop('immediate');
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.002+00'), 'again' FROM generate_series(1, 1000)"),
+	'XX001', '... and after an immediate stop and a start: still refused, nothing given again');
 
 # 6. A copy taken while the server ran (sealed with 0), put back after a clean stop: refused.
 $node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
@@ -130,8 +135,9 @@ $node->stop('fast');
 put_back('flakeid.state');
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a copy taken while the server ran, put back after a clean stop: refused');
-ok(log_count($node, qr/the file was saved while a server ran, before that stop: an older copy/) == 1,
-	'the log says it was saved while a server ran');
+# (saved by the renewer, or by the start itself, sealed by the stop it started from)
+ok(log_count($node, qr/the file was saved while a server ran, before that stop: an older copy|the file was saved at an earlier clean stop/) >= 2,
+	'the log says it was saved before that stop');
 
 # 7. An older flakeid.deep of the very size the stop left: a rewrite keeps the size of fewer entries
 #    (the reviewer's and the auditor's probes: 954 of 1,000 given again); here the entries the second
@@ -180,6 +186,70 @@ $node->start;
 $node->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'recovery did not end';
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.004+00'), 'again' FROM generate_series(1, 1000)"),
 	'XX001', 'an older copy and archive recovery: refused (5f5ac47 gave the 1,000 again)');
+
+# 9. Round 2's findings.  (a) With log_min_messages = fatal the older copy is set aside as well (eb8c67c
+#    renamed it in ereport's arguments, not evaluated then), and an immediate stop does not take it.
+$afresh->();
+$node->append_conf('postgresql.conf', "log_min_messages = fatal\n");
+$node->restart;
+$node->stop('fast');
+keep('flakeid.state', 'flakeid.deep');
+$node->start;
+sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.006+00'), 'before' FROM generate_series(1, 1000)");
+$node->stop('fast');
+put_back('flakeid.state', 'flakeid.deep');
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'log_min_messages = fatal: the older copy is refused');
+ok(!-e "$datadir/flakeid.state", '... and set aside');
+$node->stop('immediate');
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.006+00'), 'again' FROM generate_series(1, 1000)"),
+	'XX001', '... and after an immediate stop: still refused');
+# (b) the older copy put back while the refusing server runs, then an immediate stop: refused (it
+#     is not the file the refusal expects); (c) the very file then, after a crash in the refused
+#     lifetime and a clean stop: taken (eb8c67c refused it: the crash had forgotten where it started)
+put_back('flakeid.state');
+$node->stop('immediate');
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.006+00'), 'again' FROM generate_series(1, 1000)"),
+	'XX001', 'an older copy put back while refused, then an immediate stop: still refused');
+$node->stop('fast');
+is(system('cp', "$datadir/../flakeid.state.copy", "$datadir/../flakeid.state.older"), 0, 'the older copy kept');
+$afresh->();    # (a file of its own again: the very file of the next stop is what part (c) puts back)
+$node->stop('fast');
+keep('flakeid.state', 'flakeid.deep');
+File::Copy::copy("$datadir/../flakeid.state.older", "$datadir/flakeid.state") or die $!;
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'refused again');
+my $victim2 = psql_start($node, "SET application_name = 'victim2'; SELECT pg_sleep(300)");
+my $pid2;
+poll_until(sub { $pid2 = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim2'") }) or die 'no victim';
+kill 'KILL', $pid2;
+psql_finish($victim2);
+$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+$node->stop('fast');
+put_back('flakeid.state', 'flakeid.deep');
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)"), 'ok',
+	'the very file put back after a refused lifetime with a crash in it: taken');
+# (d) a save at start, then a start that fails: the next start takes the file (eb8c67c refused it)
+$node->stop('fast');
+put_back('flakeid.state');      # (an older copy again: refused, and started afresh below)
+$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+PostgreSQL::Test::Utils::append_to_file("$datadir/recovery.signal", '');
+my $conf_text = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf");
+open(my $cf, '>', "$datadir/postgresql.conf") or die $!;
+print $cf ($conf_text =~ s/restore_command = 'false'\n//gr);
+close $cf;
+ok(!$node->start(fail_ok => 1), 'a start afresh with recovery.signal and no restore_command fails');
+unlink("$datadir/recovery.signal");
+$conf_text = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
+open($cf, '>', "$datadir/postgresql.conf") or die $!;
+print $cf $conf_text;
+close $cf;
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)"), 'ok',
+	'the next start takes the file the failed start saved afresh');
 
 is(sql("SELECT count(*) - count(DISTINCT id) FROM ids"), '0', 'no ID in the table twice');
 $node->stop;
