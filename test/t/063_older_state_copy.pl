@@ -26,6 +26,24 @@ sub put_back    # put_back(NAME...): those copies, over the files
 {
 	File::Copy::copy("$datadir/../$_.copy", "$datadir/$_") or die "$_: $!" for @_;
 }
+sub older_copy_back    # older_copy_back(TIME, NAME...): copies at a clean stop, 1,000 back-filled at TIME, then the copies back
+{
+	my ($time, @names) = @_;
+	$node->stop('fast');
+	keep(@names);
+	$node->start;
+	sql("INSERT INTO ids SELECT snowflake_new_at('$time'), 'before' FROM generate_series(1, 1000)");
+	$node->stop('fast');
+	put_back(@names);
+}
+sub conf_without    # conf_without(LINE...): postgresql.conf without those lines (a setting taken back)
+{
+	my $text = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf");
+	$text =~ s/^\Q$_\E\n//gm for @_;
+	open(my $fh, '>', "$datadir/postgresql.conf") or die $!;
+	print $fh $text;
+	close $fh;
+}
 # (back-fill into one millisecond deeper than every unit's share: a deep unit of its own, flakeid.deep)
 my $ms = "'2024-01-01 00:00:00.001+00'";
 sub backfill { sql("INSERT INTO ids SELECT snowflake_new_at($ms), '$_[0]' FROM generate_series(1, $_[1])"); }
@@ -86,10 +104,7 @@ is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at($ms), 'again'"), 
 # (the operator's opt-in, for the back-fill below: no ID back-filled before meets it, in other milliseconds)
 sql('ALTER SYSTEM SET flakeid.accept_backfill_loss = on');
 sql('SELECT pg_reload_conf()');
-my $conf = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
-open(my $fh, '>', "$datadir/postgresql.conf") or die $!;
-print $fh $conf;
-close $fh;
+conf_without('flakeid.start_afresh = on');
 
 # 4. Every ordinary stop and start is taken: a clean stop after minting, one with nothing minted,
 #    an immediate stop (a crash: not checked), and a stop of each mode in turn.
@@ -125,10 +140,7 @@ is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00
 # 6. A copy taken while the server ran (sealed with 0), put back after a clean stop: refused.
 $node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 $node->restart;
-$conf = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
-open($fh, '>', "$datadir/postgresql.conf") or die $!;
-print $fh $conf;
-close $fh;
+conf_without('flakeid.start_afresh = on');
 sql("INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)");
 keep('flakeid.state');
 $node->stop('fast');
@@ -147,10 +159,7 @@ my $afresh = sub
 {
 	$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 	$node->restart;
-	my $c = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
-	open(my $out, '>', "$datadir/postgresql.conf") or die $!;
-	print $out $c;
-	close $out;
+	conf_without('flakeid.start_afresh = on');
 };
 $afresh->();
 sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.010+00'::timestamptz + u * interval '1 ms'), 'deep'
@@ -174,12 +183,7 @@ is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00
 
 # 8. An older copy put back, and a start that asks for archive recovery (recovery.signal): refused.
 $afresh->();
-$node->stop('fast');
-keep('flakeid.state', 'flakeid.deep');
-$node->start;
-sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.004+00'), 'before' FROM generate_series(1, 1000)");
-$node->stop('fast');
-put_back('flakeid.state', 'flakeid.deep');
+older_copy_back('2024-01-01 00:00:00.004+00', 'flakeid.state', 'flakeid.deep');
 $node->append_conf('postgresql.conf', "restore_command = 'false'\n");
 PostgreSQL::Test::Utils::append_to_file("$datadir/recovery.signal", '');
 $node->start;
@@ -192,12 +196,7 @@ is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00
 $afresh->();
 $node->append_conf('postgresql.conf', "log_min_messages = fatal\n");
 $node->restart;
-$node->stop('fast');
-keep('flakeid.state', 'flakeid.deep');
-$node->start;
-sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.006+00'), 'before' FROM generate_series(1, 1000)");
-$node->stop('fast');
-put_back('flakeid.state', 'flakeid.deep');
+older_copy_back('2024-01-01 00:00:00.006+00', 'flakeid.state', 'flakeid.deep');
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'log_min_messages = fatal: the older copy is refused');
 ok(!-e "$datadir/flakeid.state", '... and set aside');
@@ -237,16 +236,10 @@ $node->stop('fast');
 put_back('flakeid.state');      # (an older copy again: refused, and started afresh below)
 $node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 PostgreSQL::Test::Utils::append_to_file("$datadir/recovery.signal", '');
-my $conf_text = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf");
-open(my $cf, '>', "$datadir/postgresql.conf") or die $!;
-print $cf ($conf_text =~ s/restore_command = 'false'\n//gr);
-close $cf;
+conf_without("restore_command = 'false'");
 ok(!$node->start(fail_ok => 1), 'a start afresh with recovery.signal and no restore_command fails');
 unlink("$datadir/recovery.signal");
-$conf_text = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf") =~ s/flakeid.start_afresh = on\n//gr;
-open($cf, '>', "$datadir/postgresql.conf") or die $!;
-print $cf $conf_text;
-close $cf;
+conf_without('flakeid.start_afresh = on');
 $node->start;
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)"), 'ok',
 	'the next start takes the file the failed start saved afresh');
