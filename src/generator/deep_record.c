@@ -217,7 +217,7 @@ load_record(const uint8 *bytes, size_t size, const uint64 *sealed)
 							 file_id, deep_shared->named_id));
 	/* (appends keep the identifier: an older copy is told by the seal of the last clean stop) */
 	else if (sealed != NULL && state_seal_of_bytes(bytes, size) != *sealed)
-		log_refusal(DEEP_DAMAGED, state_seal_set_aside(DEEP_RECORD_FILE, "It is not the file the last clean stop left beside \"flakeid.state\" (its bytes differ): an older or a newer copy."));
+		log_refusal(DEEP_DAMAGED, state_seal_set_aside(DEEP_RECORD_FILE, "It is not the file the last clean stop left beside \"flakeid.state\" (its bytes differ): an older or a newer copy.", false));
 	else
 	{
 		deep_shared->file_id = file_id;

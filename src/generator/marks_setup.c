@@ -312,6 +312,8 @@ mark_load_state(FlakeidPersisted *saved)
 		mark_shared->state_refusal = STATE_USABLE;
 	else if (mark_shared->state_refusal != STATE_USABLE)
 		state_set_empty(saved);
+	if (mark_shared->state_refusal == STATE_USABLE)
+		state_seal_usable();
 	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);

@@ -221,7 +221,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 		 * Set aside at once (not in ereport's arguments: those are not
 		 * evaluated when LOG goes nowhere): missing, it stays refused.
 		 */
-		detail = state_seal_set_aside(STATE_FILE, detail);
+		detail = state_seal_set_aside(STATE_FILE, detail, true);
 		state_set_empty(state);
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),

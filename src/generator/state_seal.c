@@ -74,6 +74,7 @@ static uint64 started_at_stop = 0;
 static uint64 clean_start = 0;	/* pg_control's clean stop at this start (not a refusal's) */
 static uint64 first_stop = 0;
 static bool first_start_done = false;
+static bool taken_once = false;	/* a file was taken in this postmaster's life: IDs may have been issued */
 static bool loaded_sealed = false;
 static uint64 loaded_deep_size = 0;
 static bool sealed_stop_taken = false;	/* the file is the one the stop it started from sealed */
@@ -153,11 +154,6 @@ state_seal_start(void)
 	 * a standby replays its primary's saves from its own restartpoint: not covered)
 	 */
 	started_at_stop = clean_start = stat("standby.signal", &st) == 0 ? 0 : clean_stop_checkpoint();
-	if (!first_start_done)
-	{
-		first_stop = started_at_stop;
-		first_start_done = true;
-	}
 	/*
 	 * (after a crash or an immediate stop of a lifetime that refused a file:
 	 * what that refusal expects, so that a file put back meanwhile, or left,
@@ -165,6 +161,12 @@ state_seal_start(void)
 	 */
 	if (started_at_stop == 0 && stat("standby.signal", &st) != 0)
 		(void) read_expected(&started_at_stop);
+	/* (the expected stop too: no ID was issued since it, the lifetimes between refused) */
+	if (!first_start_done)
+	{
+		first_stop = started_at_stop;
+		first_start_done = true;
+	}
 }
 
 uint64
@@ -176,7 +178,7 @@ state_seal_for_save(void)
 	 * that a start that then fails does not leave a file the next start
 	 * refuses.  A save while the server runs: 0.
 	 */
-	return IsUnderPostmaster ? 0 : clean_start;
+	return IsUnderPostmaster || !IsPostmasterEnvironment ? 0 : clean_start;	/* (single-user mode issues) */
 }
 
 void
@@ -188,6 +190,12 @@ state_seal_refuse(void)
 		return;
 	text = psprintf(EXPECTED_TEXT, LSN_FORMAT_ARGS(started_at_stop));
 	(void) durable_file_write(EXPECTED_FILE, text, strlen(text), LOG);
+}
+
+void
+state_seal_usable(void)
+{
+	taken_once = true;
 }
 
 void
@@ -222,12 +230,13 @@ state_seal_of_file(const char *path)
 }
 
 const char *
-state_seal_set_aside(const char *path, const char *why)
+state_seal_set_aside(const char *path, const char *why, bool expect)
 {
 	char	   *aside = psprintf("%s.older-copy-" INT64_FORMAT "-%d", path, (int64) time(NULL), (int) getpid());
 	bool		set_aside = durable_rename(path, aside, LOG) == 0;
 
-	state_seal_refuse();
+	if (expect)
+		state_seal_refuse();
 	return psprintf("%s It is set aside as \"%s\".", why, set_aside ? aside : "(it could not be renamed)");
 }
 
@@ -255,8 +264,12 @@ state_seal_refused_stop(void)
 	uint64		stopped_at;
 	char	   *text;
 
-	/* (from the clean stop the postmaster first started from: a crash since changed nothing issued) */
-	if (first_stop == 0 || (stopped_at = clean_stop_checkpoint()) == 0 || stopped_at == first_stop)
+	/*
+	 * (from the clean stop the postmaster first started from, if no start in
+	 * its life took a file: a lifetime that took one and was refused only
+	 * after a crash may have issued IDs)
+	 */
+	if (taken_once || first_stop == 0 || (stopped_at = clean_stop_checkpoint()) == 0 || stopped_at == first_stop)
 		return;
 	/* (over another such lifetime, the note goes on from where it began) */
 	if (!read_passed(&from, &to) || to != first_stop)

@@ -21,11 +21,13 @@ extern uint64 state_seal_of_bytes(const uint8 *bytes, size_t size);
 
 /*
  * At start, a file refused as an older copy: renamed aside at once (a
- * later start after a crash would not know to refuse it), the refusal kept
- * for later starts (state_seal_refuse); returns the log's detail, `why`
- * followed by where the file went.  Never raises.
+ * later start after a crash would not know to refuse it), and with `expect`
+ * (flakeid.state) the refusal kept for later starts (state_seal_refuse;
+ * flakeid.deep, set aside, is missing to them, which the state refuses);
+ * returns the log's detail, `why` followed by where the file went.  Never
+ * raises.
  */
-extern const char *state_seal_set_aside(const char *path, const char *why);
+extern const char *state_seal_set_aside(const char *path, const char *why, bool expect);
 
 /* at start, in the postmaster, before the file is read: notes the clean stop it starts from */
 extern void state_seal_start(void);
@@ -48,6 +50,9 @@ extern bool state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *che
  * (state_seal_forget).  Never raises.
  */
 extern void state_seal_refuse(void);
+
+/* at start: the state was usable, so this postmaster's lives may issue (no flakeid.state.passed then) */
+extern void state_seal_usable(void);
 
 /* the seal of a save other than the exit's: the start's clean stop in the postmaster, else 0 */
 extern uint64 state_seal_for_save(void);

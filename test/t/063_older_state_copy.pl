@@ -136,6 +136,9 @@ $node->stop('immediate');
 $node->start;
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.002+00'), 'again' FROM generate_series(1, 1000)"),
 	'XX001', '... and after an immediate stop and a start: still refused, nothing given again');
+# (bcc4930 kept the state file's refusal for the deep file's: that start refused every generator)
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)"), 'ok',
+	'... while live IDs go on after it');
 
 # 6. A copy taken while the server ran (sealed with 0), put back after a clean stop: refused.
 $node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
@@ -243,6 +246,43 @@ conf_without('flakeid.start_afresh = on');
 $node->start;
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)"), 'ok',
 	'the next start takes the file the failed start saved afresh');
+
+# 10. Round 3's findings.  (a) A refusal, an immediate stop, a start (still refused), a clean stop: the
+#     very file put back is taken (bcc4930 wrote no flakeid.state.passed after the immediate stop).
+$node->stop('fast');
+keep('flakeid.state', 'flakeid.deep');
+File::Copy::copy("$datadir/../flakeid.state.older", "$datadir/flakeid.state") or die $!;
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'an older copy: refused');
+$node->stop('immediate');
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', '... after an immediate stop too');
+$node->stop('fast');
+put_back('flakeid.state', 'flakeid.deep');
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 10)"), 'ok',
+	'the very file put back after a refused lifetime that an immediate stop cut: taken');
+# (b) a lifetime that took its file and issued, then lost it (moved away while it ran) and crashed:
+#     its clean stop says nothing was issued no longer, and the file of the stop before is refused
+#     (bcc4930 wrote flakeid.state.passed from the first start and took that older file)
+$node->stop('fast');
+keep('flakeid.state', 'flakeid.deep');
+$node->start;
+sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.008+00'), 'taken' FROM generate_series(1, 1000)");
+rename("$datadir/flakeid.state", "$datadir/../flakeid.state.moved") or die $!;
+my $victim3 = psql_start($node, "SET application_name = 'victim3'; SELECT pg_sleep(300)");
+my $pid3;
+poll_until(sub { $pid3 = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim3'") }) or die 'no victim';
+kill 'KILL', $pid3;
+psql_finish($victim3);
+$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'the file moved away while the server ran, then a crash: refused as missing');
+$node->stop('fast');
+ok(!-e "$datadir/flakeid.state.passed", 'no flakeid.state.passed: that lifetime issued IDs');
+put_back('flakeid.state', 'flakeid.deep');
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.008+00'), 'again' FROM generate_series(1, 1000)"),
+	'XX001', 'and the file of the stop before it is refused, not taken (the 1,000 not given again)');
 
 is(sql("SELECT count(*) - count(DISTINCT id) FROM ids"), '0', 'no ID in the table twice');
 $node->stop;
