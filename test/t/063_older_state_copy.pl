@@ -36,6 +36,15 @@ sub older_copy_back    # older_copy_back(TIME, NAME...): copies at a clean stop,
 	$node->stop('fast');
 	put_back(@names);
 }
+sub crash_a_backend    # crash_a_backend(): a backend killed (-9); shared memory is set up again (restart_after_crash)
+{
+	my $victim = psql_start($node, "SET application_name = 'victim'; SELECT pg_sleep(300)");
+	my $pid;
+	poll_until(sub { $pid = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim'") }) or die 'no victim';
+	kill 'KILL', $pid;
+	psql_finish($victim);
+	$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+}
 sub conf_without    # conf_without(LINE...): postgresql.conf without those lines (a setting taken back)
 {
 	my $text = PostgreSQL::Test::Utils::slurp_file("$datadir/postgresql.conf");
@@ -76,13 +85,8 @@ ok(scalar(glob("$datadir/flakeid.state.older-copy-*")) && !-e "$datadir/flakeid.
 # 2. The refusal is kept across what a start after a clean stop does not see: a backend's crash (the
 #    postmaster sets up shared memory again, with pg_control in production) and an immediate stop
 #    (5f5ac47 took the older copy there: 999 and 1,000 of 1,000 back-filled IDs again).
-my $victim = psql_start($node, "SET application_name = 'victim'; SELECT pg_sleep(300)");
-my $pid;
-poll_until(sub { $pid = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim'") }) or die 'no victim';
-kill 'KILL', $pid;
-psql_finish($victim);
-poll_until(sub { log_count($node, qr/all server processes terminated; reinitializing/) == 1 }) or die 'no restart of shared memory';
-$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+crash_a_backend();
+ok(log_count($node, qr/all server processes terminated; reinitializing/) == 1, 'shared memory was set up again');
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at($ms), 'again' FROM generate_series(1, 1000)"), 'XX001',
 	'after a backend crash and the restart of shared memory: still refused, nothing given again');
 $node->stop('immediate');
@@ -223,12 +227,7 @@ keep('flakeid.state', 'flakeid.deep');
 File::Copy::copy("$datadir/../flakeid.state.older", "$datadir/flakeid.state") or die $!;
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'refused again');
-my $victim2 = psql_start($node, "SET application_name = 'victim2'; SELECT pg_sleep(300)");
-my $pid2;
-poll_until(sub { $pid2 = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim2'") }) or die 'no victim';
-kill 'KILL', $pid2;
-psql_finish($victim2);
-$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+crash_a_backend();
 $node->stop('fast');
 put_back('flakeid.state', 'flakeid.deep');
 $node->start;
@@ -270,12 +269,7 @@ keep('flakeid.state', 'flakeid.deep');
 $node->start;
 sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.008+00'), 'taken' FROM generate_series(1, 1000)");
 rename("$datadir/flakeid.state", "$datadir/../flakeid.state.moved") or die $!;
-my $victim3 = psql_start($node, "SET application_name = 'victim3'; SELECT pg_sleep(300)");
-my $pid3;
-poll_until(sub { $pid3 = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim3'") }) or die 'no victim';
-kill 'KILL', $pid3;
-psql_finish($victim3);
-$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+crash_a_backend();
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'the file moved away while the server ran, then a crash: refused as missing');
 $node->stop('fast');
 ok(!-e "$datadir/flakeid.state.passed", 'no flakeid.state.passed: that lifetime issued IDs');
