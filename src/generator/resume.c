@@ -98,6 +98,8 @@ resume_at_start(void)
 	/* (an older copy of flakeid.deep beside the state the last clean stop sealed: state_seal.h) */
 	deep_record_load(saved.deep_record, state_seal_deep_size(&sealed_deep) ? &sealed_deep : NULL);
 	mark_backfill_afresh(&saved);
+	if (!deep_record_usable())
+		state_seal_deep_refused();
 	mark_take_over_copy(&saved);
 	mark_name_deep_record(&saved);
 	epoch_set_issued_under(saved.snowflake_epoch_ms);

@@ -273,7 +273,8 @@ bool
 state_save(const FlakeidPersisted *state, int elevel)
 {
 	/* (a save while the server runs: sealed with 0, so that a copy of it is told from a stop's) */
-	return save(state, elevel, state_seal_for_save(), state_seal_for_save() == 0 ? 0 : state_seal_of_file("flakeid.deep"));
+	return save(state, elevel, state_seal_for_save(),
+				state_seal_for_save() == 0 ? state_seal_carried_deep() : state_seal_of_file("flakeid.deep"));
 }
 
 bool
@@ -284,5 +285,5 @@ state_save_at_stop(const FlakeidPersisted *state, bool lowered, bool deep_used, 
 
 	if (state_seal_at_stop(deep_used, deep_size_now, &checkpoint, &deep_size))
 		return save(state, LOG, checkpoint, deep_size);
-	return lowered && save(state, LOG, 0, 0);
+	return lowered && save(state, LOG, 0, state_seal_carried_deep());
 }

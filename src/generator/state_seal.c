@@ -75,7 +75,8 @@ static uint64 clean_start = 0;	/* pg_control's clean stop at this start (not a r
 static uint64 first_stop = 0;
 static bool first_start_done = false;
 static bool taken_once = false;	/* a file was taken in this postmaster's life: IDs may have been issued */
-static bool loaded_sealed = false;
+static bool loaded_sealed = false;	/* the loaded file names a seal of flakeid.deep to carry */
+static bool deep_refused = false;	/* flakeid.deep was refused at this start */
 static uint64 loaded_deep_size = 0;
 static bool sealed_stop_taken = false;	/* the file is the one the stop it started from sealed */
 
@@ -104,11 +105,25 @@ read_expected(uint64 *at)
 	unsigned int hi,
 				lo;
 
-	if (durable_file_read(EXPECTED_FILE, text, sizeof(text) - 1, &size) != DURABLE_READ_OK)
-		return false;
+	switch (durable_file_read(EXPECTED_FILE, text, sizeof(text) - 1, &size))
+	{
+		case DURABLE_READ_NONE:
+			return false;
+		case DURABLE_READ_FAILED:
+			size = 0;
+			break;
+		case DURABLE_READ_OK:
+			break;
+	}
 	text[size] = '\0';
 	if (sscanf((char *) text, EXPECTED_TEXT, &hi, &lo) != 2)
-		return false;
+	{
+		/* (a note that cannot be read refuses every file, rather than none: start afresh) */
+		ereport(LOG,
+				(errmsg("\"%s\" cannot be read: every generator state file is refused until the generators start afresh", EXPECTED_FILE)));
+		*at = UINT64_MAX;
+		return true;
+	}
 	*at = ((uint64) hi << 32) | lo;
 	return true;
 }
@@ -147,6 +162,7 @@ state_seal_start(void)
 	struct stat st;
 
 	loaded_sealed = false;
+	deep_refused = false;
 	loaded_deep_size = 0;
 	sealed_stop_taken = false;
 	/*
@@ -196,6 +212,21 @@ void
 state_seal_usable(void)
 {
 	taken_once = true;
+	/* (whatever let the file be taken, a refusal's note is spent: a save while running seals 0) */
+	forget(EXPECTED_FILE);
+}
+
+void
+state_seal_deep_refused(void)
+{
+	deep_refused = true;
+}
+
+uint64
+state_seal_carried_deep(void)
+{
+	/* (a running save while flakeid.deep is refused names the seal the very file must have) */
+	return deep_refused && loaded_sealed ? loaded_deep_size : 0;
 }
 
 void
@@ -284,7 +315,7 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 	uint64		from;
 	uint64		to;
 
-	loaded_sealed = has_stop && checkpoint != 0;
+	loaded_sealed = has_stop && (checkpoint != 0 || deep_size != 0);
 	loaded_deep_size = deep_size;
 	if (!has_stop || started_at_stop == 0)
 		return NULL;
@@ -292,7 +323,7 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved while a server ran, before that stop: an older copy, or the save at that stop failed or was cut short (the postmaster killed after its shutdown checkpoint).",
 						LSN_FORMAT_ARGS(started_at_stop));
 	if (checkpoint != started_at_stop && !(read_passed(&from, &to) && from == checkpoint && to == started_at_stop))
-		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved at an earlier clean stop, at %X/%X: an older copy.",
+		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved at another clean stop, at %X/%X: an older copy.",
 						LSN_FORMAT_ARGS(started_at_stop), LSN_FORMAT_ARGS(checkpoint));
 	sealed_stop_taken = true;
 	forget(EXPECTED_FILE);		/* (taken: from here on, as any file taken at start) */

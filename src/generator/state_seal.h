@@ -54,6 +54,14 @@ extern void state_seal_refuse(void);
 /* at start: the state was usable, so this postmaster's lives may issue (no flakeid.state.passed then) */
 extern void state_seal_usable(void);
 
+/*
+ * At start: flakeid.deep was refused; then the seal of flakeid.deep a save
+ * while running carries (the one the loaded file named, so that the very
+ * file is known after a crash too; else 0).
+ */
+extern void state_seal_deep_refused(void);
+extern uint64 state_seal_carried_deep(void);
+
 /* the seal of a save other than the exit's: the start's clean stop in the postmaster, else 0 */
 extern uint64 state_seal_for_save(void);
 extern void state_seal_forget(void);

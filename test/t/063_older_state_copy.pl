@@ -75,7 +75,7 @@ like($message, qr/ERROR:  flakeid's generator state file is not the one the last
 	'the error says the file is not the one the last clean stop saved');
 like($message, qr/HINT:  If the files that stop saved were moved, put those very files back .* Otherwise set flakeid.start_afresh = on/,
 	'the hint: those very files back, or start afresh');
-ok(log_count($node, qr/stopped cleanly at the checkpoint at [0-9A-F]+\/[0-9A-F]+, and the file was saved at an earlier clean stop, at [0-9A-F]+\/[0-9A-F]+: an older copy/) == 1,
+ok(log_count($node, qr/stopped cleanly at the checkpoint at [0-9A-F]+\/[0-9A-F]+, and the file was saved at another clean stop, at [0-9A-F]+\/[0-9A-F]+: an older copy/) == 1,
 	'the log names both checkpoints');
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at($ms), 'again' FROM generate_series(1, 1000)"), 'XX001',
 	'and back-fill into the millisecond given since is refused, not given again (without the seal: 23505)');
@@ -155,7 +155,7 @@ put_back('flakeid.state');
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a copy taken while the server ran, put back after a clean stop: refused');
 # (saved by the renewer, or by the start itself, sealed by the stop it started from)
-ok(log_count($node, qr/the file was saved while a server ran, before that stop: an older copy|the file was saved at an earlier clean stop/) >= 2,
+ok(log_count($node, qr/the file was saved while a server ran, before that stop: an older copy|the file was saved at another clean stop/) >= 2,
 	'the log says it was saved before that stop');
 
 # 7. An older flakeid.deep of the very size the stop left: a rewrite keeps the size of fewer entries
@@ -211,6 +211,7 @@ $node->stop('immediate');
 $node->start;
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.006+00'), 'again' FROM generate_series(1, 1000)"),
 	'XX001', '... and after an immediate stop: still refused');
+conf_without('log_min_messages = fatal');
 # (b) the older copy put back while the refusing server runs, then an immediate stop: refused (it
 #     is not the file the refusal expects); (c) the very file then, after a crash in the refused
 #     lifetime and a clean stop: taken (eb8c67c refused it: the crash had forgotten where it started)
@@ -277,6 +278,32 @@ put_back('flakeid.state', 'flakeid.deep');
 $node->start;
 is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.008+00'), 'again' FROM generate_series(1, 1000)"),
 	'XX001', 'and the file of the stop before it is refused, not taken (the 1,000 not given again)');
+
+# 11. Round 4's findings.  (a) An older flakeid.deep refused, live IDs, an immediate stop, a start and a
+#     clean stop: the very flakeid.deep put back is taken (fc0b84b sealed "no file" for it then).
+$afresh->();
+$node->stop('fast');
+keep('flakeid.deep');
+$node->start;
+sql("INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.009+00'), 'before' FROM generate_series(1, 1000)");
+$node->stop('fast');
+File::Copy::copy("$datadir/flakeid.deep", "$datadir/../flakeid.deep.very") or die $!;
+put_back('flakeid.deep');
+$node->start;
+is(sqlstate_of($node, "SELECT snowflake_new_at('2024-01-01 00:00:00.009+00')"), 'XX001', 'an older flakeid.deep: refused');
+sql("INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 100)");
+$node->stop('immediate');
+$node->start;
+$node->stop('fast');
+File::Copy::copy("$datadir/../flakeid.deep.very", "$datadir/flakeid.deep") or die $!;
+$node->start;
+is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at('2024-01-01 00:00:00.009+00'), 'after' FROM generate_series(1, 10)"),
+	'ok', 'the very flakeid.deep put back after an immediate stop in the refused lifetime: taken');
+# (b) a flakeid.state.expected that cannot be read refuses, rather than checks nothing
+$node->stop('immediate');
+PostgreSQL::Test::Utils::append_to_file("$datadir/flakeid.state.expected", "junk\n");
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a junk flakeid.state.expected after an immediate stop: refused');
 
 is(sql("SELECT count(*) - count(DISTINCT id) FROM ids"), '0', 'no ID in the table twice');
 $node->stop;
