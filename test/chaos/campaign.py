@@ -311,9 +311,11 @@ class Faults:
     def operator_check(self, node):
         """What an operator runs after a start (docs/OPERATIONS.md): every
         stateful generator, a back-fill into a past unit and a horizon.
-        Returns the first refusal as damaged (SQLSTATE class XX) as
-        (SQLSTATE, message, hint), or None; others (back-fill before a fresh
-        start: 55000) are recorded, and the check goes on.  The IDs given
+        Returns the first refusal of a file (damaged, XX001; of a newer
+        release, 55000 with a hint to start afresh: a byte of the version
+        changed, seed 14000's 10-minute run) as (SQLSTATE, message, hint), or
+        None; others (back-fill before a fresh start: 55000) are recorded,
+        and the check goes on.  The IDs given
         are recorded as any call's."""
         calls = [(f['format'], 'live', 'SELECT %s::text' % f['new']) for f in self.formats]
         calls += [('snowflake', 'backfill', "SELECT snowflake_new_at(clock_timestamp() - interval '3 days')::text"),
@@ -327,8 +329,12 @@ class Faults:
                     got = c.execute(sql).fetchone()[0]
                 except psycopg.Error as e:
                     self.rec.error(e)
-                    if (e.sqlstate or '').startswith('XX'):
-                        return (e.sqlstate, e.diag.message_primary or '', e.diag.message_hint or '')
+                    # (a file refused as damaged, XX001, or as a newer release's, 55000, whose hint
+                    # says to start afresh; back-fill before a fresh start's floor is 55000 too, and
+                    # its hint does not)
+                    hint = e.diag.message_hint or ''
+                    if (e.sqlstate or '').startswith('XX') or 'flakeid.start_afresh = on' in hint:
+                        return (e.sqlstate, e.diag.message_primary or '', hint)
                     continue
                 if fmt:
                     self.rec.ids.append((fmt, got, how, origin, next(self.rec.seq), time.time(), None))
