@@ -447,7 +447,10 @@ class Faults:
                 copies[name] = open(path, 'rb').read()
         p.start()
         p.wait_ready()
-        time.sleep(self.rng.uniform(2, 8))
+        # (minting and back-fill after the copy: until the clients have had another 2,000 to 8,000 IDs, or 30 s)
+        wanted, deadline = len(self.rec.ids) + self.rng.randint(2000, 8000), time.time() + 30
+        while len(self.rec.ids) < wanted and time.time() < deadline:
+            time.sleep(0.1)
         p.stop('fast')
         for name, data in copies.items():
             with open(os.path.join(p.data, name), 'wb') as f:

@@ -38,11 +38,9 @@ sub older_copy_back    # older_copy_back(TIME, NAME...): copies at a clean stop,
 }
 sub crash_a_backend    # crash_a_backend(): a backend killed (-9); shared memory is set up again (restart_after_crash)
 {
-	my $victim = psql_start($node, "SET application_name = 'victim'; SELECT pg_sleep(300)");
-	my $pid;
-	poll_until(sub { $pid = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'victim'") }) or die 'no victim';
-	kill 'KILL', $pid;
-	psql_finish($victim);
+	my $victim = session($node);    # (an idle backend: nothing to wait for)
+	kill 'KILL', $victim->query('SELECT pg_backend_pid()');
+	eval { $victim->close };
 	$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
 }
 sub conf_without    # conf_without(LINE...): postgresql.conf without those lines (a setting taken back)
