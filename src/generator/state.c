@@ -272,7 +272,12 @@ save(const FlakeidPersisted *state, int elevel, uint64 stop_checkpoint, uint64 s
 bool
 state_save(const FlakeidPersisted *state, int elevel)
 {
-	/* (a save while the server runs: sealed with 0, so that a copy of it is told from a stop's) */
+	/*
+	 * (a save while the server runs: sealed with 0, so that a copy of it is
+	 * told from a stop's; one in the postmaster at start: by the stop it
+	 * starts from, state_seal_for_save; flakeid.deep named by its literal
+	 * here, since deep_record.h leads back to this file)
+	 */
 	return save(state, elevel, state_seal_for_save(),
 				state_seal_for_save() == 0 ? state_seal_carried_deep() : state_seal_of_file("flakeid.deep"));
 }
