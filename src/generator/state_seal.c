@@ -319,6 +319,8 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 	loaded_deep_size = deep_size;
 	if (!has_stop || started_at_stop == 0)
 		return NULL;
+	if (started_at_stop == UINT64_MAX)
+		return psprintf("\"%s\", which a refusal of an older copy left, cannot be read, so no file's seal can be checked against it.", EXPECTED_FILE);
 	if (checkpoint == 0)
 		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved while a server ran, before that stop: an older copy, or the save at that stop failed or was cut short (the postmaster killed after its shutdown checkpoint).",
 						LSN_FORMAT_ARGS(started_at_stop));

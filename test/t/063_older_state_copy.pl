@@ -302,6 +302,8 @@ $node->stop('immediate');
 PostgreSQL::Test::Utils::append_to_file("$datadir/flakeid.state.expected", "junk\n");
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a junk flakeid.state.expected after an immediate stop: refused');
+ok(log_count($node, qr/"flakeid.state.expected", which a refusal of an older copy left, cannot be read/) == 1,
+	'... and the log says why, not a checkpoint FFFFFFFF/FFFFFFFF (round 5 of fresh eyes)');
 
 is(sql("SELECT count(*) - count(DISTINCT id) FROM ids"), '0', 'no ID in the table twice');
 $node->stop;
