@@ -232,6 +232,15 @@ mark_renew_latest_locked(const int64 latest[MARK_COUNT], int64 within, int eleve
 	for (int m = 0; m < MARK_COUNT; m++)
 		if (latest[m] > 0 && latest[m] + within >= own.marks[m])
 		{
+			/*
+			 * A unit more than ADVANCE_LEAD_US ahead of the clock and still
+			 * before its mark is not renewed for: the mark would go further
+			 * than ADVANCE_LEAD_US + MARK_RESERVE_US ahead of this clock, the
+			 * bound a start afresh counts on (marks_setup.c).  The call that
+			 * reaches the mark waits for the clock first (mark_ensure_renewed).
+			 */
+			if (latest[m] < own.marks[m] && latest[m] - now > ADVANCE_LEAD_US)
+				continue;
 			own.marks[m] = Max(Max(now, latest[m] + 1) + MARK_RESERVE_US, own.marks[m]);
 			needed = true;
 		}
@@ -302,13 +311,50 @@ mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slo
 }
 
 /*
+ * Before a renewal past the mark: a unit that lies more than
+ * ADVANCE_LEAD_US ahead of the clock waits until it does not, so that the
+ * renewal leaves the mark at most ADVANCE_LEAD_US + MARK_RESERVE_US (62 s)
+ * ahead of the clock, as a start afresh assumes (marks_setup.c).  Such a
+ * unit is the first after a start that resumed after a mark saved up to
+ * 62 s ahead: after a start afresh, or after restarts in quick succession,
+ * each of which resumed after the last one's mark and renewed 2 s past it
+ * (test/t/055: restarts less than 2 s apart, each issuing, took the marks
+ * past that bound, and a start afresh then repeated IDs, 23505).  A mark
+ * lies at most MARK_RESERVE_US past its save's clock and ADVANCE_LEAD_US
+ * (a start afresh's: its instant may lie up to a second past the clock,
+ * the last checkpoint's time being in whole seconds), and the unit one
+ * past it: so the wait is at most LEAD_WAIT_MAX_US with the clock running
+ * on.  A unit further ahead (a clock set back since) does not wait:
+ * nothing bounds how long it would.  On the latch: a cancel ends it, and
+ * nothing is issued.
+ */
+#define LEAD_WAIT_MAX_US	(MARK_RESERVE_US + 3 * USECS_PER_SEC)
+
+static void
+wait_within_lead(int64 unit_start)
+{
+	for (;;)
+	{
+		int64		ahead = unit_start - flakeid_clock_unix_us() - ADVANCE_LEAD_US;
+
+		if (ahead <= 0 || ahead > LEAD_WAIT_MAX_US)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) Min(ahead / 1000 + 1, 100), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
  * mark_ensure's slow path: the mark is within MARK_RENEW_US of
  * `unit_start`.  The renewer normally keeps it further ahead than that, so
  * this is the fallback when the renewer is late or not running.  A caller
  * still covered by the mark renews only if the lock is free, and a failure
  * then is a WARNING (at most one a second per backend): its ID is covered,
  * so its call goes on.  Only past the mark does a caller wait for a
- * renewal (on flakeid_lock, which a cancel ends), and a failure to save is
+ * renewal (for the clock, a few seconds at most: wait_within_lead; then on
+ * flakeid_lock, which a cancel ends), and a failure to save is
  * then an ERROR (nothing is issued).  Renewing takes flakeid_lock and
  * fsyncs the state file; with flakeid.mark_synchronous it also waits for
  * the synchronous standbys.
@@ -338,6 +384,7 @@ mark_ensure_renewed(MarkId which, int64 unit_start)
 	}
 	else
 	{
+		wait_within_lead(unit_start);
 		flakeid_lock_acquire();
 		outcome = renew_one_locked(which, unit_start, ERROR);
 		flakeid_lock_release();

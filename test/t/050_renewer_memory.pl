@@ -11,8 +11,12 @@
 # clock shifted with flakeid.debug_clock_offset_ms), which is within the
 # renewer's 1.5 s but outside the callers' own 1 s, so only the renewer
 # renews, moving the mark 0.75 s on; pg_reload_conf() wakes it from its
-# 100 ms nap (its SIGHUP handler sets its latch).  The session waits up to
-# 2 s for each save, reading the mark from flakeid.state.
+# 100 ms nap (its SIGHUP handler sets its latch).  The renewer's clock takes
+# the same shift, from the configuration (clock.conf, written with COPY and
+# reloaded): a mark is never renewed more than 62 s ahead of the renewer's
+# clock (1.4), and each save moves it 0.75 s on, so with its real clock
+# the renewer stopped saving after about 80.  The session waits up to 2 s
+# for each save, reading the mark from flakeid.state.
 use strict;
 use warnings;
 use FlakeidTest;
@@ -22,6 +26,7 @@ use Test::More;
 my $saves = $ENV{FLAKEID_RENEWER_SAVES} // 10000;
 my $node = flakeid_node('renewer_memory', 'flakeid.allow_debug_clock_offset' => 'on', 'log_statement' => 'none');
 sub sql { return $node->safe_psql('postgres', $_[0]); }
+$node->append_conf('postgresql.conf', "include_if_exists = 'clock.conf'\n");
 sql('SELECT snowflake_new()');
 sql(q{
 CREATE FUNCTION saved_mark() RETURNS bigint LANGUAGE plpgsql AS $$
@@ -45,12 +50,16 @@ DECLARE
 	mark bigint;
 	clock bigint;
 	saves int := 0;
+	shift bigint;
 	deadline timestamptz;
 BEGIN
 	FOR k IN 1..n LOOP
 		mark := saved_mark();
 		clock := (extract(epoch FROM clock_timestamp()) * 1e6)::bigint;
-		PERFORM set_config('flakeid.debug_clock_offset_ms', ((mark - 1250000 - clock) / 1000)::text, false);
+		shift := (mark - 1250000 - clock) / 1000;
+		PERFORM set_config('flakeid.debug_clock_offset_ms', shift::text, false);
+		EXECUTE format('COPY (SELECT %L) TO %L', 'flakeid.debug_clock_offset_ms = ' || shift,
+			current_setting('data_directory') || '/clock.conf');
 		PERFORM snowflake_new();
 		PERFORM pg_reload_conf();
 		deadline := clock_timestamp() + interval '2 s';

@@ -13,6 +13,7 @@ use warnings;
 use FlakeidTest;
 use Test::More;
 use File::Copy ();
+use List::Util ();
 use PostgreSQL::Test::Utils qw(slurp_file);
 
 my $node = flakeid_node('afresh', 'flakeid.allow_debug_clock_offset' => 'on');
@@ -199,5 +200,42 @@ stop_checked($lead);
 		'the clock set back 10 minutes, the state lost, start afresh: new IDs lie above the old ones');
 	is(sqlstate_of($fast, 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)'), 'ok', 'and repeat none');
 	stop_checked($fast);
+}
+# Restarts in quick succession after a start afresh, each issuing: no save leaves a mark more than
+# 62 s ahead of its clock, the bound the next start afresh counts on.  Each start resumed after the
+# last one's mark, 62 s ahead here, and renewed 2 s past it, so the marks ran further ahead with every
+# restart quicker than 2 s, and a start afresh then repeated IDs (23505: 063, on a quick machine).
+# Now the first ID past a mark more than 60 s ahead waits for the clock.
+{
+	my $quick = flakeid_node('afresh_quick');
+	$quick->safe_psql('postgres', 'CREATE TABLE t (id bigint PRIMARY KEY)');
+	$quick->safe_psql('postgres', 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 100)');
+	my $lose_state = sub {
+		$quick->stop('fast');
+		unlink($quick->data_dir . '/flakeid.state') or die $!;
+		$quick->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+		$quick->start;
+	};
+	$lose_state->();
+	afresh_off($quick);
+	my @leads;
+	for my $restart (1 .. 6)
+	{
+		# (the first ID after a start lies past the mark: it is renewed, saved, before the ID is given)
+		$quick->safe_psql('postgres', 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 100)');
+		# the saved mark against a clock read after the save: no less ahead than it was then
+		my $clock = $quick->safe_psql('postgres', 'SELECT (extract(epoch FROM clock_timestamp()) * 1e6)::bigint');
+		push @leads, sprintf('%.3f', (state_file_mark($quick->data_dir) - $clock) / 1e6);
+		$quick->stop('immediate');
+		$quick->start;
+	}
+	cmp_ok(List::Util::max(@leads), '<=', 62,
+		"six immediate stops after a start afresh, each after IDs: every saved mark lies at most 62 s ahead of the clock (@leads)");
+	$lose_state->();
+	# (a new ID below an old one: the clock reaches the old ones' milliseconds later, and repeats them)
+	is($quick->safe_psql('postgres', 'SELECT snowflake_new() > max(id) FROM t'), 't',
+		'then the state lost and started afresh: new IDs lie above every old one');
+	is(sqlstate_of($quick, 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)'), 'ok', 'and repeat none');
+	stop_checked($quick);
 }
 done_testing();
