@@ -24,6 +24,7 @@ use Exporter 'import';
 use Cwd ();
 use File::Basename qw(dirname);
 use File::Temp ();
+use InitdbTemplate qw(crc32c);   # (and initdb by copy: see there)
 use IPC::Run;
 use POSIX ();
 use PostgreSQL::Test::Cluster;
@@ -601,15 +602,6 @@ sub crash_with_prepared_save_paused
 	$log_at = -s $node->logfile;
 	$node->start;
 	return substr(slurp_file($node->logfile), $log_at);
-}
-
-# crc32c(BYTES): the CRC-32C flakeid's files end in (for crafted files)
-my @crc32c_table = map { my $c = $_; $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8; $c } 0 .. 255;
-sub crc32c
-{
-	my $crc = 0xFFFFFFFF;
-	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
-	return $crc ^ 0xFFFFFFFF;
 }
 
 1;

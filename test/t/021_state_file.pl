@@ -214,6 +214,9 @@ stop_checked($node);
 my $foreign_system = unpack('Q<', substr(slurp_file("$work/foreign.state"), 24, 8));   # version 4: the SYSTEM entry first
 cmp_ok($foreign_system, '>', 0, "a version 4 file records its cluster's system identifier ($foreign_system)");
 $node = server("$work/foreign.state");
+# (the data directories of a run are copies of one initdb, each given a system identifier of its own: test/lib/InitdbTemplate.pm)
+isnt(sql($node, 'SELECT system_identifier FROM pg_control_system()'), $foreign_system,
+	'the cluster it is put into has a system identifier of its own');
 is($refused_by_all->($node), join(' ', ('XX001') x @calls), "another cluster's file: every generator, live and back-fill, is ERROR XX001");
 $message = message_of($node, 'SELECT sno_new()');
 like($message, qr/ERROR:  flakeid.s generator state file belongs to another cluster, so generation is refused/,
