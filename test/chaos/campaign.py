@@ -57,6 +57,7 @@ class Faults:
         'reload': 4, 'restart with a refused setting': 3, 'standby crash': 3,
         'max_prepared_transactions lowered': 2, 'copy started as a second primary': 2,
         'state file damaged and its hint followed': 2, 'older state file restored': 2,
+        'logical cutover': 2,
     }
 
     def __init__(self, system, rng, log):
@@ -70,9 +71,11 @@ class Faults:
         self.afresh = False    # an operator started the generators afresh in this history
 
     only = None     # --kinds: the kinds a replay is limited to
+    without = ()    # --without: kinds left out
+    cutover_step = True     # --cutover-without-step (a negative control): no flakeid_advance_past_all
 
     def pick(self):
-        kinds = [k for k in self.KINDS if self.only is None or k in self.only]
+        kinds = [k for k in self.KINDS if (self.only is None or k in self.only) and k not in self.without]
         return self.rng.choices(kinds, weights=[self.KINDS[k] for k in kinds])[0]
 
     def run(self, kind):
@@ -462,6 +465,128 @@ class Faults:
             rec['problem'] = 'an older copy of %s was taken at start' % ', '.join(sorted(copies))
         return rec
 
+    # --- a logical-replication cutover (docs/OPERATIONS.md) ---------------------------
+    CUTOVER = 'chaos_cutover'     # the publication's and the subscription's name
+
+    def wait_for(self, what, test, timeout):
+        deadline = time.time() + timeout
+        while not test():
+            if time.time() > deadline:
+                raise SystemFault('%s: not within %d s' % (what, timeout))
+            time.sleep(0.2)
+
+    def f_logical_cutover(self):
+        """The primary's place taken by a second cluster (initdb'd, the same
+        settings and identities, its clock 2 to 5 s behind the old one's),
+        by docs/OPERATIONS.md's steps, "A logical-replication cutover": every
+        table published (wal_level = logical: a restart), subscribed from the
+        new server, caught up; the writers and pollers stopped (the direct
+        ones at the workload's gate, the others by pgbouncer's PAUSE; the
+        prepared transactions resolved); caught up again; the old server's
+        clock_timestamp(); DROP SUBSCRIPTION and flakeid_advance_past_all(that
+        time) on the new one; then the new one is the primary (the old one
+        stopped, pgbouncer re-pointed and resumed, the direct clients
+        reconnect there, the pollers with their cursors, which came over),
+        the standbys made again from it, the old one retired.  Nothing is
+        excused: a repeat across it, a live ID of an ordered format below the
+        replicated maximum (the fault records both) or a row the pollers miss
+        is a violation."""
+        s, w = self.s, self.workload
+        old = s.primary
+        began = time.time()
+        rec = {'node': old.name, 'port': old.port, 'down': True, 'moves_clock': True}
+        if old.sql('SHOW wal_level')[0][0] != 'logical':
+            old.sql('ALTER SYSTEM SET wal_level = logical')
+            old.stop('fast')
+            old.start()
+            old.wait_ready()
+            rec['restarted for wal_level = logical'] = True
+        new = s.new_cluster(offset=max(-8, min(8, old.offset - self.rng.randint(2, 5))))
+        rec.update({'new': new.name, 'new port': new.port, 'clocks': [old.offset, new.offset]})
+        new.sql('CREATE EXTENSION flakeid')
+        with psycopg.connect(new.conninfo(), autocommit=True) as c:
+            c.execute(clients.schema_sql(self.all_formats))
+            c.execute('TRUNCATE par')      # (the subscription copies its rows)
+        # 1. every table published, subscribed from the new server, caught up
+        old.sql('CREATE PUBLICATION %s FOR ALL TABLES' % self.CUTOVER)
+        # Each table's copy starts from a slot of its own, made at a record of the running transactions
+        # (the background writer logs one every 15 s; a CHECKPOINT logs one at once), and 15 cannot make
+        # its first snapshot while more transaction IDs than it has backends lie between its xmin and
+        # xmax ("initial slot snapshot too large": a prepared transaction of a few seconds beside the
+        # writers is enough), then tries again.  So the burner waits meanwhile, and a CHECKPOINT every
+        # 2 s: without them the first copy took 85 s (seed 900).
+        new.sql('ALTER SYSTEM SET max_sync_workers_per_subscription = 3')    # (all 4 logical workers: 3 copy)
+        new.sql('SELECT pg_reload_conf()')
+        w.burner_held.set()
+        try:
+            new.sql("CREATE SUBSCRIPTION %s CONNECTION '%s' PUBLICATION %s" % (
+                self.CUTOVER, old.conninfo(), self.CUTOVER))
+
+            def copied():
+                if new.sql("SELECT count(*) > 0 AND bool_and(srsubstate = 'r') FROM pg_subscription_rel")[0][0]:
+                    return True
+                old.sql('CHECKPOINT', timeout=60)
+                time.sleep(2)
+                return False
+            self.wait_for('the subscription\'s first copy', copied, 180)
+        finally:
+            w.burner_held.clear()
+        rec['copied after'] = round(time.time() - began, 1)
+        paused = False
+        try:
+            # 2. the writers and the pollers stopped: the direct ones at the gate, the others by PAUSE
+            if not w.hold(60):
+                raise SystemFault('the direct clients were still at work 60 s after the gate closed')
+            s.bouncer_admin('PAUSE postgres')
+            paused = True
+            rec['paused after'] = round(time.time() - began, 1)
+            deadline = time.time() + 30      # (the prepared transactions resolved, as their manager would)
+            while w.prepared and time.time() < deadline:
+                w.resolve_due(everything=True)
+                time.sleep(0.1)
+            rec['prepared left'] = old.sql('SELECT count(*) FROM pg_prepared_xacts')[0][0]
+            lsn = old.sql('SELECT pg_current_wal_lsn()::text')[0][0]
+            self.wait_for('the subscriber caught up', lambda: old.sql(
+                'SELECT coalesce(bool_or(replay_lsn >= %s::pg_lsn), false) FROM pg_stat_replication '
+                'WHERE application_name = %s', (lsn, self.CUTOVER))[0][0], 60)
+            # 3. the old server's clock
+            past = old.sql('SELECT clock_timestamp()::text')[0][0]
+            # 4. the subscription dropped, the step (sequences: setval from the old server's)
+            new.sql('DROP SUBSCRIPTION %s' % self.CUTOVER)
+            maxima = {f['format']: new.sql('SELECT max(id)::text FROM t_%s' % f['format'])[0][0]
+                      for f in self.all_formats if f['ordered'] == 't'}
+            if self.cutover_step:
+                rec['advanced'] = new.sql('SELECT count(*) FROM flakeid_advance_past_all(%s::timestamptz)',
+                                          (past,))[0][0]
+            else:
+                rec['advanced'] = 'left out (--cutover-without-step)'
+            for name, value in old.sql("SELECT format('%I.%I', schemaname, sequencename), last_value "
+                                       "FROM pg_sequences WHERE last_value IS NOT NULL"):
+                new.sql('SELECT setval(%s::regclass, %s)', (name, value))
+            rec['cutover'] = {'step': time.time(), 'past': past, 'maxima': maxima}
+            # the old server's publication and slots cleaned up, the old server stopped
+            old.sql('DROP PUBLICATION %s' % self.CUTOVER)
+            old.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                   "WHERE slot_type = 'logical' AND NOT active")
+            old.stop('fast')
+            # 5. the writers and the readers pointed at the new server
+            s.take_over(new)
+            s.write_bouncer_ini()
+            s.bouncer_admin('RELOAD')
+        finally:
+            w.release()
+            if paused:
+                s.bouncer_admin('RESUME postgres')
+        rec['paused for'] = round(time.time() - began - rec.get('paused after', 0), 1)
+        self.sync_cleared_at = time.time()
+        # the standbys made again from the new primary; the old one retired
+        for role in ('sync', 'async'):
+            s.copy_anew(s.by_role(role), new)
+        self.wait_streaming(s.by_role('sync'))
+        s.set_sync_names(s.by_role('sync').name)
+        s.retire(old)
+        return rec
+
     def f_standby_crash(self):
         n = self.rng.choice([self.s.by_role('sync'), self.s.by_role('async')])
         n.kill_postmaster()
@@ -520,9 +645,11 @@ def log_problems(system, killed):
     """The servers' logs: PANICs, processes ended by a signal or an
     exception, other than the backends the history killed itself."""
     found = []
-    for n in system.nodes:
+    logs = [(n.name, n.log) for n in system.nodes + system.others]
+    logs += [(os.path.basename(log), log) for log in system.retired_logs]
+    for name, log in logs:
         try:
-            lines = open(n.log, errors='replace').read().splitlines()
+            lines = open(log, errors='replace').read().splitlines()
         except OSError:
             continue
         for line in lines:
@@ -531,7 +658,7 @@ def log_problems(system, killed):
             m = re.search(r'\(PID (\d+)\) was terminated by signal 9', line)
             if m and int(m.group(1)) in killed:
                 continue
-            found.append('%s: %s' % (n.name, line.strip()[:300]))
+            found.append('%s: %s' % (name, line.strip()[:300]))
     return found
 
 
@@ -556,9 +683,16 @@ def run_history(seed, opt, formats, out):
     workload = clients.Workload(system, formats, rec, seed, options)
     faults = Faults(system, rng, say)
     faults.rec, faults.formats = rec, [f for f in formats if f['stateful'] == 't']
+    faults.workload, faults.all_formats = workload, formats
+    faults.cutover_step = not opt.cutover_without_step
     if opt.kinds:
         faults.only = [k.strip() for k in opt.kinds.split(',')]
         unknown = [k for k in faults.only if k not in Faults.KINDS]
+        if unknown:
+            raise SystemExit('chaos: no fault kind %s' % ', '.join(unknown))
+    if opt.without:
+        faults.without = [k.strip() for k in opt.without.split(',')]
+        unknown = [k for k in faults.without if k not in Faults.KINDS]
         if unknown:
             raise SystemExit('chaos: no fault kind %s' % ', '.join(unknown))
     fault_records = []
@@ -622,6 +756,7 @@ def run_history(seed, opt, formats, out):
         workload.stop_writing.set()
         workload.stop_polling.set()
         workload.stop_all.set()
+        workload.release()
         problems += log_problems(system, faults.killed_pids)
         system.stop_all()
     history = {'ids': rec.ids, 'outcome': rec.outcome, 'polls': rec.polls, 'backfills': rec.backfills,
@@ -643,6 +778,7 @@ def main():
     ap.add_argument('--histories', type=int, default=0, help='at most this many (0: as many as the minutes hold)')
     ap.add_argument('--history-seconds', type=float, default=40)
     ap.add_argument('--kinds', default='', help='a comma-separated list of fault kinds to limit the faults to')
+    ap.add_argument('--without', default='', help='a comma-separated list of fault kinds to leave out')
     ap.add_argument('--fault-gap', type=float, nargs=2, default=(1.0, 3.0))
     ap.add_argument('--writers', type=int, default=6)
     ap.add_argument('--bindir', required=True)
@@ -651,6 +787,8 @@ def main():
     ap.add_argument('--fsync-fault', required=True)
     ap.add_argument('--tap', action='store_true')
     ap.add_argument('--keep', action='store_true', help='keep every history\'s servers and logs')
+    ap.add_argument('--cutover-without-step', action='store_true',
+                    help='a negative control: the logical cutover leaves out flakeid_advance_past_all')
     opt = ap.parse_args()
     formats = clients.read_formats(opt.formats)
     began = time.time()
@@ -670,7 +808,7 @@ def main():
             totals[kind] += violations.count(kind)
         totals['other'] += violations.total() - sum(violations.count(k) for k in ('repeated', 'missed', 'stuck'))
         excused = ', '.join('%s %d' % (k, v) for k, v in sorted(stats.items()) if 'excused' in k or 'spec' in k or 'safe way' in k or 'largest' in k or 'slowest' in k
-                           or k.startswith('missed:'))
+                           or k.startswith(('missed:', 'repeated:')))
         line = 'history %d (seed %d): %d faults, %d IDs, %d polls, %d rows checked, %d violations%s' % (
             n, seed, len(faults), stats['ids'], stats['polls'], stats['rows checked'], violations.total(),
             '; ' + excused if excused else '')

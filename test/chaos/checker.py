@@ -39,6 +39,9 @@ A history's promises (docs/TESTS.md, "The fault campaign"):
 * order: one backend's live IDs of one ordered format strictly increase
   (sno: except across a step back of that server's clock, or a restart or
   promotion that resumed above a clock left behind: its spec toggles).
+* order across a cutover: after a logical-replication cutover's step
+  (flakeid_advance_past_all on the new server), every live ID of an
+  ordered format sorts above the largest the new server received.
 """
 
 from collections import defaultdict
@@ -117,9 +120,10 @@ def check(history):
         if reason:
             stats['repeated, excused (%s)' % reason] += 1
         else:
-            v.add('repeated', '%s %s returned twice: by %s (txn %s, %s) and by %s (txn %s, %s)' % (
-                fmt, ident, describe(earlier[3]), earlier[6], outcome.get(earlier[6]),
-                describe(rec[3]), rec[6], outcome.get(rec[6])))
+            stats['repeated: %s then %s' % (earlier[2], rec[2])] += 1
+            v.add('repeated', '%s %s returned twice: %s by %s (txn %s, %s) and %s by %s (txn %s, %s)' % (
+                fmt, ident, earlier[2], describe(earlier[3]), earlier[6], outcome.get(earlier[6]),
+                rec[2], describe(rec[3]), rec[6], outcome.get(rec[6])))
         seen[key] = rec
 
     # --- missed -----------------------------------------------------------
@@ -232,6 +236,24 @@ def check(history):
             stats['sno order broken across a clock step, restart or promotion, as its spec says'] += 1
             continue
         v.add('order', '%s: %s then %s from one backend (%s)' % (fmt, prev[1], ident, describe(origin)))
+
+    # --- order across a cutover --------------------------------------------------
+    # a logical-replication cutover (docs/OPERATIONS.md): every live ID of an ordered format the
+    # system returns after its step sorts above the largest of that format the new server received
+    # (the fault records both); nothing excused, sno neither
+    for f in faults:
+        cut = f.get('cutover')
+        if not cut:
+            continue
+        for rec in history['ids']:
+            fmt, ident, how, t = rec[0], rec[1], rec[2], rec[5]
+            top = cut['maxima'].get(fmt)
+            if how != 'live' or t <= cut['step'] or top is None or not history['ordered'].get(fmt):
+                continue
+            stats['live IDs checked against a cutover'] += 1
+            if id_key(fmt, ident) <= id_key(fmt, top):
+                v.add('order across a cutover', '%s %s (returned at %.1f by %s) sorts at or below %s, the largest '
+                      'replicated by the cutover at %.1f' % (fmt, ident, t, describe(rec[3]), top, cut['step']))
 
     # --- available ---------------------------------------------------------------
     for kind, ended, seconds, failed in history.get('availability', []):

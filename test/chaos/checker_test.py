@@ -156,6 +156,22 @@ ok(found(h, 'internal error') == 1, 'one after the fault that damaged a state fi
 h['internal'] = h['internal'][:2]
 ok(found(h, 'internal error') == 0, 'but not while that fault held the file damaged')
 
+h = clean(12)
+cut = {'kind': 'logical cutover', 't0': 1000.5, 't1': 1001.5, 'down': True, 'moves_clock': True, 'port': 5432,
+       'cutover': {'step': 1001.0, 'maxima': {'kuid': 'k00000100'}}}
+h['faults'] = [dict(cut)]
+ok(found(h, 'order across a cutover') == 0, 'live IDs after a cutover above the replicated maximum are in order')
+h['ids'].append(('kuid', 'k00000050', 'live', (6543, 'new', 7), 10**6, 1001.2, 10**6))
+ok(found(h, 'order across a cutover') == 1, 'a live ID after a cutover at or below the replicated maximum is found')
+h['ids'][-1] = ('sno', 'a', 'live', (6543, 'new', 7), 10**6, 1001.2, 10**6)
+h['ordered']['sno'] = True
+h['faults'][0]['cutover'] = {'step': 1001.0, 'maxima': {'kuid': 'k00000100', 'sno': 'b'}}
+ok(found(h, 'order across a cutover') == 1, 'sno too, within the fault\'s window, on the new server')
+h['ids'][-1] = ('kuid', 'k00000050', 'backfill', (6543, 'new', 7), 10**6, 1001.2, 10**6)
+ok(found(h, 'order across a cutover') == 0, 'a back-fill of another time is not')
+h['ids'][-1] = ('kuid', h['ids'][5][1], 'live', (6543, 'new', 7), 10**6, 1001.2, 10**6)
+ok(found(h, 'repeated') == 1, 'an ID of the new server equal to one of the old server\'s is repeated, not excused')
+
 h = clean(8)
 h['problems'] = ['a: PANIC: something']
 ok(found(h, 'fault not asked for') == 1, 'a PANIC is a fault not asked for')

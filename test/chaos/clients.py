@@ -17,6 +17,7 @@ records what it saw into the Recorder, which is all the checker reads:
 The formats come from test/lib/formats.tsv: a new stateful format is a row
 there, not code here."""
 
+import contextlib
 import itertools
 import random
 import threading
@@ -139,6 +140,51 @@ class Workload:
         self.threads = []
         self.final_pending = {}
         self.local = threading.local()   # each thread's seeded generator (writer, poller)
+        # the gate of the clients that connect to the primary directly (an operator stops them
+        # before a cutover; pgbouncer's PAUSE holds the others): see passage()
+        self.gate = threading.Condition()
+        self.held = False
+        self.active = 0
+        self.burner_held = threading.Event()    # the burner skips its bursts while set
+
+    # --- the gate: stopping the clients that do not go through pgbouncer ----------
+    @contextlib.contextmanager
+    def passage(self, via='direct'):
+        """One unit of a client's work on the primary directly (a writer's
+        transaction, a poll, a burst of the burner, a round of resolving
+        prepared transactions): it waits while the gate is held, and the
+        holder waits for the units under way.  Through pgbouncer, nothing
+        (PAUSE holds those)."""
+        if via != 'direct':
+            yield
+            return
+        with self.gate:
+            while self.held and not self.stop_all.is_set():
+                self.gate.wait(0.5)
+            self.active += 1
+        try:
+            yield
+        finally:
+            with self.gate:
+                self.active -= 1
+                self.gate.notify_all()
+
+    def hold(self, timeout=60):
+        """Closes the gate and waits until no direct client is under way:
+        True, or False after TIMEOUT seconds (the gate stays closed)."""
+        deadline = time.time() + timeout
+        with self.gate:
+            self.held = True
+            while self.active:
+                if time.time() > deadline:
+                    return False
+                self.gate.wait(0.2)
+        return True
+
+    def release(self):
+        with self.gate:
+            self.held = False
+            self.gate.notify_all()
 
     # --- connections and calls -------------------------------------------
     def connect(self, via, autocommit=False):
@@ -218,32 +264,37 @@ class Workload:
         self.local.rng = rng
         via = 'bouncer' if n % 3 == 2 else 'direct'
         conn = None
-        k = 0
         while not self.stop_writing.is_set():
-            if conn is None or conn.closed or rng.random() < 0.02:   # reconnects
-                if conn is not None:
-                    conn.close()
-                conn = self.connect(via)
-                if conn is None:
-                    time.sleep(0.2)
-                    continue
-            k += 1
-            op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons', 'deep'],
-                             weights=[50, 6, 8, 20, 4, 3, 4, 1])[0]
-            try:
-                getattr(self, 'op_' + op)(conn, rng, n)
-            except psycopg.Error as e:
-                self.rec.error(e)
-                try:
-                    conn.rollback()
-                except psycopg.Error:
-                    conn.close()
-                if isinstance(e, psycopg.OperationalError):
-                    conn.close()
-                    time.sleep(0.05)
-            self.resolve_due()
+            with self.passage(via):
+                conn = self.write_once(conn, rng, n, via)
+            with self.passage('direct'):     # (resolve_due connects to the primary directly)
+                self.resolve_due()
         if conn is not None:
             conn.close()
+
+    def write_once(self, conn, rng, n, via):
+        """One operation of writer N; returns its connection (None: none now)."""
+        if conn is None or conn.closed or rng.random() < 0.02:   # reconnects
+            if conn is not None:
+                conn.close()
+            conn = self.connect(via)
+            if conn is None:
+                time.sleep(0.2)
+                return None
+        op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons', 'deep'],
+                         weights=[50, 6, 8, 20, 4, 3, 4, 1])[0]
+        try:
+            getattr(self, 'op_' + op)(conn, rng, n)
+        except psycopg.Error as e:
+            self.rec.error(e)
+            try:
+                conn.rollback()
+            except psycopg.Error:
+                conn.close()
+            if isinstance(e, psycopg.OperationalError):
+                conn.close()
+                time.sleep(0.05)
+        return conn
 
     def op_insert(self, conn, rng, n, prepare=False):
         txn = next(self.txn_numbers)
@@ -290,12 +341,15 @@ class Workload:
         commit-log page was not on disk yet."""
         rng = random.Random('%s/burner' % self.seed)
         while not self.stop_writing.wait(rng.uniform(3, 15)):
-            try:
-                with psycopg.connect(self.system.primary.conninfo(connect_timeout=3), autocommit=True) as c:
-                    c.execute("SET synchronous_commit = off; SET statement_timeout = '30s'")
-                    c.execute('CALL burn_xids(%d)' % rng.randint(20000, 40000))
-            except psycopg.Error as e:
-                self.rec.error(e)
+            if self.burner_held.is_set():
+                continue
+            with self.passage('direct'):
+                try:
+                    with psycopg.connect(self.system.primary.conninfo(connect_timeout=3), autocommit=True) as c:
+                        c.execute("SET synchronous_commit = off; SET statement_timeout = '30s'")
+                        c.execute('CALL burn_xids(%d)' % rng.randint(20000, 40000))
+                except psycopg.Error as e:
+                    self.rec.error(e)
 
     def op_prepare(self, conn, rng, n):
         self.op_insert(conn, rng, n, prepare=True)
@@ -508,17 +562,18 @@ class Workload:
         self.local.pending = None
         conn = None
         while not self.stop_polling.is_set():
-            if conn is None or conn.closed:
-                conn = self.connect(via)
+            with self.passage(via):
+                if conn is None or conn.closed:
+                    conn = self.connect(via)
                 if conn is None:
                     time.sleep(0.2)
                     continue
-            try:
-                self.poll_round(conn, f['format'], name)
-            except psycopg.Error as e:
-                self.rec.error(e)
-                conn.close()
-                time.sleep(0.05)
+                try:
+                    self.poll_round(conn, f['format'], name)
+                except psycopg.Error as e:
+                    self.rec.error(e)
+                    conn.close()
+                    time.sleep(0.05)
             time.sleep(rng.uniform(0.005, 0.05))
         if conn is not None:
             conn.close()

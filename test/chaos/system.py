@@ -289,6 +289,9 @@ class System:
         self.nodes = [Node(self, n, free_port(self.ports)) for n in ('a', 'b', 'c')]
         self.bouncer_port = free_port(self.ports)
         self.sync_names = ''
+        self.named = len(self.nodes)    # servers made so far: a cutover's new one is named by the next letter
+        self.retired_logs = []          # the logs of primaries a cutover retired (for their PANICs)
+        self.others = []                # servers outside the topology (a cutover's new one, until it takes over)
 
     def by_role(self, role):
         return next(n for n in self.nodes if n.role == role)
@@ -299,22 +302,7 @@ class System:
 
     def build(self):
         a, b, c = self.nodes
-        a.run([a.bin('initdb'), '-D', a.data, '-A', 'trust', '-U', 'postgres', '--no-sync',
-               '-E', 'UTF8', '--locale=C.UTF-8'], env=dict(os.environ))
-        conf = dict(listen_addresses="'127.0.0.1'", unix_socket_directories="''",
-                    shared_preload_libraries="'flakeid'", wal_level='replica', max_wal_senders=10,
-                    wal_keep_size="'512MB'", wal_log_hints='on', hot_standby='on',
-                    max_prepared_transactions=40, max_connections=80, shared_buffers="'64MB'",
-                    max_wal_size="'1GB'", log_line_prefix="'%m [%p] '", log_min_messages='warning',
-                    restart_after_crash='on', wal_receiver_timeout="'5s'", wal_retrieve_retry_interval="'200ms'",
-                    max_parallel_workers_per_gather=2)
-        conf.update(self.settings)
-        with open(os.path.join(a.data, 'postgresql.conf'), 'a') as f:
-            f.write('\n# the chaos campaign\n')
-            for k, v in conf.items():
-                f.write('%s = %s\n' % (k, v))
-            f.write("include_if_exists = 'node.conf'\n")
-        self.write_node_conf(a)
+        self.initdb(a)
         a.role = 'primary'
         a.start()
         a.sql('CREATE EXTENSION flakeid')
@@ -326,6 +314,27 @@ class System:
             node.start()
         self.set_sync_names(b.name)
         self.start_bouncer()
+
+    def initdb(self, node):
+        """A cluster of its own for NODE (initdb), with every server's
+        configuration: the primary's at the start, a logical-replication
+        cutover's new server later (the same settings, identities included)."""
+        node.run([node.bin('initdb'), '-D', node.data, '-A', 'trust', '-U', 'postgres', '--no-sync',
+                  '-E', 'UTF8', '--locale=C.UTF-8'], env=dict(os.environ))
+        conf = dict(listen_addresses="'127.0.0.1'", unix_socket_directories="''",
+                    shared_preload_libraries="'flakeid'", wal_level='replica', max_wal_senders=10,
+                    wal_keep_size="'512MB'", wal_log_hints='on', hot_standby='on',
+                    max_prepared_transactions=40, max_connections=80, shared_buffers="'64MB'",
+                    max_wal_size="'1GB'", log_line_prefix="'%m [%p] '", log_min_messages='warning',
+                    restart_after_crash='on', wal_receiver_timeout="'5s'", wal_retrieve_retry_interval="'200ms'",
+                    max_parallel_workers_per_gather=2)
+        conf.update(self.settings)
+        with open(os.path.join(node.data, 'postgresql.conf'), 'a') as f:
+            f.write('\n# the chaos campaign\n')
+            for k, v in conf.items():
+                f.write('%s = %s\n' % (k, v))
+            f.write("include_if_exists = 'node.conf'\n")
+        self.write_node_conf(node)
 
     def write_node_conf(self, node):
         with open(os.path.join(node.data, 'node.conf'), 'w') as f:
@@ -366,6 +375,7 @@ class System:
                     'listen_port = %d\nunix_socket_dir =\nauth_type = trust\nauth_file = %s/users.txt\n'
                     'pool_mode = transaction\nmax_client_conn = 200\ndefault_pool_size = 6\n'
                     'server_connect_timeout = 3\nquery_wait_timeout = 20\nserver_login_retry = 1\n'
+                    'admin_users = postgres\n'
                     'logfile = %s/pgbouncer.log\npidfile = %s/pgbouncer.pid\n'
                     '' % (p.port, self.bouncer_port, d, d, d))
         os.rename(os.path.join(d, 'pgbouncer.ini.new'), os.path.join(d, 'pgbouncer.ini'))
@@ -375,6 +385,15 @@ class System:
         reloaded (SIGHUP), as an operator's failover script does."""
         self.write_bouncer_ini()
         self.bouncer.send_signal(signal.SIGHUP)
+
+    def bouncer_admin(self, command, timeout=60):
+        """A command of pgbouncer's console (PAUSE, RELOAD, RESUME), by psql:
+        the console speaks the simple query protocol only.  PAUSE returns
+        once every server connection is released (transaction mode: every
+        transaction ended)."""
+        node = self.nodes[0]
+        node.run([node.bin('psql'), '-X', '-q', '-h', '127.0.0.1', '-p', str(self.bouncer_port), '-U', 'postgres',
+                  '-d', 'pgbouncer', '-c', command], timeout=timeout)
 
     def bouncer_conninfo(self, **extra):
         parts = ['host=127.0.0.1', 'port=%d' % self.bouncer_port, 'dbname=postgres', 'user=postgres']
@@ -449,6 +468,47 @@ class System:
         self.write_node_conf(target)
         target.start()
 
+    # --- a logical-replication cutover (docs/OPERATIONS.md) --------------------
+    def new_cluster(self, offset=0):
+        """A server of its own (initdb, not a copy of a data directory), with
+        every server's settings and identities, its clock OFFSET seconds off
+        the real one, started; not yet in `nodes`."""
+        name = 'abcdefghijklmnopqrstuvwxyz'[self.named % 26]
+        self.named += 1
+        node = Node(self, name, free_port(self.ports))
+        node.set_offset(offset)
+        shutil.rmtree(node.data, ignore_errors=True)
+        self.initdb(node)
+        node.role = 'new'
+        self.others.append(node)
+        node.start()
+        return node
+
+    def take_over(self, new):
+        """NEW becomes the primary in OLD's place (OLD, the primary until
+        now, is stopped by the caller): no synchronous standby until the
+        standbys are made again from it.  Returns OLD."""
+        old = self.primary
+        self.nodes[self.nodes.index(old)] = new
+        self.others.remove(new)
+        old.role, new.role = 'retired', 'primary'
+        self.set_sync_names('')
+        return old
+
+    def retire(self, old):
+        """OLD goes for good: stopped, its directory removed (its log kept
+        beside the history's for the checker), its port freed."""
+        if old.running():
+            old.stop('fast')
+        kept = os.path.join(self.workdir, 'retired-%s.log' % old.name)
+        try:
+            shutil.move(old.log, kept)
+            self.retired_logs.append(kept)
+        except OSError:
+            pass
+        shutil.rmtree(old.dir, ignore_errors=True)
+        self.ports.discard(old.port)
+
     def replication(self):
         return self.primary.sql('SELECT application_name, state, sync_state FROM pg_stat_replication')
 
@@ -458,7 +518,7 @@ class System:
             self.bouncer.wait()
         except Exception:
             pass
-        for n in self.nodes:
+        for n in self.nodes + self.others:
             if n.running():
                 try:
                     n.stop('immediate')
