@@ -41,11 +41,21 @@ ok(poll_until(sub { psql_on("SELECT count(*) = 0 FROM flakeid_horizon_holders WH
 	'p0 ended: nothing holds');
 my $file0 = psql_on($file_sql);
 # a horizon call forgets p0's holding (the renewer saves), while an open transaction
-# has about 2 MB of WAL inserted and not flushed (wal_writer_delay 10 s)
-my $job = psql_start($node, "SELECT sno_horizon(); INSERT INTO pad SELECT repeat('x', 200) FROM generate_series(1, 10000);
-	SELECT pg_sleep(600)");
-ok(poll_until(sub { psql_on('SELECT pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn() > 1000000') eq 't' }),
-	'WAL inserted, not flushed');
+# has about 2 MB of WAL inserted and not flushed (wal_writer_delay 10 s).  A save of the
+# marks (the renewer's, at its own time) flushes the WAL; when one came before the poll saw
+# the gap, the transaction is ended and made again (a run on a quick machine met it once)
+my ($job, $unflushed);
+for my $attempt (1 .. 5)
+{
+	$job = psql_start($node, "SELECT sno_horizon(); INSERT INTO pad SELECT repeat('x', 200) FROM generate_series(1, 10000);
+		SELECT pg_sleep(600)");
+	$unflushed = poll_until(sub { psql_on('SELECT pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn() > 1000000') eq 't' },
+		timeout => 30);
+	last if $unflushed;
+	psql_on("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()");
+	psql_finish($job);
+}
+ok($unflushed, 'WAL inserted, not flushed');
 ok(poll_until(sub { psql_on($file_sql) ne $file0 }), 'the renewer saved the file meanwhile');
 $node->stop('immediate');
 psql_finish($job);
