@@ -125,8 +125,11 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 	my $open = session($node);
 	my $open_pid = $open->query('SELECT pg_backend_pid()');
 	$open->query('BEGIN');
-	# (the clock just before the first ID: however long the backend then waits, its unit is not before this)
+	# (the clock, then an sno ID of another session: the unit the transaction holds from is sno's
+	# last used unit when it first issues, which an idle generator leaves however far back its last
+	# ID lay (a run on a loaded machine: more than 1 s after the restart above); so not before this)
 	my $before_first = $open->query('SELECT clock_timestamp()');
+	one('SELECT sno_new()');
 	my $open_id = $open->query('SELECT sno_new()::text');
 	my $open_xid = $open->query('SELECT txid_current()');
 	$open->query("SELECT kuid_new(), siq_new('event')");
@@ -143,7 +146,7 @@ for my $ending ('COMMIT PREPARED', 'ROLLBACK PREPARED')
 		'flakeid_horizon_holders: the open transaction (pid, xid) per generator it used, and the prepared one (gid, no pid)');
 	is(one("SELECT held_from <= sno_time('$open_id') AND held_from > '$before_first'::timestamptz - interval '1 s'
 	        FROM flakeid_horizon_holders WHERE generator = 'sno'"), 't',
-		'held_from is the unit of the first ID: at or before it, and not before the clock read just before it');
+		'held_from is at or before the unit of the first ID, and not before the clock read before the call');
 	is(one("SELECT held_from <= snowflake_time($prepared_id) FROM flakeid_horizon_holders WHERE prepared"), 't',
 		'and for the prepared transaction too');
 	$open->query('COMMIT');
