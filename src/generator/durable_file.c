@@ -10,6 +10,7 @@
 
 #include "storage/fd.h"
 #include "utils/memutils.h"
+#include "utils/wait_event.h"
 
 #include "generator/clock.h"
 #include "generator/durable_file.h"
@@ -21,6 +22,23 @@ directory_of(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash == NULL ? pstrdup(".") : pnstrdup(path, slash - path);
+}
+
+/*
+ * pg_fsync under the DataFileSync wait event, as core's own file syncs are
+ * shown, so that pg_stat_activity tells a call in flakeid's fsync (which
+ * no cancel ends: the cancel is served once it returns) from one that
+ * waits.  errno as pg_fsync left it.
+ */
+static bool
+synced(int fd)
+{
+	int			rc;
+
+	pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_SYNC);
+	rc = pg_fsync(fd);
+	pgstat_report_wait_end();
+	return rc == 0;
 }
 
 bool
@@ -41,16 +59,19 @@ durable_file_write(const char *path, const void *bytes, size_t size, int elevel)
 		return false;
 	}
 	errno = 0;
+	pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_WRITE);
 	if (write(fd, bytes, size) != (ssize_t) size)
 	{
+		pgstat_report_wait_end();
 		if (errno == 0)
 			errno = ENOSPC;
 		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", temp)));
 		CloseTransientFile(fd);
 		return false;
 	}
+	pgstat_report_wait_end();
 	debug_pause(DEBUG_PAUSE_SAVE_WRITTEN);
-	if (pg_fsync(fd) != 0)
+	if (!synced(fd))
 	{
 		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync file \"%s\": %m", temp)));
 		CloseTransientFile(fd);
@@ -169,15 +190,18 @@ durable_file_write_at(const char *path, off_t offset, const void *bytes, size_t 
 		return false;
 	}
 	errno = 0;
+	pgstat_report_wait_start(WAIT_EVENT_DATA_FILE_WRITE);
 	if (pg_pwrite(fd, bytes, size, offset) != (ssize_t) size)
 	{
+		pgstat_report_wait_end();
 		if (errno == 0)
 			errno = ENOSPC;
 		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not write file \"%s\": %m", path)));
 		CloseTransientFile(fd);
 		return false;
 	}
-	if (pg_fsync(fd) != 0)
+	pgstat_report_wait_end();
+	if (!synced(fd))
 	{
 		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not fsync file \"%s\": %m", path)));
 		CloseTransientFile(fd);
