@@ -16,7 +16,11 @@ A history's promises (docs/TESTS.md, "The fault campaign"):
   it may be missed and rows before it delivered twice (excused, counted).
 * stuck: no call still running 2 s after its cancel (through pgbouncer,
   calls queued while the primary was down are pgbouncer's, not ours:
-  excused, counted).
+  excused, counted).  The watchdog reads each such call's backend from
+  pg_stat_activity every 0.25 s until it ends, and a stuck call is named
+  with what it was seen doing; one seen in I/O at every read (a write or
+  fsync, flakeid's or the WAL's, which no cancel ends: IO_LWLOCKS too)
+  and ended within 30 s is a loaded disk's, excused and counted.
 * horizon past the clock: no horizon's time more than HORIZON_LEAD ahead of
   the server's clock in the same call.
 * refused: back-fill of a unit this history gave few or no IDs never ends
@@ -48,6 +52,7 @@ from collections import defaultdict
 
 HORIZON_LEAD = 30          # seconds: clock steps back are at most a few seconds each
 STUCK_AFTER_CANCEL = 2     # seconds
+STUCK_IN_IO_WITHIN = 30    # seconds: a call seen only in I/O after its cancel may end this late
 MEMORY_BOUND_KB = 16 * 1024   # growth of one process's private resident memory over a history
 QUIET_AROUND = 5           # seconds before a fault that may move a clock-regression counter
 CATCH_UP = 21              # seconds after it: the offsets' spread (16 s), the marks' reserve (2 s) and 3 s
@@ -168,11 +173,12 @@ def check(history):
 
     # --- stuck ------------------------------------------------------------
     down = [(f['t0'], f['t1']) for f in faults if f.get('down')]
-    for desc, start, cancel_at, end in history['calls']:
+    for desc, start, cancel_at, end, *seen in history['calls']:
         if cancel_at is None:
             continue
         stats['calls cancelled'] += 1
-        end = end if end is not None else history['end']
+        ended = end is not None
+        end = end if ended else history['end']
         if end - cancel_at <= STUCK_AFTER_CANCEL:
             continue
         # (pgbouncer queues a call while it cannot reach the server, up to its
@@ -180,8 +186,14 @@ def check(history):
         if desc.endswith('(bouncer)') and any(a - 1 <= end and cancel_at <= b + 21 for a, b in down):
             stats['stuck in pgbouncer\'s queue while the primary was down, excused'] += 1
             continue
-        v.add('stuck', '%s still running %.1f s after its cancel (started %.1f s before it)' % (
-            desc, end - cancel_at, cancel_at - start))
+        # (a write or fsync in progress, flakeid's own or the WAL's, ends before the cancel is
+        # served, in PostgreSQL's commits too: a loaded disk, not a wait of ours; only when every
+        # sample of the backend after the cancel saw it there, and it ended)
+        if ended and seen and in_io_only(seen[0]) and end - cancel_at <= STUCK_IN_IO_WITHIN:
+            stats['running after its cancel in a write or fsync, which no cancel ends, excused'] += 1
+            continue
+        v.add('stuck', '%s still running %.1f s after its cancel (started %.1f s before it)%s' % (
+            desc, end - cancel_at, cancel_at - start, describe_waits(seen[0] if seen else [])))
 
     # --- refused back-fill --------------------------------------------------
     for fmt, kind, unit, n, state, t in history['backfills']:
@@ -305,6 +317,33 @@ def excuse_repeat(a, b, promotions, outcome):
         if p['coverage'] == 'committed' and outcome.get(a[6]) not in ('committed', 'prepared', 'committed prepared'):
             return 'failover with mark_synchronous off, not committed'
     return None
+
+
+# wait events of a backend in I/O: type IO (flakeid's files since 1.4, core's), or queued on the
+# lock of a WAL flush under way
+IO_LWLOCKS = ('WALWrite', 'WALWriteLock', 'WALInsert')
+
+
+def in_io_only(samples):
+    """Whether a call's backend was seen in I/O at every sample after its cancel."""
+    return bool(samples) and all(kind == 'IO' or (kind == 'LWLock' and event in IO_LWLOCKS)
+                                 for _, _, kind, event in samples)
+
+
+def describe_waits(samples):
+    """A stuck call's backend as the watchdog read it after the cancel
+    (clients.py, sample_backend): each state and wait event, with the
+    seconds after the cancel it was first and last seen."""
+    if not samples:
+        return ''
+    spans = []
+    for t, state, kind, event in samples:
+        what = '%s%s' % (state, ' %s/%s' % (kind, event) if kind else '')
+        if spans and spans[-1][0] == what:
+            spans[-1][2] = t
+        else:
+            spans.append([what, t, t])
+    return '; its backend: ' + ', '.join('%s at %.2f-%.2f s' % tuple(s) for s in spans)
 
 
 def describe(origin):

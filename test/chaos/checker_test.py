@@ -87,6 +87,21 @@ ok(found(h, 'stuck') == 0, 'through pgbouncer while the primary was down it is p
 h['calls'].append(['commit (direct)', 1000.0, 1004.0, None])
 ok(found(h, 'stuck') == 1, 'a call that never ended is stuck')
 
+h = clean(3)
+io = [[1.5, 'active', 'IO', 'DataFileSync'], [1.75, 'active', 'LWLock', 'WALWrite'], [2.0, 'active', 'IO', 'WALSync']]
+h['calls'].append(['deep (direct)', 1000.0, 1004.0, 1007.2, io])
+ok(found(h, 'stuck') == 0, 'a call seen only in a write or fsync after its cancel is I/O, not stuck')
+h['calls'][-1] = ['deep (direct)', 1000.0, 1004.0, 1007.2, io + [[2.25, 'active', None, None]]]
+ok(found(h, 'stuck') == 1, 'one sample on the CPU after the cancel: stuck')
+h['calls'][-1] = ['deep (direct)', 1000.0, 1004.0, 1007.2, io + [[2.25, 'active', 'Extension', 'Extension']]]
+ok(found(h, 'stuck') == 1, 'one sample in a wait of its own after the cancel: stuck')
+h['calls'][-1] = ['deep (direct)', 1000.0, 1004.0, None, io]
+ok(found(h, 'stuck') == 1, 'in I/O but never ended: stuck')
+h['calls'][-1] = ['deep (direct)', 1000.0, 1004.0, 1040.0, io]
+ok(found(h, 'stuck') == 1, 'in I/O but ended 36 s after its cancel: stuck')
+h['calls'][-1] = ['deep (direct)', 1000.0, 1004.0, 1007.2, []]
+ok(found(h, 'stuck') == 1, 'never sampled: stuck')
+
 h = clean(4)
 p = list(h['polls'][0])
 p[6] = p[5] + datetime.timedelta(days=365 * 50)

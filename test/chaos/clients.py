@@ -105,9 +105,10 @@ class Call:
 
     def __init__(self, recorder, conn, desc, limit):
         # (a call through pgbouncer says so: the checker excuses its queue while the primary is down)
-        self.rec = ['%s (%s)' % (desc, getattr(conn, 'chaos_via', 'direct')), time.time(), None, None]
+        self.rec = ['%s (%s)' % (desc, getattr(conn, 'chaos_via', 'direct')), time.time(), None, None, []]
         self.conn = conn
         self.limit = limit
+        self.sampling = False
         recorder.calls.append(self.rec)
 
     def done(self):
@@ -246,7 +247,31 @@ class Workload:
                         c.conn.cancel()   # again: a cancel that lands between statements is lost
                     except Exception:
                         pass
+                if cancel_at is not None and now - cancel_at > 1.5 and not c.sampling:
+                    c.sampling = True
+                    threading.Thread(target=self.sample_backend, args=(c,), daemon=True).start()
             time.sleep(0.02)
+
+    def sample_backend(self, c):
+        """What a call still running 1.5 s after its cancel is doing, read
+        every 0.25 s from pg_stat_activity on its server until it ends (the
+        checker names it with a stuck call): (seconds after the cancel,
+        state, wait_event_type, wait_event).  Only a direct connection's
+        backend is known."""
+        try:
+            info = c.conn.info
+            pid, conninfo = info.backend_pid, 'host=%s port=%s dbname=%s user=%s connect_timeout=2' % (
+                info.host, info.port, info.dbname, info.user)
+            if getattr(c.conn, 'chaos_via', 'direct') != 'direct':
+                return
+            with psycopg.connect(conninfo, autocommit=True) as s:
+                while c.rec[3] is None and len(c.rec[4]) < 200:
+                    row = s.execute('SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE pid = %s',
+                                    (pid,)).fetchone()
+                    c.rec[4].append([round(time.time() - c.rec[2], 2)] + (list(row) if row else ['gone', None, None]))
+                    time.sleep(0.25)
+        except Exception as e:
+            c.rec[4].append([round(time.time() - c.rec[2], 2), 'not read: %s' % type(e).__name__, None, None])
 
     # --- writers ------------------------------------------------------------
     def origin(self, conn):
