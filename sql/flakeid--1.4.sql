@@ -2057,6 +2057,24 @@ CREATE FUNCTION flakeid_advance_past_read(rel regclass, col name, colnum int2, c
 COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype, regtype) IS
     'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); with as_type, of a uuid column, the largest UUID embedding an ID of that type; NULL for none';
 
+-- the back-fill floor: back-fill for a time at or before it (in its unit) is
+-- refused (55000) until flakeid.accept_backfill_loss; NULL for none.  A start
+-- afresh sets it, and the cutover's step raises it to the latest ID it
+-- advanced past: this server holds no record of what the old one back-filled
+-- (issue 62: the fault campaign's cutover repeated those IDs)
+CREATE FUNCTION flakeid_backfill_floor() RETURNS timestamptz
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION flakeid_backfill_floor() IS
+    'the instant at or before which (in its unit) back-fill is refused: this server holds no record of what was back-filled before it (a start afresh, or a cutover from another server); NULL for none';
+-- raises it, never lowers it; saved and WAL-logged before it returns.
+-- Executable by PUBLIC for flakeid_advance_past_all's call, but refused
+-- (42501) unless the caller is a superuser or may execute that function
+-- (backfill_floor.c says why)
+CREATE FUNCTION flakeid_backfill_floor_raise(instant timestamptz) RETURNS timestamptz
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION flakeid_backfill_floor_raise(timestamptz) IS
+    'raises the back-fill floor to instant (at most 60 s ahead of the clock), never lowering it, and returns it: for a superuser or a role that may execute flakeid_advance_past_all, which calls it';
+
 -- for each type of `types` (those of the columns flakeid_advance_past_all
 -- lists), the type under its domains and arrays, whether an array lies on
 -- the way, and those of `generator_fns` that its domains' defaults call: each
@@ -2161,6 +2179,9 @@ DECLARE
     detail text;
     hint text;
     gid text;
+    -- the latest time of an ID advanced past (and `past`): the back-fill floor it raises
+    latest timestamptz;
+    floor_now timestamptz;
 BEGIN
     -- its listings read the catalogs through the statement's snapshot: at REPEATABLE READ that is
     -- the transaction's, older than the locks, and misses a table or partition changed meanwhile
@@ -2484,6 +2505,7 @@ BEGIN
 
     -- then the advances
     tab := NULL;
+    latest := past;
     IF past IS NOT NULL THEN
         FOR generator, bound IN VALUES
             ('sno', 'sno_upper_bound($1)'), ('kuid', 'kuid_upper_bound($1)'), ('snowflake', 'snowflake_upper_bound($1)')
@@ -2529,6 +2551,7 @@ BEGIN
                         INTO advanced_past USING tops[i], kind;
                     RETURN NEXT;
                 END LOOP;
+                EXECUTE format('SELECT greatest($2, %1$I.siq_time($1::%1$I.siq))', schema) INTO latest USING tops[i], latest;
                 CONTINUE;
             ELSIF c.gen = 'kuid96' THEN
                 -- past `past` in the node of the largest ID (an empty column: this server's own, which
@@ -2540,6 +2563,12 @@ BEGIN
                 EXECUTE format('SELECT %1$I.%2$I($1::%3$s)::text', schema, c.gen || '_advance_past',
                                CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
                     INTO advanced_past USING tops[i];
+            END IF;
+            IF tops[i] IS NOT NULL THEN
+                -- (the column's largest ID's time; snowflake under the epoch in force)
+                EXECUTE format('SELECT greatest($2, %1$I.%2$I($1::%3$s))', schema, c.gen || '_time',
+                               CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
+                    INTO latest USING tops[i], latest;
             END IF;
         EXCEPTION
             WHEN invalid_parameter_value THEN
@@ -2577,6 +2606,17 @@ BEGIN
                    || CASE WHEN c.columns > 1 THEN format(' (%s columns)', c.columns) ELSE '' END;
         RETURN NEXT;
     END LOOP;
+    -- Back-fill before the latest ID taken over is refused from now on: this
+    -- server holds no record of what the other server back-filled, and with
+    -- its identities (kuid has none) a back-filled ID for such a time could
+    -- repeat one of those (issue 62).  Last, once every generator is past it.
+    EXECUTE format('SELECT %I.flakeid_backfill_floor()', schema) INTO floor_now;
+    IF latest IS NOT NULL AND latest > coalesce(floor_now, '-infinity') THEN
+        EXECUTE format('SELECT %I.flakeid_backfill_floor_raise($1)', schema) USING latest;
+        RAISE NOTICE 'back-fill for a time up to % is refused from now on', latest
+            USING DETAIL = 'This server holds no record of what the server these IDs came from back-filled: a back-filled ID for such a time could repeat one of those.',
+                  HINT = 'Back-fill later times. If no ID back-filled there can meet a new one (this server''s identities are its own and no kuid was back-filled, or nothing was), set flakeid.accept_backfill_loss = on (docs/OPERATIONS.md, "A logical-replication cutover").';
+    END IF;
     IF current_setting('lock_timeout') <> caller_lock_timeout THEN
         PERFORM set_config('lock_timeout', caller_lock_timeout, true);
     END IF;

@@ -20,6 +20,9 @@
 #include "generator/generator.h"
 #include "generator/issue.h"
 #include "generator/marks.h"
+#include "generator/marks_setup.h"
+#include "generator/resume.h"
+#include "generator/shmem.h"
 #include "generator/table.h"
 
 static void
@@ -114,4 +117,31 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 	if (def->ticktock)
 		counters_raise_sno_floor(through_unit + 1);
 	(void) issue_close_through(def, slot, through_unit);
+}
+
+int64
+flakeid_raise_backfill_floor(int64 instant)
+{
+	int64		ahead;
+
+	shmem_require("flakeid_backfill_floor_raise");
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot raise the back-fill floor during recovery"),
+				 errhint("Raise it on the primary: the raise reaches the standbys through the WAL.")));
+	if (!mark_state_usable())
+		mark_refuse_unusable_state();
+	/* (a promoted standby saves the primary's bounds with it, not its own alone) */
+	resume_take_up_upstream();
+	ahead = instant - flakeid_clock_unix_us();
+	if (ahead > ADVANCE_LEAD_US)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the back-fill floor may lie at most %d s ahead of this server's clock; %s lies %.3f s ahead",
+						(int) (ADVANCE_LEAD_US / USECS_PER_SEC),
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(instant)), ahead / 1e6),
+				 errdetail("Back-fill before the floor is refused for every generator: a floor far ahead would refuse it for that long."),
+				 errhint("Check this server's clock against the one whose IDs it took over.")));
+	return mark_raise_backfill_floor(instant);
 }

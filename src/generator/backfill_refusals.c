@@ -52,11 +52,13 @@ backfill_refuse_shared_with_live(const GeneratorDef *def, int variant, Timestamp
 }
 
 /*
- * Back-fill before the floor that flakeid.start_afresh left (marks_setup.c)
- * is refused: what back-fill gave before that start was lost with the state
- * file, and back-filled IDs lie in the past, where no clock covers them.
- * The floor's own unit is refused too (an ID given before the start could
- * share it).  flakeid.accept_backfill_loss lets it through.
+ * Back-fill before the floor is refused: the floor that flakeid.start_afresh
+ * left (marks_setup.c), what back-fill gave before that start having been
+ * lost with the state file, or the one the cutover's step raised
+ * (flakeid_raise_backfill_floor), what the other server back-filled never
+ * having been recorded here; back-filled IDs lie in the past, where no
+ * clock covers them.  The floor's own unit is refused too (an ID given
+ * before it could share it).  flakeid.accept_backfill_loss lets it through.
  */
 void
 backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, TimestampTz ts)
@@ -71,8 +73,8 @@ backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, Timestamp
 	strlcpy(lost, timestamptz_to_str(flakeid_timestamptz_from_unix_us(floor)), sizeof(lost));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("cannot back-fill a %s ID for %s: this server's record of back-filled IDs before %s was lost",
+			 errmsg("cannot back-fill a %s ID for %s: this server holds no record of the IDs back-filled before %s",
 					def->name, timestamptz_to_str(ts), lost),
-			 errdetail("The generators started afresh then (flakeid.start_afresh), without the record of what back-fill had given before: a back-filled ID for an earlier time could repeat one of those."),
+			 errdetail("The generators started afresh then (flakeid.start_afresh), or took over another server's IDs up to then (flakeid_advance_past_all, the cutover's step), without the record of what back-fill had given before: a back-filled ID for an earlier time could repeat one of those."),
 			 errhint("Back-fill times after it. If no ID back-filled before it can meet a new one (the tables that held them are gone or emptied, or none was ever back-filled), set flakeid.accept_backfill_loss = on.")));
 }

@@ -63,4 +63,17 @@ extern uint64 flakeid_horizon_unit(GeneratorId gen);
  */
 extern void flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 through_unit);
 
+/*
+ * The cutover's back-fill floor: from now on, back-fill for a time in the
+ * unit of `instant` (Unix µs) or before it is refused, on this server and
+ * its standbys (55000, until flakeid.accept_backfill_loss), because this
+ * server holds no record of what another server back-filled there.  Never
+ * lowers the floor; saved and WAL-logged (and, with
+ * flakeid.mark_synchronous, flushed by the synchronous standbys) before it
+ * returns.  Refuses 55000 during recovery, what a generator refuses for
+ * the state file, and 22023 for an instant more than ADVANCE_LEAD_US ahead
+ * of the clock.  Returns the floor after.  Takes flakeid_lock and fsyncs.
+ */
+extern int64 flakeid_raise_backfill_floor(int64 instant);
+
 #endif

@@ -265,6 +265,22 @@ mark_renew_locked(MarkId mark, int64 unit_start)
 	(void) renew_one_locked(mark, unit_start, ERROR);
 }
 
+int64
+mark_raise_backfill_floor(int64 instant)
+{
+	OwnBounds	own;
+
+	flakeid_lock_acquire();
+	published_bounds(&own);
+	if (instant > own.floor)
+	{
+		own.floor = instant;
+		(void) save_locked(&own, ERROR);
+	}
+	flakeid_lock_release();
+	return own.floor;
+}
+
 /*
  * The saved low-water of back-fill in (slot, unit): the slot's, or below it
  * the unit's deep entry (deep_record.h) or a deep range of 1.3's that holds

@@ -137,6 +137,14 @@ extern void mark_save_snowflake_epoch(void);
  */
 extern uint32 mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide);
 
+/*
+ * Raises the back-fill floor to `instant` (Unix µs), never lowering it: the
+ * state saved and WAL-logged with it before it returns (takes flakeid_lock
+ * and fsyncs; raises on failure, and nothing is published).  Returns the
+ * floor after.
+ */
+extern int64 mark_raise_backfill_floor(int64 instant);
+
 /* the back-fill floor (Unix µs; 0: none): back-fill before it is refused (backfill.c) */
 static inline int64
 mark_backfill_floor(void)

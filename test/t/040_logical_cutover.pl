@@ -32,7 +32,11 @@ my %types = (
 	snowflake => [ 'bigint', 'snowflake_new()', 'snowflake_horizon()' ],
 );
 my @types = sort keys %types;
-my $schema = join('', map { "CREATE TABLE t_$_ (id $types{$_}[0] PRIMARY KEY DEFAULT $types{$_}[1], n int, at text);\n" } @types);
+my $schema = join('', map { "CREATE TABLE t_$_ (id $types{$_}[0] PRIMARY KEY DEFAULT $types{$_}[1], n int, at text);\n" } @types)
+	# back-filled IDs, which replicate as any row (kuid has no identity, and both servers keep
+	# snowflake's default one; the step reads bf_kuid, not bf_snowflake, a bigint column without
+	# a generator default: its floor comes from `past`)
+	. "CREATE TABLE bf_kuid (id kuid PRIMARY KEY);\nCREATE TABLE bf_snowflake (id bigint PRIMARY KEY);\n";
 psql_on($_, $schema) for $publisher, $subscriber;
 psql_on($publisher, 'CREATE PUBLICATION everything FOR ALL TABLES');
 (my $connstr = $publisher->connstr('postgres')) =~ s/'/''/g;
@@ -59,9 +63,13 @@ for my $round (1 .. 10)
 	psql_on($publisher, join('', map { "INSERT INTO t_$_ (n, at) SELECT i, 'publisher' FROM generate_series(1, 100) i;\n" } @types));
 	poll($publisher, $_) for @types;
 }
+# the publisher back-fills two past milliseconds, 200 IDs each
+my $backfilled = "'2021-03-04 05:06:07.123+00'";
+psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at($backfilled) FROM generate_series(1, 200);
+	INSERT INTO bf_snowflake SELECT snowflake_new_at($backfilled) FROM generate_series(1, 200)");
 $publisher->wait_for_catchup('follow');
-is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM t_$_)" } @types)), join('/', (1000) x 5),
-	'1000 rows of each type replicated');
+is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM $_)" } (map { "t_$_" } @types), 'bf_kuid', 'bf_snowflake')),
+	join('/', (1000) x 5, 200, 200), '1000 rows of each type replicated, and 200 back-filled IDs of kuid and of snowflake');
 
 # the failure without the step: the subscriber's IDs of now sort below the rows it holds (not
 # kuid96's when this server's node sorts after the publisher's: they pass in the same 256-second window)
@@ -76,7 +84,49 @@ for my $type (grep { $_ ne 'kuid96' } @types)
 psql_on($subscriber, 'DROP SUBSCRIPTION follow');
 my $past = psql_on($publisher, 'SELECT clock_timestamp()');    # its writers and readers have stopped
 my $steps = psql_on($subscriber, "SELECT count(*) FROM flakeid_advance_past_all('$past')");
-is($steps, 3 + 15 + 4 + 15, "flakeid_advance_past_all(the publisher's clock): every generator past it, every column past its maximum (siq: every kind)");
+is($steps, 3 + 15 + 4 + 15 + 1, "flakeid_advance_past_all(the publisher's clock): every generator past it, every column past its maximum (siq: every kind)");
+# Back-fill across the cutover (issue 62: the fault campaign's cutover found
+# it repeating the publisher's back-filled IDs): the subscriber holds no
+# record of what the publisher back-filled, so the step raises the back-fill
+# floor to the latest time it advanced past, and back-fill before it is
+# refused.  (9e7338c: the subscriber's kuid and snowflake back-fill for the
+# same millisecond gave the publisher's IDs again.)
+for my $type ('kuid', 'snowflake')
+{
+	my $state = sqlstate_of($subscriber, "DO \$\$ BEGIN
+		IF EXISTS (SELECT FROM (SELECT ${type}_new_at($backfilled) AS v FROM generate_series(1, 200)) s JOIN bf_$type b ON b.id = s.v) THEN
+			RAISE EXCEPTION 'repeated' USING ERRCODE = 'P0001';
+		END IF; END \$\$");
+	is($state, '55000', "$type: back-fill on the subscriber for a millisecond the publisher back-filled is refused (55000), never a repeat (P0001)");
+}
+is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$past'::timestamptz"), 't',
+	"the step raised the subscriber's back-fill floor to the latest time it advanced past (the publisher's clock)");
+like(message_of($subscriber, "SELECT kuid_new_at('2021-05-06 07:08:09+00')"),
+	qr/holds no record of the IDs back-filled before .*flakeid_advance_past_all.*HINT:  .*flakeid.accept_backfill_loss = on/s,
+	'the refusal says why (the cutover) and what to do');
+$subscriber->restart;
+is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$past'::timestamptz"), 't', 'the floor is saved: the same after a restart');
+# who may raise it: the cutover's operator (EXECUTE on flakeid_advance_past_all), not PUBLIC; never more than 60 s ahead
+psql_on($subscriber, "CREATE ROLE plain LOGIN; CREATE ROLE operator LOGIN;
+	GRANT EXECUTE ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) TO operator");
+{
+	local $ENV{PGUSER} = 'plain';
+	is(sqlstate_of($subscriber, "SELECT flakeid_backfill_floor_raise(now())"), '42501', 'an ordinary role may not raise the back-fill floor (42501)');
+}
+{
+	local $ENV{PGUSER} = 'operator';
+	is(sqlstate_of($subscriber, "SELECT flakeid_backfill_floor_raise(now() + interval '2 minutes')"), '22023',
+		'a floor more than 60 s ahead of the clock is refused (22023)');
+	is(psql_on($subscriber, "SELECT flakeid_backfill_floor_raise('2020-01-01+00') = '$past'::timestamptz"), 't',
+		'the operator may call it, and an earlier instant never lowers the floor');
+}
+# the documented way on, for a server whose back-fill cannot meet the old one's: the opt-in
+psql_on($subscriber, "ALTER SYSTEM SET flakeid.accept_backfill_loss = on; SELECT pg_reload_conf()");
+ok(poll_until(sub { sqlstate_of($subscriber, "SELECT kuid_new_at('2021-05-06 07:08:09+00')") eq 'ok' }),
+	'with flakeid.accept_backfill_loss = on, back-fill before the floor is given');
+psql_on($subscriber, "ALTER SYSTEM RESET flakeid.accept_backfill_loss; SELECT pg_reload_conf()");
+ok(poll_until(sub { sqlstate_of($subscriber, "SELECT kuid_new_at('2021-05-06 07:08:09+00')") eq '55000' }),
+	'and refused again once it is reset');
 for my $round (1 .. 5)
 {
 	psql_on($subscriber, join('', map { "INSERT INTO t_$_ (n, at) SELECT i, 'subscriber' FROM generate_series(1, 100) i;\n" } @types));
@@ -111,6 +161,8 @@ my $dump = $publisher->basedir . '/cutover.dump';
 $publisher->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $publisher->connstr('postgres') ], 'pg_dump of the publisher');
 $restored->command_ok([ 'pg_restore', '-d', $restored->connstr('postgres'), $dump ], 'pg_restore into a new cluster');
 psql_on($restored, 'SELECT count(*) FROM flakeid_advance_past_all()');
+is(sqlstate_of($restored, "SELECT kuid_new_at($backfilled)"), '55000',
+	'restored from pg_dump, after the step, back-fill before the latest restored ID is refused (55000)');
 for my $type (@types)
 {
 	psql_on($restored, "INSERT INTO t_$type (n, at) SELECT i, 'restored' FROM generate_series(1, 500) i");

@@ -71,7 +71,7 @@ for my $case ('damaged', 'missing')
 		"$case: 62 s ahead of the clock (past any mark a save leaves)");
 	is(sqlstate_of($node, "INSERT INTO ids SELECT snowflake_new_at($past), 'again' FROM generate_series(1, 100)"), '55000',
 		"$case: back-fill before the new start is refused (1.3 repeated a back-filled ID: 23505)");
-	like(message_of($node, "SELECT snowflake_new_at($past)"), qr/record of back-filled IDs before .* was lost.*HINT:  .*flakeid.accept_backfill_loss = on/s,
+	like(message_of($node, "SELECT snowflake_new_at($past)"), qr/holds no record of the IDs back-filled before .*HINT:  .*flakeid.accept_backfill_loss = on/s,
 		"$case: the message says why, and what an operator may do");
 	is(sqlstate_of($node, "SELECT sno_new_at($past), kuid96_new_at($past), siq_new_at($past, 'user'), kuid_new_at($past), flax_new_at($past)"),
 		'55000', "$case: for every generator");

@@ -1,0 +1,96 @@
+/*
+ * backfill_floor.c — flakeid_backfill_floor() and
+ * flakeid_backfill_floor_raise(): the instant before which back-fill is
+ * refused, as a DBA reads it and as the cutover's step raises it
+ * (flakeid_advance_past_all; docs/OPERATIONS.md, "A logical-replication
+ * cutover")
+ */
+#include "postgres.h"
+
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "generator/clock.h"
+#include "generator/generator.h"
+#include "generator/marks.h"
+#include "generator/shmem.h"
+#include "types/glue.h"
+
+/* EXECUTE on a function, as each major spells it */
+static AclResult
+function_aclcheck(Oid function)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(ProcedureRelationId, function, GetUserId(), ACL_EXECUTE);
+#else
+	return pg_proc_aclcheck(function, GetUserId(), ACL_EXECUTE);
+#endif
+}
+
+/* the floor as a timestamptz, NULL for none */
+static Datum
+floor_datum(FunctionCallInfo fcinfo, int64 floor)
+{
+	if (floor == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(flakeid_timestamptz_from_unix_us(floor));
+}
+
+PG_FUNCTION_INFO_V1(flakeid_backfill_floor);
+Datum
+flakeid_backfill_floor(PG_FUNCTION_ARGS)
+{
+	shmem_require("flakeid_backfill_floor");
+	return floor_datum(fcinfo, mark_backfill_floor());
+}
+
+/*
+ * Whether the current user may raise the floor: a superuser, or a role
+ * that may run the cutover's step, flakeid_advance_past_all(timestamptz,
+ * text[]) in this function's schema, which calls it.  The function is
+ * executable by PUBLIC for that call (an operator granted the step alone
+ * in 1.3 keeps it, and needs no second grant); a floor refuses back-fill
+ * to every role, so no other role may raise it.
+ */
+static bool
+may_raise(FunctionCallInfo fcinfo)
+{
+	Oid			argtypes[2] = {TIMESTAMPTZOID, TEXTARRAYOID};
+	Oid			schema = get_func_namespace(fcinfo->flinfo->fn_oid);
+	char	   *schema_name = get_namespace_name(schema);
+	Oid			step;
+
+	if (superuser())
+		return true;
+	if (schema_name == NULL)
+		return false;
+	step = LookupFuncName(list_make2(makeString(schema_name), makeString("flakeid_advance_past_all")),
+						  2, argtypes, true);
+	return OidIsValid(step) && function_aclcheck(step) == ACLCHECK_OK;
+}
+
+PG_FUNCTION_INFO_V1(flakeid_backfill_floor_raise);
+Datum
+flakeid_backfill_floor_raise(PG_FUNCTION_ARGS)
+{
+	TimestampTz instant = PG_GETARG_TIMESTAMPTZ(0);
+
+	if (!may_raise(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to raise flakeid's back-fill floor"),
+				 errdetail("Only a superuser, or a role that may execute flakeid_advance_past_all, may raise it: it refuses back-fill to every role."),
+				 errhint("Run the cutover's step, flakeid_advance_past_all, which raises it, as a role granted it.")));
+	if (TIMESTAMP_NOT_FINITE(instant))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the back-fill floor must be a finite time")));
+	return floor_datum(fcinfo, flakeid_raise_backfill_floor(flakeid_unix_us_from_timestamptz(instant, "timestamptz")));
+}
