@@ -2059,9 +2059,9 @@ COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype, reg
 
 -- the back-fill floor: back-fill for a time at or before it (in its unit) is
 -- refused (55000) until flakeid.accept_backfill_loss; NULL for none.  A start
--- afresh sets it, and the cutover's step raises it to the latest ID it
--- advanced past: this server holds no record of what the old one back-filled
--- (issue 62: the fault campaign's cutover repeated those IDs)
+-- afresh sets it, and the cutover's step, given the old server's clock
+-- (`past`), raises it there: this server holds no record of what the old one
+-- back-filled (issue 62: the fault campaign's cutover repeated those IDs)
 CREATE FUNCTION flakeid_backfill_floor() RETURNS timestamptz
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION flakeid_backfill_floor() IS
@@ -2179,9 +2179,8 @@ DECLARE
     detail text;
     hint text;
     gid text;
-    -- the latest time of an ID advanced past (and `past`): the back-fill floor it raises
-    latest timestamptz;
     floor_now timestamptz;
+    floor_after timestamptz;
 BEGIN
     -- its listings read the catalogs through the statement's snapshot: at REPEATABLE READ that is
     -- the transaction's, older than the locks, and misses a table or partition changed meanwhile
@@ -2505,8 +2504,26 @@ BEGIN
 
     -- then the advances
     tab := NULL;
-    latest := past;
     IF past IS NOT NULL THEN
+        -- Given the old server's clock once its writers stopped (a cutover's,
+        -- a restore's), back-fill for a time at or before it is refused from
+        -- now on: this server holds no record of what that server back-filled,
+        -- and under its identities (kuid has none) a back-filled ID for such a
+        -- time could repeat one of those (issue 62).  Only with `past`: the
+        -- columns' maxima alone also come from pg_upgrade, which carries the
+        -- record over, or from this server's own IDs, and a floor there would
+        -- refuse back-fill this server can give (the review of c15f23d); and
+        -- only `past` covers every time the old server back-filled (a column's
+        -- largest kuid96 may be a higher node's, earlier in its window).
+        -- First: a clock stepped back since the read refuses it (22023) before
+        -- anything is advanced.
+        EXECUTE format('SELECT %I.flakeid_backfill_floor()', schema) INTO floor_now;
+        EXECUTE format('SELECT %I.flakeid_backfill_floor_raise($1)', schema) INTO floor_after USING past;
+        IF floor_after IS DISTINCT FROM floor_now THEN
+            RAISE NOTICE 'back-fill for a time up to % is refused from now on', floor_after
+                USING DETAIL = 'This server holds no record of what the server these IDs came from back-filled: a back-filled ID for such a time could repeat one of those.',
+                      HINT = 'Back-fill later times. If no ID back-filled there can meet a new one (this server''s identities are its own and no kuid was back-filled, or nothing was), set flakeid.accept_backfill_loss = on (docs/OPERATIONS.md, "A logical-replication cutover").';
+        END IF;
         FOR generator, bound IN VALUES
             ('sno', 'sno_upper_bound($1)'), ('kuid', 'kuid_upper_bound($1)'), ('snowflake', 'snowflake_upper_bound($1)')
         LOOP
@@ -2551,7 +2568,6 @@ BEGIN
                         INTO advanced_past USING tops[i], kind;
                     RETURN NEXT;
                 END LOOP;
-                EXECUTE format('SELECT greatest($2, %1$I.siq_time($1::%1$I.siq))', schema) INTO latest USING tops[i], latest;
                 CONTINUE;
             ELSIF c.gen = 'kuid96' THEN
                 -- past `past` in the node of the largest ID (an empty column: this server's own, which
@@ -2563,12 +2579,6 @@ BEGIN
                 EXECUTE format('SELECT %1$I.%2$I($1::%3$s)::text', schema, c.gen || '_advance_past',
                                CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
                     INTO advanced_past USING tops[i];
-            END IF;
-            IF tops[i] IS NOT NULL THEN
-                -- (the column's largest ID's time; snowflake under the epoch in force)
-                EXECUTE format('SELECT greatest($2, %1$I.%2$I($1::%3$s))', schema, c.gen || '_time',
-                               CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
-                    INTO latest USING tops[i], latest;
             END IF;
         EXCEPTION
             WHEN invalid_parameter_value THEN
@@ -2606,17 +2616,6 @@ BEGIN
                    || CASE WHEN c.columns > 1 THEN format(' (%s columns)', c.columns) ELSE '' END;
         RETURN NEXT;
     END LOOP;
-    -- Back-fill before the latest ID taken over is refused from now on: this
-    -- server holds no record of what the other server back-filled, and with
-    -- its identities (kuid has none) a back-filled ID for such a time could
-    -- repeat one of those (issue 62).  Last, once every generator is past it.
-    EXECUTE format('SELECT %I.flakeid_backfill_floor()', schema) INTO floor_now;
-    IF latest IS NOT NULL AND latest > coalesce(floor_now, '-infinity') THEN
-        EXECUTE format('SELECT %I.flakeid_backfill_floor_raise($1)', schema) USING latest;
-        RAISE NOTICE 'back-fill for a time up to % is refused from now on', latest
-            USING DETAIL = 'This server holds no record of what the server these IDs came from back-filled: a back-filled ID for such a time could repeat one of those.',
-                  HINT = 'Back-fill later times. If no ID back-filled there can meet a new one (this server''s identities are its own and no kuid was back-filled, or nothing was), set flakeid.accept_backfill_loss = on (docs/OPERATIONS.md, "A logical-replication cutover").';
-    END IF;
     IF current_setting('lock_timeout') <> caller_lock_timeout THEN
         PERFORM set_config('lock_timeout', caller_lock_timeout, true);
     END IF;

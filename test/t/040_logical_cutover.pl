@@ -87,9 +87,9 @@ my $steps = psql_on($subscriber, "SELECT count(*) FROM flakeid_advance_past_all(
 is($steps, 3 + 15 + 4 + 15 + 1, "flakeid_advance_past_all(the publisher's clock): every generator past it, every column past its maximum (siq: every kind)");
 # Back-fill across the cutover (issue 62: the fault campaign's cutover found
 # it repeating the publisher's back-filled IDs): the subscriber holds no
-# record of what the publisher back-filled, so the step raises the back-fill
-# floor to the latest time it advanced past, and back-fill before it is
-# refused.  (9e7338c: the subscriber's kuid and snowflake back-fill for the
+# record of what the publisher back-filled, so the step, given the
+# publisher's clock, raises the back-fill floor there, and back-fill before
+# it is refused.  (9e7338c: the subscriber's kuid and snowflake back-fill for the
 # same millisecond gave the publisher's IDs again.)
 for my $type ('kuid', 'snowflake')
 {
@@ -100,7 +100,7 @@ for my $type ('kuid', 'snowflake')
 	is($state, '55000', "$type: back-fill on the subscriber for a millisecond the publisher back-filled is refused (55000), never a repeat (P0001)");
 }
 is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$past'::timestamptz"), 't',
-	"the step raised the subscriber's back-fill floor to the latest time it advanced past (the publisher's clock)");
+	"the step raised the subscriber's back-fill floor to past (the publisher's clock)");
 like(message_of($subscriber, "SELECT kuid_new_at('2021-05-06 07:08:09+00')"),
 	qr/holds no record of the IDs back-filled before .*flakeid_advance_past_all.*HINT:  .*flakeid.accept_backfill_loss = on/s,
 	'the refusal says why (the cutover) and what to do');
@@ -155,14 +155,24 @@ for my $type (@types)
 		WHERE id::text NOT IN (" . join(',', map { "'$_'" } keys %{ $seen{$type} }) . ") GROUP BY at"));
 }
 
-# the restore of a logical backup into a new cluster (pg_dump, pg_restore): the same step, then minting
+# the step without `past` on the server that issued the IDs (as pg_upgrade's step 5, whose new
+# cluster carries the record of back-fill over) raises no floor: back-fill it can give stays given
+# (the review of c15f23d: a floor from the columns' maxima refused it, with a false reason)
+psql_on($publisher, 'SELECT count(*) FROM flakeid_advance_past_all()');
+is(psql_on($publisher, 'SELECT flakeid_backfill_floor() IS NULL'), 't', 'without past, the step raises no back-fill floor');
+is(sqlstate_of($publisher, "SELECT kuid_new_at($backfilled), snowflake_new_at(now() - interval '1 hour')"), 'ok',
+	'and back-fill on the server that issued the IDs is given as before');
+
+# the restore of a logical backup into a new cluster (pg_dump, pg_restore): the same step, given the
+# publisher's clock at the dump, then minting
 my $restored = flakeid_node('cutover_restored', -extension => 0);
 my $dump = $publisher->basedir . '/cutover.dump';
+my $dumped_at = psql_on($publisher, 'SELECT clock_timestamp()');
 $publisher->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $publisher->connstr('postgres') ], 'pg_dump of the publisher');
 $restored->command_ok([ 'pg_restore', '-d', $restored->connstr('postgres'), $dump ], 'pg_restore into a new cluster');
-psql_on($restored, 'SELECT count(*) FROM flakeid_advance_past_all()');
+psql_on($restored, "SELECT count(*) FROM flakeid_advance_past_all('$dumped_at')");
 is(sqlstate_of($restored, "SELECT kuid_new_at($backfilled)"), '55000',
-	'restored from pg_dump, after the step, back-fill before the latest restored ID is refused (55000)');
+	'restored from pg_dump, after the step given the clock at the dump, back-fill before it is refused (55000)');
 for my $type (@types)
 {
 	psql_on($restored, "INSERT INTO t_$type (n, at) SELECT i, 'restored' FROM generate_series(1, 500) i");
