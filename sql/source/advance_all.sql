@@ -141,6 +141,7 @@ DECLARE
     gid text;
     floor_now timestamptz;
     floor_after timestamptz;
+    floor_to timestamptz;
 BEGIN
     -- its listings read the catalogs through the statement's snapshot: at REPEATABLE READ that is
     -- the transaction's, older than the locks, and misses a table or partition changed meanwhile
@@ -472,13 +473,29 @@ BEGIN
         -- time could repeat one of those (issue 62).  Only with `past`: the
         -- columns' maxima alone also come from pg_upgrade, which carries the
         -- record over, or from this server's own IDs, and a floor there would
-        -- refuse back-fill this server can give (the review of c15f23d); and
-        -- only `past` covers every time the old server back-filled (a column's
-        -- largest kuid96 may be a higher node's, earlier in its window).
-        -- First: a clock stepped back since the read refuses it (22023) before
-        -- anything is advanced.
+        -- refuse back-fill this server can give (the review of c15f23d).  Up
+        -- to the latest of `past` and the time of each column's largest ID:
+        -- the old server may have issued, and back-filled, ahead of its clock
+        -- (a clock stepped back, an advance_past up to 60 s ahead: the review
+        -- of ca63933), and those IDs are in the columns (a kuid96 column's
+        -- largest may be a higher node's, earlier: `past` covers that one).
+        -- First, before any advance: a clock stepped back since the read, or
+        -- a caller who may not run every advance, is refused (22023, 42501)
+        -- with nothing raised or advanced.
+        floor_to := past;
+        i := 0;
+        FOR c IN
+            SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
+                                                       gen text, other_temp boolean, skip_entry text, inherited boolean)
+        LOOP
+            i := i + 1;
+            CONTINUE WHEN c.inherited OR c.skip_entry IS NOT NULL OR tops[i] IS NULL;
+            EXECUTE format('SELECT greatest($2, %1$I.%2$I($1::%3$s))', schema, c.gen || '_time',
+                           CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
+                INTO floor_to USING tops[i], floor_to;
+        END LOOP;
         EXECUTE format('SELECT %I.flakeid_backfill_floor()', schema) INTO floor_now;
-        EXECUTE format('SELECT %I.flakeid_backfill_floor_raise($1)', schema) INTO floor_after USING past;
+        EXECUTE format('SELECT %I.flakeid_backfill_floor_raise($1)', schema) INTO floor_after USING floor_to;
         IF floor_after IS DISTINCT FROM floor_now THEN
             RAISE NOTICE 'back-fill for a time up to % is refused from now on', floor_after
                 USING DETAIL = 'This server holds no record of what the server these IDs came from back-filled: a back-filled ID for such a time could repeat one of those.',

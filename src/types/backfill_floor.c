@@ -53,27 +53,39 @@ flakeid_backfill_floor(PG_FUNCTION_ARGS)
 
 /*
  * Whether the current user may raise the floor: a superuser, or a role
- * that may run the cutover's step, flakeid_advance_past_all(timestamptz,
- * text[]) in this function's schema, which calls it.  The function is
- * executable by PUBLIC for that call (an operator granted the step alone
- * in 1.3 keeps it, and needs no second grant); a floor refuses back-fill
- * to every role, so no other role may raise it.
+ * that may run the whole cutover step, which calls it: EXECUTE on
+ * flakeid_advance_past_all and on each *_advance_past it calls, all in this
+ * function's schema.  The function is executable by PUBLIC for the step's
+ * call (an operator granted the step in 1.3 needs no new grant); a floor
+ * refuses back-fill to every role, so no other role may raise it, and a
+ * step that would then be refused an advance (42501) is refused here,
+ * before anything is raised or advanced (the review of ca63933: the floor
+ * outlived the step's error).
  */
+static const char *const step_functions[] = {
+	"flakeid_advance_past_all", "sno_advance_past", "siq_advance_past", "kuid_advance_past",
+	"kuid96_advance_past", "snowflake_advance_past",
+};
+
 static bool
 may_raise(FunctionCallInfo fcinfo)
 {
-	Oid			argtypes[2] = {TIMESTAMPTZOID, TEXTARRAYOID};
-	Oid			schema = get_func_namespace(fcinfo->flinfo->fn_oid);
-	char	   *schema_name = get_namespace_name(schema);
-	Oid			step;
+	char	   *schema_name = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
 
 	if (superuser())
 		return true;
 	if (schema_name == NULL)
 		return false;
-	step = LookupFuncName(list_make2(makeString(schema_name), makeString("flakeid_advance_past_all")),
-						  2, argtypes, true);
-	return OidIsValid(step) && function_aclcheck(step) == ACLCHECK_OK;
+	for (int i = 0; i < (int) lengthof(step_functions); i++)
+	{
+		/* (each name has one function in the schema: nargs -1 finds it) */
+		Oid			function = LookupFuncName(list_make2(makeString(schema_name), makeString(pstrdup(step_functions[i]))),
+											  -1, NULL, true);
+
+		if (!OidIsValid(function) || function_aclcheck(function) != ACLCHECK_OK)
+			return false;
+	}
+	return true;
 }
 
 PG_FUNCTION_INFO_V1(flakeid_backfill_floor_raise);
@@ -86,8 +98,8 @@ flakeid_backfill_floor_raise(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to raise flakeid's back-fill floor"),
-				 errdetail("Only a superuser, or a role that may execute flakeid_advance_past_all, may raise it: it refuses back-fill to every role."),
-				 errhint("Run the cutover's step, flakeid_advance_past_all, which raises it, as a role granted it.")));
+				 errdetail("Only a superuser, or a role that may execute flakeid_advance_past_all and each *_advance_past it calls, may raise it: it refuses back-fill to every role."),
+				 errhint("Run the cutover's step as a role granted EXECUTE on flakeid_advance_past_all and on sno_advance_past, siq_advance_past, kuid_advance_past, kuid96_advance_past and snowflake_advance_past (docs/OPERATIONS.md).")));
 	if (TIMESTAMP_NOT_FINITE(instant))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

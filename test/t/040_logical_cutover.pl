@@ -67,9 +67,16 @@ for my $round (1 .. 10)
 my $backfilled = "'2021-03-04 05:06:07.123+00'";
 psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at($backfilled) FROM generate_series(1, 200);
 	INSERT INTO bf_snowflake SELECT snowflake_new_at($backfilled) FROM generate_series(1, 200)");
+# and, its kuid generator advanced 30 s ahead of its clock (as after a clock step back), 50 kuid
+# for 25 s ahead of its clock: above the clock it will give as `past` (the review of ca63933: a
+# floor at `past` alone let the subscriber give them again)
+my $ahead = psql_on($publisher, "SELECT kuid_advance_past(kuid_upper_bound(clock_timestamp() + interval '30 s'));
+	SELECT (clock_timestamp() + interval '25 s')::text");
+$ahead = (split /\n/, $ahead)[-1];
+psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at('$ahead') FROM generate_series(1, 50)");
 $publisher->wait_for_catchup('follow');
 is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM $_)" } (map { "t_$_" } @types), 'bf_kuid', 'bf_snowflake')),
-	join('/', (1000) x 5, 200, 200), '1000 rows of each type replicated, and 200 back-filled IDs of kuid and of snowflake');
+	join('/', (1000) x 5, 250, 200), '1000 rows of each type replicated, and 250 back-filled IDs of kuid and 200 of snowflake');
 
 # the failure without the step: the subscriber's IDs of now sort below the rows it holds (not
 # kuid96's when this server's node sorts after the publisher's: they pass in the same 256-second window)
@@ -99,25 +106,43 @@ for my $type ('kuid', 'snowflake')
 		END IF; END \$\$");
 	is($state, '55000', "$type: back-fill on the subscriber for a millisecond the publisher back-filled is refused (55000), never a repeat (P0001)");
 }
-is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$past'::timestamptz"), 't',
-	"the step raised the subscriber's back-fill floor to past (the publisher's clock)");
+my $ahead_state = sqlstate_of($subscriber, "DO \$\$ BEGIN
+	IF EXISTS (SELECT FROM (SELECT kuid_new_at('$ahead') AS v FROM generate_series(1, 50)) s JOIN bf_kuid b ON b.id = s.v) THEN
+		RAISE EXCEPTION 'repeated' USING ERRCODE = 'P0001';
+	END IF; END \$\$");
+is($ahead_state, '55000', "kuid: back-fill on the subscriber for the time the publisher back-filled ahead of its clock is refused (55000), never a repeat (P0001; ca63933's floor at past repeated them)");
+is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = (SELECT max(kuid_time(id)) FROM bf_kuid) AND flakeid_backfill_floor() > '$past'::timestamptz"), 't',
+	"the step raised the subscriber's back-fill floor to the latest of past (the publisher's clock) and its columns' largest IDs' times");
+my $floor = psql_on($subscriber, 'SELECT flakeid_backfill_floor()');
 like(message_of($subscriber, "SELECT kuid_new_at('2021-05-06 07:08:09+00')"),
 	qr/holds no record of the IDs back-filled before .*flakeid_advance_past_all.*HINT:  .*flakeid.accept_backfill_loss = on/s,
 	'the refusal says why (the cutover) and what to do');
 $subscriber->restart;
-is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$past'::timestamptz"), 't', 'the floor is saved: the same after a restart');
-# who may raise it: the cutover's operator (EXECUTE on flakeid_advance_past_all), not PUBLIC; never more than 60 s ahead
-psql_on($subscriber, "CREATE ROLE plain LOGIN; CREATE ROLE operator LOGIN;
-	GRANT EXECUTE ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) TO operator");
+is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$floor'::timestamptz"), 't', 'the floor is saved: the same after a restart');
+# who may raise it: the cutover's operator (EXECUTE on flakeid_advance_past_all and every
+# *_advance_past it calls), not PUBLIC, not a role that could not run the whole step; never more
+# than 60 s ahead
+my $advances = join(', ', map { "${_}_advance_past($_)" } qw(sno siq kuid kuid96)) . ', snowflake_advance_past(bigint)';
+psql_on($subscriber, "CREATE ROLE plain LOGIN; CREATE ROLE operator LOGIN; CREATE ROLE half LOGIN;
+	GRANT EXECUTE ON FUNCTION flakeid_advance_past_all(timestamptz, text[]), $advances TO operator;
+	GRANT EXECUTE ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) TO half;
+	GRANT SELECT ON ALL TABLES IN SCHEMA public TO operator, half");
 {
 	local $ENV{PGUSER} = 'plain';
 	is(sqlstate_of($subscriber, "SELECT flakeid_backfill_floor_raise(now())"), '42501', 'an ordinary role may not raise the back-fill floor (42501)');
 }
 {
+	# (the review of ca63933: the step raised the floor, then was refused its first advance, and the floor stayed)
+	local $ENV{PGUSER} = 'half';
+	is(sqlstate_of($subscriber, "SELECT count(*) FROM flakeid_advance_past_all(clock_timestamp() + interval '50 s')"), '42501',
+		'a role granted the step but not each *_advance_past: the step is refused (42501) ...');
+	is(psql_on($subscriber, "SELECT flakeid_backfill_floor() = '$floor'::timestamptz"), 't', '... before it raised the floor');
+}
+{
 	local $ENV{PGUSER} = 'operator';
 	is(sqlstate_of($subscriber, "SELECT flakeid_backfill_floor_raise(now() + interval '2 minutes')"), '22023',
 		'a floor more than 60 s ahead of the clock is refused (22023)');
-	is(psql_on($subscriber, "SELECT flakeid_backfill_floor_raise('2020-01-01+00') = '$past'::timestamptz"), 't',
+	is(psql_on($subscriber, "SELECT flakeid_backfill_floor_raise('2020-01-01+00') = '$floor'::timestamptz"), 't',
 		'the operator may call it, and an earlier instant never lowers the floor');
 }
 # the documented way on, for a server whose back-fill cannot meet the old one's: the opt-in
