@@ -67,11 +67,11 @@ for my $round (1 .. 10)
 my $backfilled = "'2021-03-04 05:06:07.123+00'";
 psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at($backfilled) FROM generate_series(1, 200);
 	INSERT INTO bf_snowflake SELECT snowflake_new_at($backfilled) FROM generate_series(1, 200)");
-# and, its kuid generator advanced 30 s ahead of its clock (as after a clock step back), 50 kuid
-# for 25 s ahead of its clock: above the clock it will give as `past` (the review of ca63933: a
-# floor at `past` alone let the subscriber give them again)
-my $ahead = psql_on($publisher, "SELECT kuid_advance_past(kuid_upper_bound(clock_timestamp() + interval '30 s'));
-	SELECT (clock_timestamp() + interval '25 s')::text");
+# and, its kuid generator advanced 5 s ahead of its clock (as after a clock step back), 50 kuid
+# for 3 s ahead of its clock: above the clock it will give as `past` (the review of ca63933: a
+# floor at `past` alone let the subscriber give them again, once its clock got there)
+my $ahead = psql_on($publisher, "SELECT kuid_advance_past(kuid_upper_bound(clock_timestamp() + interval '5 s'));
+	SELECT (clock_timestamp() + interval '3 s')::text");
 $ahead = (split /\n/, $ahead)[-1];
 psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at('$ahead') FROM generate_series(1, 50)");
 $publisher->wait_for_catchup('follow');
@@ -106,6 +106,10 @@ for my $type ('kuid', 'snowflake')
 		END IF; END \$\$");
 	is($state, '55000', "$type: back-fill on the subscriber for a millisecond the publisher back-filled is refused (55000), never a repeat (P0001)");
 }
+# (a back-fill for a time the clock has not reached is refused, 22023, with or without a floor:
+# wait until the subscriber's clock, 20 s behind the publisher's, is past it; the floor refuses it
+# at once, then as before)
+ok(wait_clock_past($subscriber, "'$ahead'::timestamptz"), "the subscriber's clock passes the time the publisher back-filled ahead of its own");
 my $ahead_state = sqlstate_of($subscriber, "DO \$\$ BEGIN
 	IF EXISTS (SELECT FROM (SELECT kuid_new_at('$ahead') AS v FROM generate_series(1, 50)) s JOIN bf_kuid b ON b.id = s.v) THEN
 		RAISE EXCEPTION 'repeated' USING ERRCODE = 'P0001';
