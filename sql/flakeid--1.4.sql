@@ -2068,12 +2068,12 @@ COMMENT ON FUNCTION flakeid_backfill_floor() IS
     'the instant at or before which (in its unit) back-fill is refused: this server holds no record of what was back-filled before it (a start afresh, or a cutover from another server); NULL for none';
 -- raises it, never lowers it; saved and WAL-logged before it returns.
 -- Executable by PUBLIC for flakeid_advance_past_all's call, but refused
--- (42501) unless the caller is a superuser or may execute that function
--- (backfill_floor.c says why)
+-- (42501) unless the caller is a superuser or may execute that function and
+-- each *_advance_past it calls (backfill_floor.c says why)
 CREATE FUNCTION flakeid_backfill_floor_raise(instant timestamptz) RETURNS timestamptz
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION flakeid_backfill_floor_raise(timestamptz) IS
-    'raises the back-fill floor to instant (at most 60 s ahead of the clock), never lowering it, and returns it: for a superuser or a role that may execute flakeid_advance_past_all, which calls it';
+    'raises the back-fill floor to instant (at most 60 s ahead of the clock), never lowering it, and returns it: for a superuser or a role that may execute flakeid_advance_past_all, which calls it, and each *_advance_past';
 
 -- for each type of `types` (those of the columns flakeid_advance_past_all
 -- lists), the type under its domains and arrays, whether an array lies on

@@ -66,7 +66,8 @@ extern void flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us,
 /*
  * The cutover's back-fill floor: from now on, back-fill for a time in the
  * unit of `instant` (Unix µs) or before it is refused, on this server and
- * its standbys (55000, until flakeid.accept_backfill_loss), because this
+ * on a standby of it once promoted (55000, until
+ * flakeid.accept_backfill_loss), because this
  * server holds no record of what another server back-filled there.  Never
  * lowers the floor; saved and WAL-logged (and, with
  * flakeid.mark_synchronous, flushed by the synchronous standbys) before it

@@ -15,6 +15,7 @@
 #include "parser/parse_func.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "generator/clock.h"
@@ -67,10 +68,45 @@ static const char *const step_functions[] = {
 	"kuid96_advance_past", "snowflake_advance_past",
 };
 
+/*
+ * The function of `name` in `schema` with its own signature, found by its
+ * argument types, not by name alone: a function of the same name that a
+ * role with CREATE there added must neither be taken for it nor make the
+ * lookup ambiguous (an error, 42725, that would refuse the step).
+ */
+static Oid
+step_function(Oid schema, const char *schema_name, const char *name)
+{
+	Oid			argtypes[2] = {InvalidOid, InvalidOid};
+	int			nargs = 1;
+
+	if (strcmp(name, "flakeid_advance_past_all") == 0)
+	{
+		argtypes[0] = TIMESTAMPTZOID;
+		argtypes[1] = TEXTARRAYOID;
+		nargs = 2;
+	}
+	else if (strcmp(name, "snowflake_advance_past") == 0)
+		argtypes[0] = INT8OID;
+	else
+	{
+		/* sno_advance_past(sno), ...: the type its name begins with, in the schema */
+		char	   *type_name = pnstrdup(name, strlen(name) - strlen("_advance_past"));
+
+		argtypes[0] = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum(type_name),
+									  ObjectIdGetDatum(schema));
+		if (!OidIsValid(argtypes[0]))
+			return InvalidOid;
+	}
+	return LookupFuncName(list_make2(makeString(pstrdup(schema_name)), makeString(pstrdup(name))),
+						  nargs, argtypes, true);
+}
+
 static bool
 may_raise(FunctionCallInfo fcinfo)
 {
-	char	   *schema_name = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
+	Oid			schema = get_func_namespace(fcinfo->flinfo->fn_oid);
+	char	   *schema_name = get_namespace_name(schema);
 
 	if (superuser())
 		return true;
@@ -78,9 +114,7 @@ may_raise(FunctionCallInfo fcinfo)
 		return false;
 	for (int i = 0; i < (int) lengthof(step_functions); i++)
 	{
-		/* (each name has one function in the schema: nargs -1 finds it) */
-		Oid			function = LookupFuncName(list_make2(makeString(schema_name), makeString(pstrdup(step_functions[i]))),
-											  -1, NULL, true);
+		Oid			function = step_function(schema, schema_name, step_functions[i]);
 
 		if (!OidIsValid(function) || function_aclcheck(function) != ACLCHECK_OK)
 			return false;

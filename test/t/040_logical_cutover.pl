@@ -149,6 +149,22 @@ psql_on($subscriber, "CREATE ROLE plain LOGIN; CREATE ROLE operator LOGIN; CREAT
 	is(psql_on($subscriber, "SELECT flakeid_backfill_floor_raise('2020-01-01+00') = '$floor'::timestamptz"), 't',
 		'the operator may call it, and an earlier instant never lowers the floor');
 }
+# a function of the same name beside the extension's (a role with CREATE on its schema) is neither
+# taken for it nor makes the check ambiguous (fa672da looked the step's functions up by name alone:
+# 42725 "not unique", which refused the operator's step)
+psql_on($subscriber, "CREATE FUNCTION public.sno_advance_past(int) RETURNS int LANGUAGE sql AS 'SELECT 1';
+	GRANT EXECUTE ON FUNCTION public.sno_advance_past(int) TO half");
+{
+	local $ENV{PGUSER} = 'operator';
+	is(sqlstate_of($subscriber, "SELECT flakeid_backfill_floor_raise('2020-01-01+00')"), 'ok',
+		'beside a same-named function of another signature, the operator still raises the floor');
+}
+{
+	local $ENV{PGUSER} = 'half';
+	is(sqlstate_of($subscriber, "SELECT flakeid_backfill_floor_raise('2020-01-01+00')"), '42501',
+		'and a role granted only that one and the step is still refused (42501)');
+}
+psql_on($subscriber, 'DROP FUNCTION public.sno_advance_past(int)');
 # the documented way on, for a server whose back-fill cannot meet the old one's: the opt-in
 psql_on($subscriber, "ALTER SYSTEM SET flakeid.accept_backfill_loss = on; SELECT pg_reload_conf()");
 ok(poll_until(sub { sqlstate_of($subscriber, "SELECT kuid_new_at('2021-05-06 07:08:09+00')") eq 'ok' }),
