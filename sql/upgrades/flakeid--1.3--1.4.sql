@@ -156,6 +156,7 @@ DECLARE
     floor_now timestamptz;
     floor_after timestamptz;
     floor_to timestamptz;
+    top_time timestamptz;
 BEGIN
     -- its listings read the catalogs through the statement's snapshot: at REPEATABLE READ that is
     -- the transaction's, older than the locks, and misses a table or partition changed meanwhile
@@ -460,9 +461,11 @@ BEGIN
             END IF;
             tops[cardinality(tops)] := top;
             IF top IS NOT NULL THEN
-                EXECUTE format('SELECT extract(epoch FROM %1$I.%2$I($1::%3$s) - (clock_timestamp() + $2))',
+                -- (its time, also the least the back-fill floor is raised to, given past)
+                EXECUTE format('SELECT t, extract(epoch FROM t - (clock_timestamp() + $2)) FROM (SELECT %1$I.%2$I($1::%3$s) AS t) s',
                                schema, c.gen || '_time', bound)
-                    INTO ahead USING top, clock_shift;
+                    INTO top_time, ahead USING top, clock_shift;
+                floor_to := greatest(floor_to, top_time);
                 IF ahead > 60 THEN
                     RAISE EXCEPTION 'the largest ID of column "%" of table % lies % s ahead of this server''s clock',
                             c.attname, tab, round(ahead::numeric, 3)
@@ -496,18 +499,7 @@ BEGIN
         -- First, before any advance: a clock stepped back since the read, or
         -- a caller who may not run every advance, is refused (22023, 42501)
         -- with nothing raised or advanced.
-        floor_to := past;
-        i := 0;
-        FOR c IN
-            SELECT x.* FROM jsonb_to_recordset(cols) x(rel oid, nspname name, relname name, attname name,
-                                                       gen text, other_temp boolean, skip_entry text, inherited boolean)
-        LOOP
-            i := i + 1;
-            CONTINUE WHEN c.inherited OR c.skip_entry IS NOT NULL OR tops[i] IS NULL;
-            EXECUTE format('SELECT greatest($2, %1$I.%2$I($1::%3$s))', schema, c.gen || '_time',
-                           CASE c.gen WHEN 'snowflake' THEN 'pg_catalog.int8' ELSE format('%I.%I', schema, c.gen) END)
-                INTO floor_to USING tops[i], floor_to;
-        END LOOP;
+        floor_to := greatest(floor_to, past);
         EXECUTE format('SELECT %I.flakeid_backfill_floor()', schema) INTO floor_now;
         EXECUTE format('SELECT %I.flakeid_backfill_floor_raise($1)', schema) INTO floor_after USING floor_to;
         IF floor_after IS DISTINCT FROM floor_now THEN
