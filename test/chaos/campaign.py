@@ -510,15 +510,21 @@ class Faults:
         # 1. every table published, subscribed from the new server, caught up
         old.sql('CREATE PUBLICATION %s FOR ALL TABLES' % self.CUTOVER)
         # Each table's copy starts from a slot of its own, made at a record of the running transactions
-        # (the background writer logs one every 15 s; a CHECKPOINT logs one at once), and 15 cannot make
-        # its first snapshot while more transaction IDs than it has backends lie between its xmin and
-        # xmax ("initial slot snapshot too large": a prepared transaction of a few seconds beside the
-        # writers is enough), then tries again.  So the burner waits meanwhile, and a CHECKPOINT every
-        # 2 s: without them the first copy took 85 s (seed 900).
+        # (the background writer logs one every 15 s; a CHECKPOINT logs one at once), and PostgreSQL
+        # cannot make that slot's first snapshot while more transaction IDs than it has backends lie
+        # between the oldest running one and the next ("initial slot snapshot too large"; the table's
+        # worker tries again).  Beside the writers, a prepared transaction open a few seconds spans
+        # thousands: the first copy took 85 s (seed 900) and once failed 48 times in 180 s (seed
+        # 23005).  So for the copy the operator keeps long transactions away, as one would for
+        # pg_dump or VACUUM: the burner waits, the writers prepare nothing and the prepared ones are
+        # resolved; the short writes go on.  And a CHECKPOINT every 2 s.
         new.sql('ALTER SYSTEM SET max_sync_workers_per_subscription = 3')    # (all 4 logical workers: 3 copy)
         new.sql('SELECT pg_reload_conf()')
-        w.burner_held.set()
+        w.long_xacts_held.set()
         try:
+            with w.passage('direct'):
+                w.resolve_due(everything=True)
+            rec['prepared at the copy'] = old.sql('SELECT count(*) FROM pg_prepared_xacts')[0][0]
             new.sql("CREATE SUBSCRIPTION %s CONNECTION '%s' PUBLICATION %s" % (
                 self.CUTOVER, old.conninfo(), self.CUTOVER))
 
@@ -530,7 +536,7 @@ class Faults:
                 return False
             self.wait_for('the subscription\'s first copy', copied, 180)
         finally:
-            w.burner_held.clear()
+            w.long_xacts_held.clear()
         rec['copied after'] = round(time.time() - began, 1)
         paused = False
         try:
@@ -768,6 +774,9 @@ def run_history(seed, opt, formats, out):
     violations, stats = checker.check(history)
     if violations.total() == 0 and not opt.keep:
         shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        with open(os.path.join(workdir, 'faults.log'), 'w') as f:     # (beside the servers' logs kept)
+            f.write(''.join(entry + '\n' for entry in fault_log))
     return violations, stats, fault_records, fault_log, rec
 
 

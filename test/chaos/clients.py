@@ -146,7 +146,9 @@ class Workload:
         self.gate = threading.Condition()
         self.held = False
         self.active = 0
-        self.burner_held = threading.Event()    # the burner skips its bursts while set
+        # while set, nothing holds the oldest running transaction ID back for long: the burner
+        # skips its bursts and the writers prepare nothing (a logical slot's first snapshot, below)
+        self.long_xacts_held = threading.Event()
 
     # --- the gate: stopping the clients that do not go through pgbouncer ----------
     @contextlib.contextmanager
@@ -366,7 +368,7 @@ class Workload:
         commit-log page was not on disk yet."""
         rng = random.Random('%s/burner' % self.seed)
         while not self.stop_writing.wait(rng.uniform(3, 15)):
-            if self.burner_held.is_set():
+            if self.long_xacts_held.is_set():
                 continue
             with self.passage('direct'):
                 try:
@@ -377,7 +379,7 @@ class Workload:
                     self.rec.error(e)
 
     def op_prepare(self, conn, rng, n):
-        self.op_insert(conn, rng, n, prepare=True)
+        self.op_insert(conn, rng, n, prepare=not self.long_xacts_held.is_set())
 
     def op_select(self, conn, rng, n):
         txn = next(self.txn_numbers)
