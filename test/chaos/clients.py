@@ -211,10 +211,13 @@ class Workload:
         if limit is None:
             # most calls are cancelled only when they hang; a few at random, early, to cancel waits
             limit = rng.uniform(0.05, 0.4) if rng.random() < self.opt['early_cancel'] else self.opt['cancel_after']
-        def run():
-            cur = conn.execute(sql, params)
-            return cur.fetchall() if cur.description else None
-        return self.watched(conn, desc, limit, run)
+        # Watched until the server has answered: execute() returns with the whole result received.
+        # Its rows are made Python objects after that, outside the watch: for a deep call's 164,000
+        # rows that takes 1.3 s on a quiet machine (pure-Python psycopg), and far more beside a test
+        # command and the GIL of 30 threads, long after the backend ended (seed 8018's two 'stuck'
+        # calls, whose cancels named a backend a crash restart had already ended).
+        cur = self.watched(conn, desc, limit, lambda: conn.execute(sql, params))
+        return cur.fetchall() if cur.description else None
 
     def commit(self, conn, desc):
         """COMMIT, watched as a call (a wait for the synchronous standby is cancelled like any)."""
