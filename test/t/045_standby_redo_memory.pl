@@ -23,8 +23,9 @@
 # this tree's, 0.8 s).  Now it saves at most once a second.  The check counts
 # the startup process's write calls (syscw of /proc/PID/io) over the loops:
 # fewer than one for every two PREPAREs (c3ac3f9^ made 5,015 over 5,000 and
-# fails it; this tree 3, about one a save, a save a second at most: the loops
-# would have to take some 40 minutes to reach the bound).
+# fails it; this tree 3 in 2 s alone, 24 to 29 in 9 to 11 s under the test
+# command's load: the loops would have to take some 15 minutes to reach the
+# bound).
 use strict;
 use warnings;
 use FlakeidTest;
