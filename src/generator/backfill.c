@@ -16,6 +16,11 @@
  *     a past unit, but only above the last sequence the live counter issued
  *     in it, which the closing recorded (counters_closed_live_top).  1.3
  *     took the closed word for a pool used up and refused.
+ *   - a unit the live counter reached ahead of the clock, and left (after
+ *     an advance, a clock step back, a restart or a promotion: it counts on
+ *     and leaves a unit only with its pool used up): refused (ahead.h).
+ *     1.3 served it as a past unit, from the top of the pool down, into
+ *     the live IDs issued there in advance.
  *   - any earlier unit: from the server's ledger, in shared memory, so that
  *     every session and parallel worker draws from the same one: offsets
  *     0, 1, 2, ... of the unit (format/ledger.h), given as sequences from
@@ -54,6 +59,7 @@
 
 #include "format/deep_units.h"
 #include "format/ledger.h"
+#include "generator/ahead.h"
 #include "generator/backfill.h"
 #include "generator/backfill_refusals.h"
 #include "generator/clock.h"
@@ -403,6 +409,7 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 	int			slot = def->first_slot + variant;
 	CounterPool pool;
 	int64		live_top;
+	AheadRun	run;
 
 	Assert(variant >= 0 && variant < def->variants);
 	pool = generator_prepare(def, variant);	/* with the generators' shared state, the ledger's */
@@ -417,5 +424,15 @@ flakeid_generate_backfill(GeneratorId gen, int variant, uint64 key, uint64 live_
 		if (from_live_counter(def, variant, &pool, live_unit, ts, &sequence, &flag, &live_top))
 			return (GeneratedId) {key, sequence, flag};
 	}
+
+	/*
+	 * A unit the live counter passed ahead of the clock may hold a live ID
+	 * at every sequence (ahead.h): refused.  The counter word that showed it
+	 * past the unit was read before this, and the unit was recorded before
+	 * any ID there was published.
+	 */
+	pg_read_barrier();
+	if (ahead_find(slot, live_unit, &run))
+		backfill_refuse_ahead(def, ts, &run);
 	return (GeneratedId) {key, draw_from_ledger(def, variant, &pool, key, ts, live_top), false};
 }

@@ -52,6 +52,33 @@ backfill_refuse_shared_with_live(const GeneratorDef *def, int variant, Timestamp
 }
 
 /*
+ * A unit of a run the live counter reached ahead of the clock: it may hold
+ * a live ID at every sequence, and past units count down from the top
+ * (backfill.c), so the first back-filled ID could repeat one.  The run's
+ * time, from the start of its first unit to the start of the unit after it,
+ * says what to avoid.
+ */
+void
+backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *run)
+{
+	char		from[MAXDATELEN + 1],
+				to[MAXDATELEN + 1];
+
+	/* timestamptz_to_str returns a static buffer: one call per message part */
+	strlcpy(from, timestamptz_to_str(flakeid_timestamptz_from_unix_us(def->format->unit_start(run->low))),
+			sizeof(from));
+	strlcpy(to, timestamptz_to_str(flakeid_timestamptz_from_unix_us(def->format->unit_start(run->high + 1))),
+			sizeof(to));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot back-fill a %s ID for %s: the live generator reached that time ahead of the clock",
+					def->name, timestamptz_to_str(ts)),
+			 errdetail("From %s to %s, the live %s generator issued IDs, or may have, before the clock got there (after an advance, a clock step back, a restart or a promotion), and this server does not count them: a back-filled ID there could repeat one.",
+					   from, to, def->name),
+			 errhint("Back-fill times before %s or from %s on.", from, to)));
+}
+
+/*
  * Back-fill before the floor is refused: the floor that flakeid.start_afresh
  * left (marks_setup.c), what back-fill gave before that start having been
  * lost with the state file, or the one the cutover's step raised

@@ -10,6 +10,7 @@
 #include "datatype/timestamp.h"
 
 #include "format/ledger.h"
+#include "generator/ahead.h"
 #include "generator/counters.h"
 #include "generator/defs.h"
 
@@ -20,6 +21,9 @@ extern void backfill_refuse_used_up(const GeneratorDef *def, int variant, Timest
 /* a closed unit's pool, shared by the live IDs issued before the closing and back-fill's */
 extern void backfill_refuse_shared_with_live(const GeneratorDef *def, int variant, TimestampTz ts,
 											 const CounterPool *pool, int64 live_top);
+
+/* a unit in a run the live counter reached ahead of the clock (ahead.h) */
+extern void backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *run);
 
 /* a time before the floor of a fresh start, unless flakeid.accept_backfill_loss; returns otherwise */
 extern void backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, TimestampTz ts);

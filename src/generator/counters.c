@@ -10,6 +10,7 @@
 #include "miscadmin.h"
 #include "utils/wait_event.h"
 
+#include "generator/ahead.h"
 #include "generator/clock.h"
 #include "generator/counters.h"
 #include "generator/shmem.h"
@@ -119,6 +120,30 @@ resume_sno(const int64 sno_marks[2], bool flag)
  * rows were never delivered.  So after a restart sno counts on from its
  * mark until the clock reaches it, as the other generators do.
  */
+/*
+ * The units from the clock's to the mark of back-fill's IDs (sno: tick-tock
+ * 0), of every counter: the earlier lifetime, or the primary before a
+ * promotion, may have issued in them ahead of this server's clock, and
+ * nothing says how many (ahead.h).  A clock outside the format's range
+ * counts as its first unit.
+ */
+static void
+record_resumed_ahead(const int64 marks[MARK_COUNT])
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+		uint64		mark = mark_unit(def->format, marks[mark_of(def, counter_word(0, false, 0))]);
+		uint64		now = 0;
+
+		(void) def->format->units_at(clock_read(def), &now);
+		if (mark <= now)
+			continue;
+		for (int v = 0; v < def->variants; v++)
+			ahead_record(def->first_slot + v, now, mark);
+	}
+}
+
 bool
 counters_resume(const int64 marks[MARK_COUNT], bool flag)
 {
@@ -126,6 +151,9 @@ counters_resume(const int64 marks[MARK_COUNT], bool flag)
 	uint64		sno_mark0 = mark_unit(sno, marks[MARK_SNO_FLAG0]);
 	uint64		sno_mark1 = mark_unit(sno, marks[MARK_SNO_FLAG1]);
 
+	/* (before the counters move: back-fill that sees them moved sees the record) */
+	record_resumed_ahead(marks);
+	pg_memory_barrier();
 	resume_monotonic(marks[MARK_MONOTONIC]);
 	/* (+1: a horizon given at C closed the counter through C - 1, the unit of a mark saved after it) */
 	counters_raise_sno_floor(Max(sno_mark0, sno_mark1) + 1);

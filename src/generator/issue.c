@@ -15,6 +15,7 @@
 #include "storage/latch.h"
 #include "utils/wait_event.h"
 
+#include "generator/ahead.h"
 #include "generator/clock.h"
 #include "generator/counters.h"
 #include "generator/horizon_cells.h"
@@ -85,7 +86,9 @@ wait_for_unit(const GeneratorDef *def, int slot, uint64 unit, bool *waited, Wait
 typedef struct SlotAccess
 {
 	const GeneratorDef *def;
+	int			slot;
 	pg_atomic_uint64 *counter;
+	uint64		now;			/* the clock's unit counter_take decides on (slot_clock) */
 } SlotAccess;
 
 static uint64_t
@@ -98,16 +101,23 @@ slot_load(void *arg)
 static uint64_t
 slot_clock(void *arg)
 {
+	SlotAccess *access = (SlotAccess *) arg;
+
 	pg_read_barrier();
-	return generator_clock_unit(((SlotAccess *) arg)->def);
+	access->now = generator_clock_unit(access->def);
+	return access->now;
 }
 
-/* the ID must lie before the saved mark before anyone can see it */
+/*
+ * Before anyone can see the ID: a unit ahead of the clock is recorded for
+ * back-fill (ahead.h), and the ID must lie before the saved mark.
+ */
 static bool
 slot_exchange(void *arg, uint64_t *word, uint64_t next)
 {
 	SlotAccess *access = (SlotAccess *) arg;
 
+	ahead_note(access->slot, access->now, counter_unit(next));
 	mark_ensure(mark_of(access->def, next), access->def->format->unit_start(counter_unit(next)));
 	return pg_atomic_compare_exchange_u64(access->counter, word, next);
 }
@@ -135,7 +145,7 @@ refuse_end_of_range(const GeneratorDef *def)
 static uint64
 monotonic_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 {
-	SlotAccess	target = {def, slot_word(slot)};
+	SlotAccess	target = {def, slot, slot_word(slot), 0};
 	CounterAccess access = {slot_load, slot_clock, slot_exchange, &target};
 	bool		waited = false;
 
@@ -206,6 +216,7 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 			return false;
 		}
 	}
+	ahead_note(slot, now, counter_unit(d->next_word));
 	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
 	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 	if (toggles)
@@ -266,7 +277,7 @@ sno_count_on(SlotAccess *target, const CounterPool *pool, uint64 *issued)
 static uint64
 ticktock_next(const GeneratorDef *def, int slot, const CounterPool *pool)
 {
-	SlotAccess	target = {def, slot_word(slot)};
+	SlotAccess	target = {def, slot, slot_word(slot), 0};
 	CounterAccess access = {slot_load, slot_clock, slot_exchange, &target};
 	bool		waited = false;
 
@@ -365,7 +376,7 @@ fixed_exchange(void *arg, uint64_t *word, uint64_t next)
 CounterOutcome
 issue_at(const GeneratorDef *def, int slot, const CounterPool *pool, uint64 unit, uint64 *word)
 {
-	FixedClockAccess target = {{def, slot_word(slot)}, unit};
+	FixedClockAccess target = {{def, slot, slot_word(slot), unit}, unit};	/* never ahead */
 	CounterAccess access = {fixed_load, fixed_unit, fixed_exchange, &target};
 	CounterTaken taken = {0};
 	CounterOutcome outcome;

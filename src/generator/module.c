@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "generator/ahead.h"
 #include "generator/backfill.h"
 #include "generator/clock.h"
 #include "generator/counters.h"
@@ -30,6 +31,7 @@ generator_module_init(void)
 	mark_init();
 	wal_record_init();
 	deep_record_init();
+	ahead_init();
 	counters_init();
 	horizon_init();
 	backfill_init();

@@ -28,7 +28,10 @@ A history's promises (docs/TESTS.md, "The fault campaign"):
   closed goes to the ledger: 1.3 refused it).  sno at the present near a
   step back of the clock may be refused the safe way (docs/OPERATIONS.md,
   "Back-fill": a unit its earlier tick-tock may have reached): counted
-  apart.
+  apart.  At the present, 55000 (a unit the live generator reached ahead
+  of the clock: docs/OPERATIONS.md) is counted apart within CATCH_UP of a
+  fault that may move a clock (a step back, a restart, a promotion, a
+  cutover's advance), and a violation anywhere else.
 * available: after every fault is healed, every server accepts a
   connection and the primary issues an ID of every format within
   AVAILABLE_WITHIN (campaign.py) seconds.
@@ -201,6 +204,12 @@ def check(history):
         if state == '54000' and kind == 'present' and fmt == 'sno' and any(
                 a - QUIET_AROUND <= t <= b + CATCH_UP for a, b, _ in steps_back_windows(faults)):
             stats['sno back-fill at the present refused near a step back, the safe way'] += 1
+        elif state == '55000' and kind == 'present' and any(
+                f['t0'] - QUIET_AROUND <= t <= f['t1'] + CATCH_UP for f in faults if f.get('moves_clock')):
+            stats['back-fill at the present refused: the live generator ran ahead of the clock'] += 1
+        elif state == '55000' and kind == 'present':
+            v.add('refused', '%s back-fill of %d IDs at the present was refused (55000) with no clock step, restart, '
+                  'promotion or advance before it' % (fmt, n))
         elif state == '54000' and kind in ('fresh', 'again', 'present', 'deep'):
             v.add('refused', '%s back-fill of %d IDs at %s (%s unit) was refused: the pool used up' % (
                 fmt, n, unit or 'the present', kind))

@@ -148,6 +148,14 @@ ok(found(h, 'refused') == 1, 'sno at the present with no step back near too')
 h['faults'] = [{'t0': 999.0, 't1': 999.5, 'steps_back': True, 'moves_clock': True, 'port': 5432, 'delta': -2}]
 ok(found(h, 'refused') == 0, 'sno at the present just after a step back is refused the safe way')
 
+h = clean(5)
+h['backfills'].append(('snowflake', 'present', None, 3, '55000', 1001.0))
+ok(found(h, 'refused') == 1, 'a back-fill at the present refused with 55000 and no fault before it is found')
+h['faults'] = [{'t0': 990.0, 't1': 992.0, 'down': True, 'moves_clock': True, 'port': 5432}]
+ok(found(h, 'refused') == 0, 'one shortly after a restart is the live generator ahead of the clock: counted apart')
+h['faults'] = [{'t0': 900.0, 't1': 902.0, 'down': True, 'moves_clock': True, 'port': 5432}]
+ok(found(h, 'refused') == 1, 'one long after it is found')
+
 h = clean(9)
 h['availability'] = [('kill -9 postmaster', 1000.0, 3.2, None)]
 ok(found(h, 'unavailable') == 0, 'a server back 3 s after its fault is available')

@@ -1,0 +1,170 @@
+# Back-fill into units the live generator reached ahead of the clock
+# (issue 62: the repeat the fault campaign found on 1.4's tree, seed 26002).
+#
+# After a clock step back, an advance (*_advance_past to a later ID), a
+# restart or a promotion, the live counter lies ahead of the clock: it
+# counts on from its last unit and leaves a unit only once its pool is used
+# up.  When the clock gets there, such a unit is a past one to back-fill,
+# whose sequences count down from the top of the pool: 1.3 and 1.4 until
+# this test gave the live IDs issued there in advance again (44 of 150,000
+# siq back-filled at the present repeated live ones, 200 of 42,500
+# snowflakes).  Now every unit the counter issues in ahead of the clock is
+# recorded before the ID is published, and so are, at start, the units
+# between the clock and the mark; back-fill there is refused (55000).
+#
+# 1. For every stateful format: the counter put 1 s ahead (a clock step back
+#    seen by every other session: one ID minted under a clock offset; sno,
+#    whose tick-tock would toggle instead, by sno_advance_past), three
+#    pools' worth of live IDs minted ahead, then back-fill at the present,
+#    50 at a time beside 5 live IDs, until the clock has passed every live
+#    ID: no back-filled ID repeats a live one, and every refusal is the new
+#    one.  Then back-fill at the time of the first live ID minted ahead,
+#    whose unit they filled: refused, 55000, with a DETAIL naming the span.
+# 2. The same across a restart: the units from the clock to the mark at
+#    start are recorded, so the live IDs minted 10 s ahead before the
+#    restart are not back-filled over after it.
+# 3. Past 16 runs of one counter, the two closest are joined (a refusal
+#    between them, never a repeat); the others stay apart.
+use strict;
+use warnings;
+use FlakeidTest;
+use Test::More;
+
+my $node = flakeid_node('backfill_ahead', 'flakeid.allow_debug_clock_offset' => 'on');
+sub sql { return $node->safe_psql('postgres', $_[0]); }
+
+# each stateful generator's pool per unit (test/t/017 measures them)
+my %pool = (sno => 65536, siq => 2048, kuid => 16384, kuid96 => 16384, snowflake => 4096);
+my $refusal = qr/^ERROR:  cannot back-fill an? \w+ ID for .*: the live generator reached that time ahead of the clock$/m;
+
+# puts FORMAT's live counter AHEAD_MS ahead of the clock
+sub put_ahead
+{
+	my ($f, $ahead_ms) = @_;
+	my $name = $f->{format};
+	if ($name eq 'sno')
+	{
+		sql("SELECT sno_advance_past(sno_from_parts(clock_timestamp() + interval '$ahead_ms ms', 0, 0, 0))");
+	}
+	else
+	{
+		sql("SET flakeid.debug_clock_offset_ms = $ahead_ms; SELECT $f->{new}");
+	}
+}
+
+sql(q{
+CREATE TABLE live (format text, id text, t timestamptz, n bigserial);
+CREATE TABLE backfilled (format text, id text);
+CREATE TABLE refused (format text, state text, message text);
+});
+
+# --- 1. one lifetime ------------------------------------------------------------------------------
+for my $f (formats(stateful => 't'))
+{
+	my $name = $f->{format};
+	my ($type, $time) = ($f->{type}, $f->{time});
+	my $present = backfill_call($f, 'clock_timestamp()');
+	put_ahead($f, 1000);
+	sql(qq{INSERT INTO live (format, id, t) SELECT '$name', id::text, $time(id)
+		FROM (SELECT $f->{new} AS id FROM generate_series(1, 3 * $pool{$name})) s});
+	my ($first_ahead, $clock) = split /\|/, sql(qq{SELECT t, clock_timestamp() FROM live WHERE format = '$name' ORDER BY n LIMIT 1});
+	my $last_ahead = sql(qq{SELECT max(t) FROM live WHERE format = '$name'});
+	ok(sql(qq{SELECT '$first_ahead'::timestamptz > '$clock'::timestamptz}) eq 't',
+		"$name: the live IDs were minted ahead of the clock ($first_ahead, the clock $clock)");
+	# (the loop ends on the clock: once it has passed the live IDs minted ahead by 50 ms)
+	sql(qq{
+DO \$\$
+DECLARE
+    m text;
+    s text;
+BEGIN
+    LOOP
+        BEGIN
+            INSERT INTO backfilled SELECT '$name', ($present)::text FROM generate_series(1, 50);
+        EXCEPTION WHEN others THEN
+            GET STACKED DIAGNOSTICS m = MESSAGE_TEXT, s = RETURNED_SQLSTATE;
+            INSERT INTO refused VALUES ('$name', s, m);
+        END;
+        INSERT INTO live (format, id, t) SELECT '$name', id::text, $time(id)
+            FROM (SELECT $f->{new} AS id FROM generate_series(1, 5)) s;
+        EXIT WHEN clock_timestamp() > '$last_ahead'::timestamptz + interval '50 ms';
+    END LOOP;
+END \$\$});
+	my $given = sql(qq{SELECT count(*) FROM backfilled WHERE format = '$name'});
+	is(sql(qq{SELECT count(*) FROM backfilled JOIN live USING (format, id) WHERE format = '$name'}), '0',
+		"$name: none of the $given IDs back-filled at the present repeats a live one");
+	my @other = split /\n/, sql(qq{SELECT state || ' ' || message FROM refused WHERE format = '$name'
+		AND NOT (state = '55000' AND message ~ 'the live generator reached that time ahead of the clock')});
+	is(scalar(@other), 0, "$name: back-fill at the present was refused for no other reason")
+	  or diag(join("\n", @other[0 .. ($#other < 4 ? $#other : 4)]));
+	note("$name: " . sql(qq{SELECT count(*) FROM refused WHERE format = '$name'}) . " calls refused at the present");
+
+	# the first live ID minted ahead: its unit is full of live IDs
+	my $call = backfill_call($f, "'$first_ahead'::timestamptz");
+	my $msg = message_of($node, "SELECT ($call)::text");
+	like($msg, $refusal, "$name: back-fill at the time of the first live ID minted ahead is refused");
+	like($msg, qr/^DETAIL:  From .* to .*, the live \w+ generator issued IDs, or may have, before the clock got there/m,
+		"$name: the DETAIL names the span");
+	is(sqlstate_of($node, "SELECT $call"), '55000', "$name: 55000");
+	# (a given ID is kept for the check below: on 1.3 it repeats one of that unit's live IDs)
+	sql(qq{DO \$\$ BEGIN INSERT INTO backfilled SELECT '$name', ($call)::text; EXCEPTION WHEN others THEN NULL; END \$\$});
+	is(sql(qq{SELECT count(*) FROM backfilled JOIN live USING (format, id) WHERE format = '$name'}), '0',
+		"$name: and nothing back-filled there repeats a live ID");
+}
+
+# --- 2. across a restart --------------------------------------------------------------------------
+sql('TRUNCATE live, backfilled, refused');
+for my $f (formats(stateful => 't'))
+{
+	put_ahead($f, 10000);
+	sql(qq{INSERT INTO live (format, id, t) SELECT '$f->{format}', id::text, $f->{time}(id)
+		FROM (SELECT $f->{new} AS id FROM generate_series(1, 3 * $pool{$f->{format}})) s});
+}
+$node->restart;
+my $start_before = sql(q{SELECT pg_postmaster_start_time() + interval '1 s' < min(t) FROM live});
+SKIP:
+{
+	skip 'the restart took longer than the 10 s the counters were ahead', 1 + 3 * 5 if $start_before ne 't';
+	ok(wait_clock_past($node, 'SELECT max(t) FROM live'), 'the clock has passed every live ID minted ahead before the restart');
+	for my $f (formats(stateful => 't'))
+	{
+		my $name = $f->{format};
+		# (below the last live ID's unit: the counter resumed there with its pool used up, and
+		# back-fill of that unit is the live generator's, refused as used up: 54000, a true reason)
+		my @times = split /\n/, sql(qq{SELECT t FROM (SELECT DISTINCT t FROM live WHERE format = '$name'
+			AND t < (SELECT max(t) FROM live WHERE format = '$name')) s ORDER BY t LIMIT 3});
+		my @states = map { sqlstate_of($node, 'SELECT ' . backfill_call($f, "'$_'::timestamptz")) } @times;
+		is(join(' ', @states), join(' ', ('55000') x @times),
+			"$name: after the restart, back-fill at the times of the live IDs minted ahead before it is refused");
+		sql(qq{DO \$\$ BEGIN INSERT INTO backfilled SELECT '$name', (} . backfill_call($f, "'$times[0]'::timestamptz")
+			  . qq{)::text; EXCEPTION WHEN others THEN NULL; END \$\$});
+		is(sql(qq{SELECT count(*) FROM backfilled JOIN live USING (format, id) WHERE format = '$name'}), '0',
+			"$name: and none repeats a live ID");
+		like(message_of($node, 'SELECT ' . backfill_call($f, "'$times[0]'::timestamptz")), $refusal, "$name: the message says why");
+	}
+}
+
+# --- 3. past 16 runs of one counter -----------------------------------------------------------------
+# On a server of its own (a first start: no run of a resume): snowflake
+# advanced 17 times, each to 100 ms further ahead but the last, 50 ms after
+# the 16th; the live ID after each makes a run of its own.  The last two
+# runs are the closest, and are joined; the others stay apart.
+my $runs = flakeid_node('backfill_ahead_runs');
+my $base = $runs->safe_psql('postgres', q{SELECT clock_timestamp() + interval '3 s'});
+for my $k (1 .. 17)
+{
+	my $ms = $k <= 16 ? 100 * $k : 1650;
+	$runs->safe_psql('postgres', qq{SELECT snowflake_advance_past(snowflake_from_parts('$base'::timestamptz + interval '$ms ms', 0, 0, 0));
+		SELECT snowflake_new()});
+}
+ok(wait_clock_past($runs, "'$base'::timestamptz + interval '1700 ms'"), 'the clock has passed the 17 runs');
+is(sqlstate_of($runs, "SELECT snowflake_new_at('$base'::timestamptz + interval '1625 ms')"), '55000',
+	'snowflake: a unit between the two closest runs, joined, is refused');
+is(sqlstate_of($runs, "SELECT snowflake_new_at('$base'::timestamptz + interval '150 ms')"), 'ok',
+	'snowflake: a unit between two runs that stayed apart is given');
+is(sqlstate_of($runs, "SELECT snowflake_new_at('$base'::timestamptz + interval '201 ms')"), '55000',
+	'snowflake: a unit of a run (the live ID after the advance to 200 ms) is refused');
+stop_checked($runs);
+
+stop_checked($node);
+done_testing();
