@@ -350,6 +350,7 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 	int			slot = def->first_slot + variant;
 	uint64		word = 0,
 				present = 0;
+	AheadRun	run;
 
 	/*
 	 * The future is judged by the precise clock, as now() is taken: sno's
@@ -393,6 +394,9 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 			 */
 			else if (counter_unit(pg_atomic_read_u64(&counter_shared->slots[slot].word.value)) > live_unit)
 				return false;
+			/* a pool the live counter used up ahead of the clock: the same refusal as once it left */
+			if (ahead_find(slot, live_unit, &run))
+				backfill_refuse_ahead(def, ts, &run);
 			backfill_refuse_used_up(def, variant, ts, pool->seq_max - pool->seq_min + 1, pool->seq_max - pool->seq_min + 1, NULL);
 			break;
 		default:

@@ -110,17 +110,6 @@ resume_sno(const int64 sno_marks[2], bool flag)
 }
 
 /*
- * Also raises sno's floor to its marks: a horizon given before the restart
- * (or on the primary, before a promotion) lies at or below them while sno
- * issues (each issue renews its mark past it), and the floor is the only
- * thing that keeps sno's tick-tock from toggling below a horizon; shared
- * memory forgot it.  A fault campaign found it (seeds 3003 and 3037): after
- * a clock step back and a restart, sno toggled to the clock, below the
- * cursors of pollers that had read a horizon before, and 2,867 committed
- * rows were never delivered.  So after a restart sno counts on from its
- * mark until the clock reaches it, as the other generators do.
- */
-/*
  * The units from the clock's to the mark of back-fill's IDs (sno: tick-tock
  * 0), of every counter: the earlier lifetime, or the primary before a
  * promotion, may have issued in them ahead of this server's clock, and
@@ -144,6 +133,17 @@ record_resumed_ahead(const int64 marks[MARK_COUNT])
 	}
 }
 
+/*
+ * Also raises sno's floor to its marks: a horizon given before the restart
+ * (or on the primary, before a promotion) lies at or below them while sno
+ * issues (each issue renews its mark past it), and the floor is the only
+ * thing that keeps sno's tick-tock from toggling below a horizon; shared
+ * memory forgot it.  A fault campaign found it (seeds 3003 and 3037): after
+ * a clock step back and a restart, sno toggled to the clock, below the
+ * cursors of pollers that had read a horizon before, and 2,867 committed
+ * rows were never delivered.  So after a restart sno counts on from its
+ * mark until the clock reaches it, as the other generators do.
+ */
 bool
 counters_resume(const int64 marks[MARK_COUNT], bool flag)
 {

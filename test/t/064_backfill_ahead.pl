@@ -20,6 +20,7 @@
 #    ID: no back-filled ID repeats a live one, and every refusal is the new
 #    one.  Then back-fill at the time of the first live ID minted ahead,
 #    whose unit they filled: refused, 55000, with a DETAIL naming the span.
+#    And the unit the counter still sits in, its pool used up ahead: 55000.
 # 2. The same across a restart: the units from the clock to the mark at
 #    start are recorded, so the live IDs minted 10 s ahead before the
 #    restart are not back-filled over after it.
@@ -112,6 +113,28 @@ END \$\$});
 		"$name: and nothing back-filled there repeats a live ID");
 }
 
+# --- 1b. the unit the counter still sits in, its pool used up ahead of the clock ----------------
+# One unit's pool minted ahead and nothing after it: once the clock is
+# there, back-fill of that unit meets the live counter with no sequence left.
+# The first version of the fix refused it as a pool used up (54000, the
+# review of 69a6d75), so that a back-fill at the present, near a step back,
+# was refused with either code; it is the same refusal (55000).
+sql('TRUNCATE live');
+for my $f (formats(stateful => 't'))
+{
+	my $name = $f->{format};
+	put_ahead($f, 1000);
+	# (put_ahead's own ID is the unit's first, but sno's: its advance closed the unit before)
+	my $n = $name eq 'sno' ? $pool{$name} : $pool{$name} - 1;
+	sql(qq{INSERT INTO live (format, id, t) SELECT '$name', id::text, $f->{time}(id)
+		FROM (SELECT $f->{new} AS id FROM generate_series(1, $n)) s});
+	is(sql(qq{SELECT count(DISTINCT t) FROM live WHERE format = '$name'}), '1', "$name: one pool minted ahead fills one unit");
+	my $t = sql(qq{SELECT max(t) FROM live WHERE format = '$name'});
+	ok(wait_clock_past($node, "'$t'::timestamptz"), "$name: the clock has passed that unit");
+	is(sqlstate_of($node, 'SELECT ' . backfill_call($f, "'$t'::timestamptz")), '55000',
+		"$name: back-fill there, the live counter still in it with no sequence left, is refused with 55000");
+}
+
 # --- 2. across a restart --------------------------------------------------------------------------
 sql('TRUNCATE live, backfilled, refused');
 for my $f (formats(stateful => 't'))
@@ -129,10 +152,9 @@ SKIP:
 	for my $f (formats(stateful => 't'))
 	{
 		my $name = $f->{format};
-		# (below the last live ID's unit: the counter resumed there with its pool used up, and
-		# back-fill of that unit is the live generator's, refused as used up: 54000, a true reason)
-		my @times = split /\n/, sql(qq{SELECT t FROM (SELECT DISTINCT t FROM live WHERE format = '$name'
-			AND t < (SELECT max(t) FROM live WHERE format = '$name')) s ORDER BY t LIMIT 3});
+		# (the last of them too, where the counter resumed with its pool used up: 1.4's first
+		# version of the fix refused it as used up, 54000, and the others with 55000)
+		my @times = split /\n/, sql(qq{SELECT t FROM (SELECT DISTINCT t FROM live WHERE format = '$name') s ORDER BY t});
 		my @states = map { sqlstate_of($node, 'SELECT ' . backfill_call($f, "'$_'::timestamptz")) } @times;
 		is(join(' ', @states), join(' ', ('55000') x @times),
 			"$name: after the restart, back-fill at the times of the live IDs minted ahead before it is refused");
