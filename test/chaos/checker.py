@@ -206,7 +206,7 @@ def check(history):
             stats['sno back-fill at the present refused near a step back, the safe way'] += 1
         elif state == '55000' and kind == 'present' and any(
                 f['t0'] - QUIET_AROUND <= t <= f['t1'] + CATCH_UP for f in faults if f.get('moves_clock')):
-            stats['back-fill at the present refused: the live generator ran ahead of the clock'] += 1
+            stats['back-fill at the present refused (55000, the live generator ahead of the clock) near a fault, excused'] += 1
         elif state == '55000' and kind == 'present':
             v.add('refused', '%s back-fill of %d IDs at the present was refused (55000) with no clock step, restart, '
                   'promotion or advance before it' % (fmt, n))
