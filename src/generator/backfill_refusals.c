@@ -75,7 +75,7 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
 					def->name, timestamptz_to_str(ts)),
 			 errdetail("From %s to %s, the live %s generator issued IDs, or may have, before the clock got there (after an advance, a clock step back, a restart or a promotion), and this server does not count them: a back-filled ID there could repeat one.",
 					   from, to, def->name),
-			 errhint("Back-fill times before %s or from %s on.", from, to)));
+			 errhint("Back-fill times before %s, or from %s on once the clock has passed it.", from, to)));
 }
 
 /*

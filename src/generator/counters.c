@@ -110,11 +110,11 @@ resume_sno(const int64 sno_marks[2], bool flag)
 }
 
 /*
- * The units from the clock's to the mark of back-fill's IDs (sno: tick-tock
- * 0), of every counter: the earlier lifetime, or the primary before a
- * promotion, may have issued in them ahead of this server's clock, and
- * nothing says how many (ahead.h).  A clock outside the format's range
- * counts as its first unit.
+ * The units from the clock's to the mark (sno: the later of its two, as the
+ * live counter's units of either tick-tock are recorded), of every counter:
+ * the earlier lifetime, or the primary before a promotion, may have issued
+ * in them ahead of this server's clock, and nothing says how many
+ * (ahead.h).  A clock outside the format's range counts as its first unit.
  */
 static void
 record_resumed_ahead(const int64 marks[MARK_COUNT])
@@ -122,7 +122,8 @@ record_resumed_ahead(const int64 marks[MARK_COUNT])
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
-		uint64		mark = mark_unit(def->format, marks[mark_of(def, counter_word(0, false, 0))]);
+		uint64		mark = Max(mark_unit(def->format, marks[mark_of(def, counter_word(0, false, 0))]),
+							   mark_unit(def->format, marks[mark_of(def, counter_word(0, true, 0))]));
 		uint64		now = 0;
 
 		(void) def->format->units_at(clock_read(def), &now);

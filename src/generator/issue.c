@@ -110,16 +110,18 @@ slot_clock(void *arg)
 
 /*
  * Before anyone can see the ID: a unit ahead of the clock is recorded for
- * back-fill (ahead.h; sno on tick-tock 0, back-fill's), and the ID must lie
- * before the saved mark.
+ * back-fill (ahead.h), and the ID must lie before the saved mark.  (sno's
+ * tick-tock 1 too, though back-fill's IDs are tick-tock 0: a unit its pool
+ * used up is refused as one reached ahead either way, while the counter
+ * sits in it and after; left out, it was refused as used up, 54000, while
+ * the counter sat there, and given after: the review of b4686a9.)
  */
 static bool
 slot_exchange(void *arg, uint64_t *word, uint64_t next)
 {
 	SlotAccess *access = (SlotAccess *) arg;
 
-	if (!counter_flag(next))	/* (sno's tick-tock 1 never meets back-fill's 0) */
-		ahead_note(access->slot, access->now, counter_unit(next));
+	ahead_note(access->slot, access->now, counter_unit(next));
 	mark_ensure(mark_of(access->def, next), access->def->format->unit_start(counter_unit(next)));
 	return pg_atomic_compare_exchange_u64(access->counter, word, next);
 }
@@ -218,8 +220,7 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 			return false;
 		}
 	}
-	if (!counter_flag(d->next_word))
-		ahead_note(slot, now, counter_unit(d->next_word));
+	ahead_note(slot, now, counter_unit(d->next_word));
 	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
 	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 	if (toggles)

@@ -24,6 +24,7 @@
 # 2. The same across a restart: the units from the clock to the mark at
 #    start are recorded, so the live IDs minted 10 s ahead before the
 #    restart are not back-filled over after it.
+#    And sno on tick-tock 1.
 # 3. Past 16 runs of one counter, the two closest are joined (a refusal
 #    between them, never a repeat); the others stay apart.
 use strict;
@@ -165,6 +166,30 @@ SKIP:
 		like(message_of($node, 'SELECT ' . backfill_call($f, "'$times[0]'::timestamptz")), $refusal, "$name: the message says why");
 	}
 }
+
+# --- 2b. sno on tick-tock 1 ------------------------------------------------------------------------
+# sno toggled to tick-tock 1 by a step back, then advanced and one unit's
+# pool minted ahead: b4686a9 left tick-tock 1 unrecorded (back-fill is
+# tick-tock 0), and back-fill there was refused as used up (54000, while the
+# counter sat in the unit) or given (once it had left): one cause, two
+# answers (the review of b4686a9).  Now 55000, as for tick-tock 0.
+ok(wait_clock_past($node, "(SELECT max(t) FROM live WHERE format = 'sno') + interval '2.1 s'"),
+	'the clock has passed the last sno minted ahead by more than the step back to come');
+sql('SELECT sno_new()');	# (the counter at the clock, for the step back to come)
+is(sql(q{SET flakeid.debug_clock_offset_ms = -2000; SELECT sno_ticktock(sno_new())}), '1',
+	'sno: a step back of 2 s toggled the tick-tock to 1');
+sql('TRUNCATE live');
+put_ahead((formats(format => 'sno'))[0], 1000);
+sql(qq{INSERT INTO live (format, id, t) SELECT 'sno', id::text, sno_time(id)
+	FROM (SELECT sno_new() AS id FROM generate_series(1, $pool{sno})) s});
+is(sql(q{SELECT count(DISTINCT t) || ' ' || string_agg(DISTINCT sno_ticktock(id::sno)::text, ',') FROM live}), '1 1',
+	'sno: one pool of tick-tock 1 minted ahead fills one unit');
+my $t1 = sql(q{SELECT max(t) FROM live});
+ok(wait_clock_past($node, "'$t1'::timestamptz"), 'sno: the clock has passed that unit');
+is(sqlstate_of($node, "SELECT sno_new_at('$t1'::timestamptz)"), '55000',
+	'sno: back-fill there, the counter still in it on tick-tock 1, is refused with 55000');
+sql('SELECT sno_new()');
+is(sqlstate_of($node, "SELECT sno_new_at('$t1'::timestamptz)"), '55000', 'sno: and once the counter has left it');
 
 # --- 3. past 16 runs of one counter -----------------------------------------------------------------
 # On a server of its own (a first start: no run of a resume): snowflake
