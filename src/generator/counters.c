@@ -110,27 +110,37 @@ resume_sno(const int64 sno_marks[2], bool flag)
 }
 
 /*
- * The units from the clock's to the mark (sno: the later of its two, as the
- * live counter's units of either tick-tock are recorded), of every counter:
+ * The units from the clock's to the mark (sno: of tick-tock 0, back-fill's,
+ * and of `flag`, the one it resumes with: the other's mark may be no more
+ * than a reserve, renewed ahead of the clock with nothing issued under it),
+ * of every counter:
  * the earlier lifetime, or the primary before a promotion, may have issued
  * in them ahead of this server's clock, and nothing says how many
- * (ahead.h).  A clock outside the format's range counts as its first unit.
+ * (ahead.h).  With the clock past the mark, the mark's own unit: the
+ * counter resumes there with its pool taken as used up, and the earlier
+ * lifetime's IDs in it are not counted either (1.4's third round of fresh
+ * eyes: back-fill there was refused as "every sequence of its pool was
+ * issued", 54000, after a restart that followed 40,000 of 65,536).  A clock
+ * outside the format's range counts as its first unit.
  */
 static void
-record_resumed_ahead(const int64 marks[MARK_COUNT])
+record_resumed_ahead(const int64 marks[MARK_COUNT], bool flag)
 {
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
-		uint64		mark = Max(mark_unit(def->format, marks[mark_of(def, counter_word(0, false, 0))]),
-							   mark_unit(def->format, marks[mark_of(def, counter_word(0, true, 0))]));
 		uint64		now = 0;
 
 		(void) def->format->units_at(clock_read(def), &now);
-		if (mark <= now)
-			continue;
-		for (int v = 0; v < def->variants; v++)
-			ahead_record(def->first_slot + v, now, mark);
+		for (int f = 0; f < 2; f++)
+		{
+			uint64		mark = mark_unit(def->format, marks[mark_of(def, counter_word(0, f == 1 && flag, 0))]);
+
+			if (mark == 0)
+				continue;		/* nothing was issued */
+			for (int v = 0; v < def->variants; v++)
+				ahead_record(def->first_slot + v, Min(now, mark), mark);
+		}
 	}
 }
 
@@ -153,7 +163,7 @@ counters_resume(const int64 marks[MARK_COUNT], bool flag)
 	uint64		sno_mark1 = mark_unit(sno, marks[MARK_SNO_FLAG1]);
 
 	/* (before the counters move: back-fill that sees them moved sees the record) */
-	record_resumed_ahead(marks);
+	record_resumed_ahead(marks, flag);
 	pg_memory_barrier();
 	resume_monotonic(marks[MARK_MONOTONIC]);
 	/* (+1: a horizon given at C closed the counter through C - 1, the unit of a mark saved after it) */
