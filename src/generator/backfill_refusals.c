@@ -52,14 +52,18 @@ backfill_refuse_shared_with_live(const GeneratorDef *def, int variant, Timestamp
 }
 
 /*
- * A unit of a run the live counter reached ahead of the clock: it may hold
- * a live ID at every sequence, and past units count down from the top
- * (backfill.c), so the first back-filled ID could repeat one.  The run's
- * time, from the start of its first unit to the start of the unit after it,
- * says what to avoid.  The HINT offers no time before the run: after a
- * restart, units an earlier lifetime filled ahead of the clock lie there
- * unrecorded (docs/OPERATIONS.md, the open defect), and the third round of
- * fresh eyes followed "before <start>" into them.
+ * A unit of a recorded run (ahead.h): the live counter issued there ahead
+ * of the clock in this server lifetime, or an earlier lifetime (or an old
+ * primary) may have, from the clock at the start to the saved mark.  Either
+ * way its live IDs are not counted, and past units count down from the top
+ * (backfill.c), so the first back-filled ID could repeat one.  The DETAIL
+ * gives the run's time, from the start of its first unit to the start of
+ * the unit after it.  The HINT names no time near the run: until the record
+ * is kept across restarts, units an earlier lifetime filled ahead of the
+ * clock lie unrecorded before a run, and after a later restart the units
+ * after it may be such units too (the third and fourth rounds of fresh eyes
+ * followed "before <start>", "before the server went live" and "from <end>
+ * on" into repeats: docs/OPERATIONS.md, the open defect).
  */
 void
 backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *run)
@@ -74,11 +78,11 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
 			sizeof(to));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("cannot back-fill a %s ID for %s: the live generator reached that time ahead of the clock",
+			 errmsg("cannot back-fill a %s ID for %s: this server does not count the live IDs of that time",
 					def->name, timestamptz_to_str(ts)),
-			 errdetail("From %s to %s, the live %s generator issued IDs ahead of the clock (after an advance, a clock step back, a restart or a promotion), or an earlier lifetime of this server, or its old primary, may have, and this server does not count them: a back-filled ID there could repeat one.",
+			 errdetail("From %s to %s, the live %s generator issued IDs ahead of the clock (after an advance, a clock step back, a restart or a promotion), or, from the clock at this server's start to its saved mark, an earlier lifetime of this server or its old primary may have issued IDs: a back-filled ID there could repeat one.",
 					   from, to, def->name),
-			 errhint("Back-fill times from %s on once the clock has passed it, or times before the server went live.", to)));
+			 errhint("Back-fill times before this cluster issued its first live ID; at later times the live generator may have run ahead of the clock, in this server lifetime or an earlier one (see \"Back-fill\" in docs/OPERATIONS.md).")));
 }
 
 /*

@@ -38,7 +38,7 @@ sub sql { return $node->safe_psql('postgres', $_[0]); }
 
 # each stateful generator's pool per unit (test/t/017 measures them)
 my %pool = (sno => 65536, siq => 2048, kuid => 16384, kuid96 => 16384, snowflake => 4096);
-my $refusal = qr/^ERROR:  cannot back-fill an? \w+ ID for .*: the live generator reached that time ahead of the clock$/m;
+my $refusal = qr/^ERROR:  cannot back-fill an? \w+ ID for .*: this server does not count the live IDs of that time$/m;
 
 # puts FORMAT's live counter AHEAD_MS ahead of the clock
 sub put_ahead
@@ -99,7 +99,7 @@ END \$\$});
 	is(sql(qq{SELECT count(*) FROM backfilled JOIN live USING (format, id) WHERE format = '$name'}), '0',
 		"$name: none of the $given IDs back-filled at the present repeats a live one");
 	my @other = split /\n/, sql(qq{SELECT state || ' ' || message FROM refused WHERE format = '$name'
-		AND NOT (state = '55000' AND message ~ 'the live generator reached that time ahead of the clock')});
+		AND NOT (state = '55000' AND message ~ 'this server does not count the live IDs of that time')});
 	is(scalar(@other), 0, "$name: back-fill at the present was refused for no other reason")
 	  or diag(join("\n", @other[0 .. ($#other < 4 ? $#other : 4)]));
 	note("$name: " . sql(qq{SELECT count(*) FROM refused WHERE format = '$name'}) . " calls refused at the present");
@@ -110,8 +110,8 @@ END \$\$});
 	like($msg, $refusal, "$name: back-fill at the time of the first live ID minted ahead is refused");
 	like($msg, qr/^DETAIL:  From .* to .*, the live \w+ generator issued IDs ahead of the clock/m,
 		"$name: the DETAIL names the span");
-	like($msg, qr/^HINT:  Back-fill times from .* on once the clock has passed it, or times before the server went live\.$/m,
-		"$name: the HINT offers no time before the span (after a restart, units filled ahead may lie there unrecorded)");
+	like($msg, qr/^HINT:  Back-fill times before this cluster issued its first live ID; at later times the live generator may have run ahead of the clock/m,
+		"$name: the HINT names no time near the span (across restarts, units filled ahead may lie before or after it unrecorded)");
 	is(sqlstate_of($node, "SELECT $call"), '55000', "$name: 55000");
 	# (a given ID is kept for the check below: on 1.3 it repeats one of that unit's live IDs)
 	sql(qq{DO \$\$ BEGIN INSERT INTO backfilled SELECT '$name', ($call)::text; EXCEPTION WHEN others THEN NULL; END \$\$});
@@ -197,8 +197,8 @@ rsql('SELECT sno_new()');
 is(sqlstate_of($runs, "SELECT sno_new_at('$t1'::timestamptz)"), '55000', 'sno: and once the counter has left it');
 
 # --- 3. past 16 runs of one counter -----------------------------------------------------------------
-# On that server (snowflake untouched so far, and no restart: no run of a
-# resume): snowflake advanced 17 times, each to 100 ms further ahead but the last, 50 ms after
+# On that server (snowflake untouched so far, and no restart since its
+# first start, with no mark: no run of a resume): snowflake advanced 17 times, each to 100 ms further ahead but the last, 50 ms after
 # the 16th; the live ID after each makes a run of its own.  The last two
 # runs are the closest, and are joined; the others stay apart.
 my $base = $runs->safe_psql('postgres', q{SELECT clock_timestamp() + interval '3 s'});
