@@ -15,14 +15,18 @@
  * consecutive units, and back-fill there is refused (backfill.c).
  *
  * At start and at promotion (counters_resume), the units from the clock to
- * the mark are recorded as one run: the earlier lifetime, or the old
- * primary, may have issued in them ahead of this server's clock, and no
- * record says how many.
+ * the mark are recorded as one run (the mark's unit alone when the clock
+ * has passed it; sno: for the marks of tick-tock 0 and of the one it
+ * resumes with): the earlier lifetime, or the old primary, may have issued
+ * in them, ahead of this server's clock or where the counter resumes, and
+ * no record says how many.
  *
  * Bounded: AHEAD_RUNS runs per counter slot.  Past them, the two runs with
  * the fewest units between them are joined, so back-fill of those units
  * is refused too: a refusal, never a repeat.  Shared memory only: a restart
- * forgets the runs that the clock had passed (docs/OPERATIONS.md).
+ * forgets the runs that the clock had passed, and back-fill there then
+ * repeats live IDs (docs/OPERATIONS.md: a known defect, open until the runs
+ * are saved with the marks).
  */
 #ifndef FLAKEID_AHEAD_H
 #define FLAKEID_AHEAD_H
