@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "deep_units.h"
+#include "unit_runs.h"
 
 #define PERSISTED_NAME_MAX		32	/* a slot's name, its NUL included */
 #define PERSISTED_SLOTS_MAX		64	/* the slots one bounds or holding may name */
@@ -45,6 +46,7 @@
 #define PERSISTED_STATE_VERSION	4
 #define PERSISTED_PREPARED_VERSION 2
 #define PERSISTED_MARK_MAX		INT64_C(253402300800000000) /* 10000-01-01 in Unix µs: no save reaches it */
+#define PERSISTED_AHEAD_SLOTS	32	/* the slots one bounds may name runs of units issued ahead for */
 #define PERSISTED_FILE_MAX		65536	/* no state file is larger (a prepared file grows with max_prepared_xacts) */
 
 /* the WAL records' info codes (XLogRecGetInfo without XLR_INFO_MASK) */
@@ -82,6 +84,13 @@ typedef struct PersistedDeep
 	uint32_t	low;
 } PersistedDeep;
 
+/* the units one slot's live counter issued in ahead of the clock (unit_runs.h) */
+typedef struct PersistedAhead
+{
+	char		slot[PERSISTED_NAME_MAX];
+	UnitRuns	runs;
+} PersistedAhead;
+
 /* what bounds the IDs of one server (state.h, IssuedBounds), by slot name */
 typedef struct PersistedBounds
 {
@@ -92,6 +101,8 @@ typedef struct PersistedBounds
 	uint32_t	ndeep;
 	PersistedDeep deep[DEEP_UNITS_MAX];
 	int64_t		backfill_floor_us;	/* Unix µs: back-fill before it was lost (1.4); 0: none */
+	uint32_t	nahead;			/* 1.4: the slots with units issued ahead of the clock */
+	PersistedAhead ahead[PERSISTED_AHEAD_SLOTS];
 } PersistedBounds;
 
 /* one deep unit of back-fill (deep_table.h): an entry of flakeid.deep, a DEEP record */
@@ -162,6 +173,8 @@ extern void persisted_state_empty(PersistedState *state);
 extern bool persisted_add_low(PersistedBounds *bounds, const char *slot, uint32_t low);
 extern bool persisted_add_deep(PersistedBounds *bounds, const char *slot, uint64_t first, uint64_t last, uint32_t low);
 extern bool persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit);
+/* a slot's runs of units issued ahead: one entry per slot, 1 to UNIT_RUNS_MAX valid runs */
+extern bool persisted_add_ahead(PersistedBounds *bounds, const char *slot, const UnitRuns *runs);
 
 /* --- flakeid.state ------------------------------------------------------------ */
 

@@ -1,7 +1,7 @@
 /*
  * persisted_entries.c — the entries that flakeid's files and WAL records of
- * 1.3 on are made of, the structures they fill, and the checksums
- * (persisted.h, persisted_wire.h)
+ * 1.3 on are made of, and the checksums (persisted.h, persisted_wire.h); the
+ * structures they fill are built in persisted_bounds.c
  */
 #include "persisted_wire.h"
 
@@ -14,84 +14,6 @@ const char *const persisted_legacy_slots[LEGACY_SLOTS] = {
 	"siq premium",
 	"kuid", "snowflake",
 };
-
-/* --- the structures ----------------------------------------------------------- */
-
-void
-persisted_bounds_empty(PersistedBounds *bounds)
-{
-	memset(bounds, 0, sizeof(*bounds));
-}
-
-void
-persisted_state_empty(PersistedState *state)
-{
-	memset(state, 0, sizeof(*state));
-	state->snowflake_epoch_ms = -1;
-}
-
-bool
-persisted_name_ok(const char *name, size_t length)
-{
-	if (length == 0 || length >= PERSISTED_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < length; i++)
-		if (name[i] < 0x20 || name[i] > 0x7E)
-			return false;
-	return true;
-}
-
-static bool
-copy_name(char *to, const char *name)
-{
-	size_t		length = 0;
-
-	while (length < PERSISTED_NAME_MAX && name[length] != '\0')
-		length++;
-	if (!persisted_name_ok(name, length))
-		return false;
-	memcpy(to, name, length);
-	to[length] = '\0';
-	return true;
-}
-
-bool
-persisted_add_low(PersistedBounds *bounds, const char *slot, uint32_t low)
-{
-	for (uint32_t i = 0; i < bounds->nlows; i++)
-		if (strcmp(bounds->lows[i].slot, slot) == 0)
-			return false;		/* one per slot */
-	if (bounds->nlows >= PERSISTED_SLOTS_MAX || !copy_name(bounds->lows[bounds->nlows].slot, slot))
-		return false;
-	bounds->lows[bounds->nlows++].low = low;
-	return true;
-}
-
-bool
-persisted_add_deep(PersistedBounds *bounds, const char *slot, uint64_t first, uint64_t last, uint32_t low)
-{
-	PersistedDeep *deep = &bounds->deep[bounds->ndeep];
-
-	if (bounds->ndeep >= DEEP_UNITS_MAX || first > last || !copy_name(deep->slot, slot))
-		return false;
-	deep->first = first;
-	deep->last = last;
-	deep->low = low;
-	bounds->ndeep++;
-	return true;
-}
-
-bool
-persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit)
-{
-	for (uint32_t i = 0; i < holding->nunits; i++)
-		if (strcmp(holding->units[i].slot, slot) == 0)
-			return false;
-	if (holding->nunits >= PERSISTED_SLOTS_MAX || !copy_name(holding->units[holding->nunits].slot, slot))
-		return false;
-	holding->units[holding->nunits++].unit = unit;
-	return true;
-}
 
 /* --- writing ------------------------------------------------------------------- */
 
@@ -160,6 +82,20 @@ entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds)
 		PUT_AS(w, uint64_t, deep->first);
 		PUT_AS(w, uint64_t, deep->last);
 		PUT_AS(w, uint32_t, deep->low);
+		entry_end(w, at);
+	}
+	/* (required, as every entry: a release that could not refuse back-fill there refuses the file) */
+	for (uint32_t i = 0; i < bounds->nahead; i++)
+	{
+		const PersistedAhead *ahead = &bounds->ahead[i];
+
+		at = slot_entry_begin(w, ENTRY_AHEAD, side, ahead->slot);
+		PUT_AS(w, uint32_t, ahead->runs.count);
+		for (uint32_t r = 0; r < ahead->runs.count; r++)
+		{
+			PUT_AS(w, uint64_t, ahead->runs.runs[r].low);
+			PUT_AS(w, uint64_t, ahead->runs.runs[r].high);
+		}
 		entry_end(w, at);
 	}
 	/* (required, as every entry: a release that cannot honour a floor refuses the file) */
@@ -266,6 +202,23 @@ read_floor(Reader *r, const EntrySink *sink)
 	return true;
 }
 
+static bool
+read_ahead(Reader *r, const EntrySink *sink)
+{
+	PersistedBounds *bounds = get_side(r, sink);
+	char		name[PERSISTED_NAME_MAX];
+	UnitRuns	runs;
+
+	unit_runs_clear(&runs);
+	if (bounds == NULL || !get_name(r, name) || !get(r, &runs.count, 4) || runs.count == 0 ||
+		runs.count > UNIT_RUNS_MAX)
+		return false;
+	for (uint32_t i = 0; i < runs.count; i++)
+		if (!get(r, &runs.runs[i].low, 8) || !get(r, &runs.runs[i].high, 8))
+			return false;
+	return persisted_add_ahead(bounds, name, &runs);	/* (valid runs, one entry per slot) */
+}
+
 /* a HOLDING entry (to sink->holding), or the one SAVED entry (into sink->saved) */
 static bool
 read_holding(Reader *r, const EntrySink *sink, bool saved)
@@ -330,6 +283,8 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 			return read_deep_unit(r, sink);
 		case ENTRY_FLOOR:
 			return read_floor(r, sink);
+		case ENTRY_AHEAD:
+			return read_ahead(r, sink);
 	}
 	return false;
 }
@@ -337,7 +292,7 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 static bool
 tag_known(uint16_t tag)
 {
-	return tag >= ENTRY_EPOCH && tag <= ENTRY_STOPPED;
+	return tag >= ENTRY_EPOCH && tag <= ENTRY_AHEAD;
 }
 
 PersistedVerdict

@@ -1,7 +1,8 @@
 /*
  * persisted_wire.h — the codec's own helpers (persisted.h): bytes in and
  * out, and the entries every format of 1.3 on is made of
- * (persisted_entries.c).  Not for the rest of the tree.
+ * (persisted_entries.c; the structures they fill, persisted_bounds.c).  Not
+ * for the rest of the tree.
  *
  * An entry: tag (uint16), flags (uint16), payload length (uint32), payload.
  */
@@ -27,7 +28,8 @@ typedef enum EntryTag
 	ENTRY_FLOOR = 9,			/* side, int64 back-fill floor (Unix µs); 1.4, only when set */
 	ENTRY_SAVED = 10,			/* as HOLDING, the WAL position first: what a save of flakeid.prepared knew (1.4) */
 	ENTRY_TIMELINE = 11,		/* uint32: the timeline of SAVED's WAL position (1.4) */
-	ENTRY_STOPPED = 12			/* uint64 the clean stop's checkpoint (0: saved while running), uint64 flakeid.deep's size (1.4) */
+	ENTRY_STOPPED = 12,			/* uint64 the clean stop's checkpoint (0: saved while running), uint64 flakeid.deep's size (1.4) */
+	ENTRY_AHEAD = 13			/* side, slot name, uint32 count, (uint64 low, high)...: units issued ahead (1.4) */
 } EntryTag;
 
 #define SIDE_OWN		0

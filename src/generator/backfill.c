@@ -18,9 +18,10 @@
  *     took the closed word for a pool used up and refused.
  *   - a unit the live counter reached ahead of the clock, and left (after
  *     an advance, a clock step back, a restart or a promotion: it counts on
- *     and leaves a unit only with its pool used up): refused (ahead.h).
- *     1.3 served it as a past unit, from the top of the pool down, into
- *     the live IDs issued there in advance.
+ *     and leaves a unit only with its pool used up), in this lifetime or an
+ *     earlier one, or on the old primary: refused (ahead.h: the runs are
+ *     saved).  1.3 served it as a past unit, from the top of the pool down,
+ *     into the live IDs issued there in advance.
  *   - any earlier unit: from the server's ledger, in shared memory, so that
  *     every session and parallel worker draws from the same one: offsets
  *     0, 1, 2, ... of the unit (format/ledger.h), given as sequences from

@@ -53,17 +53,19 @@ backfill_refuse_shared_with_live(const GeneratorDef *def, int variant, Timestamp
 
 /*
  * A unit of a recorded run (ahead.h): the live counter issued there ahead
- * of the clock in this server lifetime, or an earlier lifetime (or an old
- * primary) may have, from the clock at the start to the saved mark.  Either
- * way its live IDs are not counted, and past units count down from the top
- * (backfill.c), so the first back-filled ID could repeat one.  The DETAIL
- * gives the run's time, from the start of its first unit to the start of
- * the unit after it.  The HINT names no time near the run: until the record
- * is kept across restarts, units an earlier lifetime filled ahead of the
- * clock lie unrecorded before a run, and after a later restart the units
- * after it may be such units too (the third and fourth rounds of fresh eyes
- * followed "before <start>", "before the server went live" and "from <end>
- * on" into repeats: docs/OPERATIONS.md, the open defect).
+ * of the clock, in this server lifetime or an earlier one, or its old
+ * primary did (saved runs, taken up at start and at promotion); or, for
+ * this lifetime only, the units from the clock at the start to the saved
+ * mark, where the counter resumed.  Either way its live IDs are not
+ * counted, and past units count down from the top (backfill.c), so the
+ * first back-filled ID could repeat one.  The DETAIL gives the run's time,
+ * from the start of its first unit to the start of the unit after it.  The
+ * HINT names the times outside it: every run is recorded, across restarts
+ * and promotions, since the runs are saved (until they were, 1.4's third
+ * and fourth rounds of fresh eyes followed a HINT that named times near a
+ * run into repeats, through units an earlier lifetime had filled and
+ * forgotten); those that flakeid 1.3 filled before an upgrade are not
+ * (docs/OPERATIONS.md).
  */
 void
 backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *run)
@@ -80,9 +82,9 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("cannot back-fill a %s ID for %s: this server does not count the live IDs of that time",
 					def->name, timestamptz_to_str(ts)),
-			 errdetail("From %s to %s, the live %s generator issued IDs ahead of the clock (after an advance, a clock step back, a restart or a promotion), or, from the clock at this server's start to its saved mark, an earlier lifetime of this server or its old primary may have issued IDs: a back-filled ID there could repeat one.",
+			 errdetail("From %s to %s, the live %s generator issued IDs ahead of the clock (after an advance, a clock step back, a restart or a promotion), or, from the clock at this server's start to its saved mark, an earlier lifetime of this server or its old primary may have issued IDs: a back-filled ID there could repeat one. (Past 32 such spans of a generator, the record joins the two closest, and the time between them counts too.)",
 					   from, to, def->name),
-			 errhint("Back-fill times before this cluster issued its first live ID; at later times the live generator may have run ahead of the clock, in this server lifetime or an earlier one (see \"Back-fill\" in docs/OPERATIONS.md).")));
+			 errhint("Back-fill times outside that span: this server records every span its live generators ran ahead of the clock in, across restarts and promotions, from flakeid 1.4 on (see \"Back-fill\" in docs/OPERATIONS.md).")));
 }
 
 /*

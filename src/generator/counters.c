@@ -110,12 +110,14 @@ resume_sno(const int64 sno_marks[2], bool flag)
 }
 
 /*
- * The units from the clock's to the mark, of every counter (sno: for the
- * marks of tick-tock 0, back-fill's, and of `flag`, the one it resumes
- * with; the other's may be no more than a reserve, renewed ahead of the
- * clock with nothing issued under it): the earlier lifetime, or the primary
- * before a promotion, may have issued in them ahead of this server's
- * clock, and nothing says how many (ahead.h).  With the clock past the mark, the mark's own unit: the
+ * The units from the clock's to the mark, of every counter, for this
+ * lifetime (ahead.h; sno: for the marks of tick-tock 0, back-fill's, and of
+ * `flag`, the one it resumes with; the other's may be no more than a
+ * reserve, renewed ahead of the clock with nothing issued under it): the
+ * earlier lifetime, or the primary before a promotion, may have issued in
+ * them at its own clock, ahead of this server's, and the counter resumes at
+ * the mark (units it issued in ahead of its clock are in the saved runs,
+ * taken up before this; a file of flakeid 1.3 has none).  With the clock past the mark, the mark's own unit: the
  * counter resumes there with its pool taken as used up, and the earlier
  * lifetime's IDs in it are not counted either (1.4's third round of fresh
  * eyes: back-fill there was refused as "every sequence of its pool was
@@ -138,7 +140,7 @@ record_resumed_ahead(const int64 marks[MARK_COUNT], bool flag)
 			if (mark == 0)
 				continue;		/* nothing was issued */
 			for (int v = 0; v < def->variants; v++)
-				ahead_record(def->first_slot + v, Min(now, mark), mark);
+				ahead_record_resumed(def->first_slot + v, Min(now, mark), mark);
 		}
 	}
 }

@@ -11,6 +11,7 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
 #include "port/atomics.h"
 
 #include "format/counter.h"

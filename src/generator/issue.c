@@ -110,7 +110,9 @@ slot_clock(void *arg)
 
 /*
  * Before anyone can see the ID: a unit ahead of the clock is recorded for
- * back-fill (ahead.h), and the ID must lie before the saved mark.  (sno's
+ * back-fill and saved (ahead.h), and the ID must lie before the saved
+ * mark; the mark first, since its renewal, if any, saves the unit recorded
+ * too (the review of 4ee81ec: two saves at each mark crossed ahead).  (sno's
  * tick-tock 1 too, though back-fill's IDs are tick-tock 0: a unit its pool
  * used up is refused as one reached ahead either way, while the counter
  * sits in it and after; left out, it was refused as used up, 54000, while
@@ -120,9 +122,12 @@ static bool
 slot_exchange(void *arg, uint64_t *word, uint64_t next)
 {
 	SlotAccess *access = (SlotAccess *) arg;
+	bool		unsaved = ahead_note(access->slot, access->now, counter_unit(next));
 
-	ahead_note(access->slot, access->now, counter_unit(next));
+	/* (a renewal's save writes the unit recorded: then the unit costs no save of its own) */
 	mark_ensure(mark_of(access->def, next), access->def->format->unit_start(counter_unit(next)));
+	if (unsaved)
+		mark_save_ahead(access->slot, counter_unit(next));
 	return pg_atomic_compare_exchange_u64(access->counter, word, next);
 }
 
@@ -200,7 +205,8 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 	uint64		word = pg_atomic_read_u64(counter);
 	uint64		now;
 	bool		toggles,
-				swapped;
+				swapped,
+				unsaved;
 
 	/* the word first, then the clock: only a clock read after the word proves a regression */
 	pg_read_barrier();
@@ -220,8 +226,10 @@ sno_regression_locked(const GeneratorDef *def, int slot, const CounterPool *pool
 			return false;
 		}
 	}
-	ahead_note(slot, now, counter_unit(d->next_word));
+	unsaved = ahead_note(slot, now, counter_unit(d->next_word));
 	mark_renew_locked(mark_of(def, d->next_word), def->format->unit_start(counter_unit(d->next_word)));
+	if (unsaved)
+		mark_save_ahead_locked(slot, counter_unit(d->next_word));
 	Assert(((d->next_timeline.drifts & 1) != 0) == counter_flag(d->next_word));
 	if (toggles)
 		horizon_toggle_begin(slot, counter_unit(d->next_word));

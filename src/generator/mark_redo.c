@@ -116,10 +116,10 @@ mark_desc(StringInfo buf, XLogReaderState *record)
 						 decoded.deep_unit.slot, decoded.deep_unit.unit, decoded.deep_unit.low);
 		return;
 	}
-	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %u, deep units: %u",
+	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %u, deep units: %u, counters with runs ahead: %u",
 					 decoded.bounds.marks[MARK_MONOTONIC], decoded.bounds.marks[MARK_SNO_FLAG0],
 					 decoded.bounds.marks[MARK_SNO_FLAG1], decoded.bounds.sno_ticktock, decoded.snowflake_epoch_ms,
-					 decoded.bounds.nlows, decoded.bounds.ndeep);
+					 decoded.bounds.nlows, decoded.bounds.ndeep, decoded.bounds.nahead);
 }
 
 static const char *

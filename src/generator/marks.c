@@ -19,6 +19,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "generator/ahead.h"
 #include "generator/clock.h"
 #include "generator/deep_record.h"
 #include "generator/epoch.h"
@@ -43,7 +44,31 @@ published_bounds(OwnBounds *own)
 	own->snowflake_epoch_ms = epoch_issued_under();
 }
 
-/* the state to save: `own` with sno's tick-tock, and the primary's bounds as replayed */
+/*
+ * The runs of units each counter issued in ahead of the clock, as this save
+ * writes them (ahead.h): a run that may still grow, open to the unit of the
+ * mark saved for its generator (sno: the later of its two).
+ */
+static void
+ahead_to_save(IssuedBounds *bounds, const int64 marks[MARK_COUNT])
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+		int64		mark = def->ticktock ? Max(marks[MARK_SNO_FLAG0], marks[MARK_SNO_FLAG1]) : marks[MARK_MONOTONIC];
+		uint64		now = 0;
+
+		(void) def->format->units_at(clock_read(def), &now);
+		for (int v = 0; v < def->variants; v++)
+			ahead_begin_write(def->first_slot + v, now, mark_unit(def->format, mark), &bounds->ahead[def->first_slot + v]);
+	}
+}
+
+/*
+ * The state to save: `own` with sno's tick-tock, the runs issued ahead, and
+ * the primary's bounds as replayed.  The runs count as a save under way
+ * until the caller's ahead_end_write.
+ */
 void
 current_state(FlakeidPersisted *state, const OwnBounds *own)
 {
@@ -53,6 +78,7 @@ current_state(FlakeidPersisted *state, const OwnBounds *own)
 	memcpy(state->own.backfill_low, own->lows, sizeof(state->own.backfill_low));
 	state->own.backfill_deep = own->deep;
 	state->own.backfill_floor = own->floor;
+	ahead_to_save(&state->own, own->marks);
 	state->upstream = mark_shared->upstream;
 	state->snowflake_epoch_ms = own->snowflake_epoch_ms;
 	state->deep_record = deep_record_id();
@@ -78,6 +104,9 @@ bounds_exceed_own(const IssuedBounds *bounds)
 	}
 	if (bounds->backfill_floor > (int64) pg_atomic_read_u64(&mark_shared->backfill_floor))
 		return true;
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (!ahead_holds(s, &bounds->ahead[s]))
+			return true;
 	return !deep_units_imply(&mark_shared->backfill_deep, lows, &bounds->backfill_deep);
 }
 
@@ -150,8 +179,6 @@ mark_upstream_taken_up(void)
 	pg_atomic_write_u32(&mark_shared->upstream_pending, 0);
 }
 
-static bool save_locked(const OwnBounds *own, int elevel);
-
 /*
  * For the snowflake generator, before it issues anything: makes sure the
  * state (and the WAL) holds the configured epoch before any snowflake is
@@ -201,7 +228,7 @@ flakeid_lock_release(void)
  * When either fails nothing is published: at ERROR it raises, below it
  * reports the failure at `elevel` and returns false.
  */
-static bool
+bool
 save_locked(const OwnBounds *own, int elevel)
 {
 	FlakeidPersisted state;
@@ -210,8 +237,13 @@ save_locked(const OwnBounds *own, int elevel)
 		mark_refuse_unusable_state();	/* a damaged, newer or foreign file stays as it is */
 	current_state(&state, own);
 	wal_record_log(&state);
+	/* (an ERROR on the way leaves the runs' save under way: the next save counts neither file, ahead.c) */
 	if (!state_save(&state, elevel))
+	{
+		ahead_end_write(false);
 		return false;
+	}
+	ahead_end_write(true);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_write_u64(&mark_shared->marks[m].value, (uint64) own->marks[m]);
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
@@ -263,67 +295,6 @@ void
 mark_renew_locked(MarkId mark, int64 unit_start)
 {
 	(void) renew_one_locked(mark, unit_start, ERROR);
-}
-
-int64
-mark_raise_backfill_floor(int64 instant)
-{
-	OwnBounds	own;
-
-	flakeid_lock_acquire();
-	published_bounds(&own);
-	if (instant > own.floor)
-	{
-		own.floor = instant;
-		(void) save_locked(&own, ERROR);
-	}
-	flakeid_lock_release();
-	return own.floor;
-}
-
-/*
- * The saved low-water of back-fill in (slot, unit): the slot's, or below it
- * the unit's deep entry (deep_record.h) or a deep range of 1.3's that holds
- * it (IssuedBounds.backfill_deep)
- */
-static uint32
-unit_low(const OwnBounds *own, int slot, uint64 unit)
-{
-	uint32		range = deep_units_low(&own->deep, (unsigned) slot, unit);
-	uint32		entry = deep_record_low(slot, unit);
-
-	return Min(own->lows[slot], Min(range, entry));
-}
-
-uint32
-mark_cover_backfill(int slot, uint64 unit, uint32 sequence, uint32 low, bool slot_wide)
-{
-	OwnBounds	own;
-	uint32		saved;
-
-	Assert(low <= sequence);
-	flakeid_lock_acquire();
-	published_bounds(&own);
-	saved = unit_low(&own, slot, unit);
-	if (sequence < saved)
-	{
-		if (slot_wide)
-		{
-			own.lows[slot] = Min(own.lows[slot], low);
-			deep_units_drop_implied(&own.deep, own.lows, GEN_SLOT_COUNT);
-			(void) save_locked(&own, ERROR);
-		}
-		else
-		{
-			/* the unit's own entry: a record of its own, never a range shared with other units */
-			if (!mark_state_usable())
-				mark_refuse_unusable_state();
-			deep_record_lower(slot, unit, low);
-		}
-		saved = unit_low(&own, slot, unit);
-	}
-	flakeid_lock_release();
-	return saved;
 }
 
 /*

@@ -75,6 +75,16 @@ typedef enum RenewOutcome
  */
 extern RenewOutcome mark_renew_latest_locked(const int64 latest[MARK_COUNT], int64 within, int elevel);
 
+/*
+ * Before the live counter of `slot` publishes its first ID in `unit`, ahead
+ * of the clock and recorded (ahead.h, ahead_note true): unless a save covers
+ * the unit by then, saves the state (and WAL-logs it) with it.  Takes
+ * flakeid_lock (the _locked form: held) and fsyncs; raises on failure, and
+ * the caller publishes nothing.
+ */
+extern void mark_save_ahead(int slot, uint64 unit);
+extern void mark_save_ahead_locked(int slot, uint64 unit);
+
 /* at start, or with flakeid_lock held: the tick-tock sno's counter carries, saved with the marks */
 extern void mark_set_sno_ticktock(bool flag);
 

@@ -8,6 +8,7 @@
 
 #include "datatype/timestamp.h"
 
+#include "generator/ahead.h"
 #include "generator/deep_record.h"
 #include "generator/epoch.h"
 #include "generator/marks.h"
@@ -47,6 +48,20 @@ raise_upstream(const IssuedBounds *record)
 		upstream->backfill_floor = record->backfill_floor;
 		changed = true;
 	}
+	/*
+	 * Each record carries every run its writer holds (ahead.h: they only
+	 * grow, but for a run saved open to a mark and closed by a later save),
+	 * so the latest replaces the earlier: a union kept each run's open end
+	 * for good, refused on a promoted standby (the round-2 review of
+	 * 4ee81ec).  An older record replayed again after a restart of the
+	 * standby is replaced in turn by the later ones before recovery ends.
+	 */
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (memcmp(&upstream->ahead[s], &record->ahead[s], sizeof(UnitRuns)) != 0)
+		{
+			upstream->ahead[s] = record->ahead[s];
+			changed = true;
+		}
 	changed |= deep_units_merge(&upstream->backfill_deep, &record->backfill_deep);
 	deep_units_drop_implied(&upstream->backfill_deep, upstream->backfill_low, GEN_SLOT_COUNT);
 	return changed;
@@ -67,7 +82,7 @@ save_replayed_locked(void)
 		return;
 	published_bounds(&own);
 	current_state(&state, &own);
-	(void) state_save(&state, FATAL);
+	ahead_end_write(state_save(&state, FATAL));
 }
 
 /*

@@ -12,6 +12,7 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 
+#include "generator/ahead.h"
 #include "generator/counters.h"
 #include "generator/deep_record.h"
 #include "generator/epoch.h"
@@ -21,18 +22,24 @@
 #include "generator/state_seal.h"
 
 /*
- * Resumes after `bounds` (this server's, read at start; or its primary's,
- * taken up once recovery has ended): the marks, sno's timeline and every
- * counter only ever move up, and the back-fill low-waters down, so taking
- * up lower bounds changes nothing.  sno resumes with the bounds'
+ * Resumes after `bounds` (this server's, read at start: `own_file`; or its
+ * primary's, taken up once recovery has ended): the marks, sno's timeline
+ * and every counter only ever move up, the back-fill low-waters down, and
+ * the runs of units issued ahead of the clock only grow (ahead.h: this
+ * server's file holds its own already; the primary's are saved with the
+ * next save), so taking up lower bounds changes nothing.  sno resumes with the bounds'
  * tick-tock.  Back-fill starts a new lifetime below every low-water.  At
  * start, or with flakeid_lock held.
  */
 static void
-resume_after(const IssuedBounds *bounds)
+resume_after(const IssuedBounds *bounds, bool own_file)
 {
 	int64		marks[MARK_COUNT];
 
+	/* (before the counters move: back-fill that sees them moved sees the runs) */
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		ahead_take_up(s, &bounds->ahead[s], own_file);
+	pg_memory_barrier();
 	mark_raise(bounds, marks);
 	mark_set_sno_ticktock(counters_resume(marks, (bounds->sno_ticktock & 1) != 0));
 	mark_begin_backfill_lifetime(bounds);
@@ -55,7 +62,7 @@ resume_take_up_upstream_pending(void)
 		IssuedBounds upstream;
 
 		mark_read_upstream(&upstream);
-		resume_after(&upstream);
+		resume_after(&upstream, false);
 		mark_upstream_taken_up();
 	}
 	flakeid_lock_release();
@@ -103,7 +110,7 @@ resume_at_start(void)
 	mark_take_over_copy(&saved);
 	mark_name_deep_record(&saved);
 	epoch_set_issued_under(saved.snowflake_epoch_ms);
-	resume_after(&saved.own);
+	resume_after(&saved.own, true);
 	mark_set_upstream(&saved.upstream);
 	epoch_warn_if_refused();
 	if (!IsUnderPostmaster)

@@ -69,6 +69,9 @@ bounds_to_persisted(const IssuedBounds *bounds, PersistedBounds *persisted)
 		(void) persisted_add_deep(persisted, generator_slot_name((int) range->slot), range->first, range->last,
 								  range->low);
 	}
+	for (int s = 0; s < GEN_SLOT_COUNT; s++)
+		if (bounds->ahead[s].count > 0)
+			(void) persisted_add_ahead(persisted, generator_slot_name(s), &bounds->ahead[s]);
 }
 
 const char *
@@ -94,6 +97,14 @@ bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds)
 		if (slot < 0)
 			return deep->slot;
 		(void) deep_units_lower(&bounds->backfill_deep, (unsigned) slot, deep->first, deep->last, deep->low);
+	}
+	for (uint32 i = 0; i < persisted->nahead; i++)
+	{
+		int			slot = generator_slot_by_name(persisted->ahead[i].slot);
+
+		if (slot < 0)
+			return persisted->ahead[i].slot;
+		bounds->ahead[slot] = persisted->ahead[i].runs;
 	}
 	return NULL;
 }

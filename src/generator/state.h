@@ -9,6 +9,7 @@
 
 #include "format/deep_units.h"
 #include "format/persisted.h"
+#include "format/unit_runs.h"
 #include "generator/defs.h"
 
 /* a back-fill low-water that no back-filled sequence has set yet */
@@ -27,9 +28,17 @@ typedef struct IssuedBounds
 	uint32		backfill_low[GEN_SLOT_COUNT];	/* BACKFILL_LOW_NONE: none yet */
 	DeepUnits	backfill_deep;	/* empty: none (and in files and records before 1.3) */
 	int64		backfill_floor; /* Unix µs: back-fill before it is refused (flakeid.start_afresh); 0: none */
+	/*
+	 * per counter slot, the units its live counter issued in ahead of the
+	 * clock (generator/ahead.h), where back-fill is refused; a run still
+	 * open when saved reaches the mark's unit (empty: none, and in files and
+	 * records before 1.4)
+	 */
+	UnitRuns	ahead[GEN_SLOT_COUNT];
 } IssuedBounds;
 
 StaticAssertDecl(GEN_SLOT_COUNT <= DEEP_UNITS_MAX, "one deep range more than the record holds shares a slot");
+StaticAssertDecl(GEN_SLOT_COUNT <= PERSISTED_AHEAD_SLOTS, "every slot's runs fit the codec's bounds");
 
 /* what the file holds, in the current version's terms */
 typedef struct FlakeidPersisted

@@ -42,7 +42,7 @@ static bool mark_synchronous = false;
  */
 
 /* room for any record of ours: the bounds of every slot, deep ranges, names */
-#define RECORD_ROOM		8192
+#define RECORD_ROOM		32768	/* an ISSUED record: about 12 kB at most (every slot with 32 runs issued ahead) */
 
 PersistedVerdict
 wal_record_read(XLogReaderState *record, PersistedRecord *decoded)

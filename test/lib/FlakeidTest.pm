@@ -36,7 +36,8 @@ our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_o
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark state_file_fields clock_env
   tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times
-  partman_unavailable prepare_ids held_then_released crash_with_prepared_save_paused crc32c);
+  partman_unavailable prepare_ids held_then_released crash_with_prepared_save_paused crc32c
+  renewer_pid stop_renewer);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -323,6 +324,29 @@ sub wait_clock_past
 {
 	my ($node, $time_sql) = @_;
 	return $node->poll_query_until('postgres', "SELECT clock_timestamp() > ($time_sql) + interval '50 ms'");
+}
+
+# renewer_pid(NODE): the pid of NODE's "flakeid mark renewer"
+sub renewer_pid
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', "SELECT pid FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer'");
+}
+
+# stop_renewer(NODE, PID): one check that SIGSTOP stopped the renewer PID
+# while it sleeps between passes (its wait event, read once it is stopped),
+# never inside a save, where it holds flakeid_lock: stopped there, every
+# call that must renew waited for the lock (013 hung on 18 for 25 minutes
+# once).  kill 'CONT' lets it go on.
+sub stop_renewer
+{
+	my ($node, $pid) = @_;
+	ok(poll_until(sub {
+		kill 'STOP', $pid;
+		return 1 if $node->safe_psql('postgres', "SELECT wait_event_type FROM pg_stat_activity WHERE pid = $pid") eq 'Extension';
+		kill 'CONT', $pid;
+		return 0;
+	}, interval => 0.01), '(the renewer stopped while it sleeps between passes, holding no lock)');
 }
 
 # poll_until(CODE, timeout => S, interval => S): calls CODE until it returns

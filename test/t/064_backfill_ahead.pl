@@ -12,7 +12,7 @@
 # recorded before the ID is published, and so are, at start, the units
 # between the clock and the mark; back-fill there is refused (55000).
 #
-# 1. For every stateful format: the counter put 1 s ahead (a clock step back
+# 1. For every stateful format: the counter put 2 s ahead (a clock step back
 #    seen by every other session: one ID minted under a clock offset; sno,
 #    whose tick-tock would toggle instead, by sno_advance_past), three
 #    pools' worth of live IDs minted ahead, then back-fill at the present,
@@ -25,7 +25,7 @@
 #    start are recorded, so the live IDs minted 10 s ahead before the
 #    restart are not back-filled over after it.
 #    And sno on tick-tock 1.
-# 3. Past 16 runs of one counter, the two closest are joined (a refusal
+# 3. Past 32 runs of one counter, the two closest are joined (a refusal
 #    between them, never a repeat); the others stay apart.  And a restart
 #    after the clock has passed half a pool minted ahead (2c).
 use strict;
@@ -40,19 +40,15 @@ sub sql { return $node->safe_psql('postgres', $_[0]); }
 my %pool = (sno => 65536, siq => 2048, kuid => 16384, kuid96 => 16384, snowflake => 4096);
 my $refusal = qr/^ERROR:  cannot back-fill an? \w+ ID for .*: this server does not count the live IDs of that time$/m;
 
-# puts FORMAT's live counter AHEAD_MS ahead of the clock
+# SQL that puts FORMAT's live counter AHEAD_MS ahead of the clock, for the
+# session that then mints: a psql started for each statement may take a
+# second on a loaded machine, which the counter's lead would not outlast
 sub put_ahead
 {
 	my ($f, $ahead_ms) = @_;
-	my $name = $f->{format};
-	if ($name eq 'sno')
-	{
-		sql("SELECT sno_advance_past(sno_from_parts(clock_timestamp() + interval '$ahead_ms ms', 0, 0, 0))");
-	}
-	else
-	{
-		sql("SET flakeid.debug_clock_offset_ms = $ahead_ms; SELECT $f->{new}");
-	}
+	return "SELECT sno_advance_past(sno_from_parts(clock_timestamp() + interval '$ahead_ms ms', 0, 0, 0));"
+	  if $f->{format} eq 'sno';
+	return "SET flakeid.debug_clock_offset_ms = $ahead_ms; SELECT $f->{new}; RESET flakeid.debug_clock_offset_ms;";
 }
 
 sql(q{
@@ -67,11 +63,10 @@ for my $f (formats(stateful => 't'))
 	my $name = $f->{format};
 	my ($type, $time) = ($f->{type}, $f->{time});
 	my $present = backfill_call($f, 'clock_timestamp()');
-	put_ahead($f, 1000);
 	# (the clock read before the minting: on a loaded machine the minting itself may take a second)
-	my $clock = sql('SELECT clock_timestamp()');
-	sql(qq{INSERT INTO live (format, id, t) SELECT '$name', id::text, $time(id)
-		FROM (SELECT $f->{new} AS id FROM generate_series(1, 3 * $pool{$name})) s});
+	my $clock = (split /\n/, sql(put_ahead($f, 2000) . qq{SELECT clock_timestamp();
+		INSERT INTO live (format, id, t) SELECT '$name', id::text, $time(id)
+		FROM (SELECT $f->{new} AS id FROM generate_series(1, 3 * $pool{$name})) s}))[-1];
 	my $first_ahead = sql(qq{SELECT t FROM live WHERE format = '$name' ORDER BY n LIMIT 1});
 	my $last_ahead = sql(qq{SELECT max(t) FROM live WHERE format = '$name'});
 	ok(sql(qq{SELECT '$first_ahead'::timestamptz > '$clock'::timestamptz}) eq 't',
@@ -110,8 +105,8 @@ END \$\$});
 	like($msg, $refusal, "$name: back-fill at the time of the first live ID minted ahead is refused");
 	like($msg, qr/^DETAIL:  From .* to .*, the live \w+ generator issued IDs ahead of the clock/m,
 		"$name: the DETAIL names the span");
-	like($msg, qr/^HINT:  Back-fill times before this cluster issued its first live ID; at later times the live generator may have run ahead of the clock/m,
-		"$name: the HINT names no time near the span (across restarts, units filled ahead may lie before or after it unrecorded)");
+	like($msg, qr/^HINT:  Back-fill times outside that span: this server records every span its live generators ran ahead of the clock in, across restarts and promotions/m,
+		"$name: the HINT names the times outside the span (the runs are saved across restarts and promotions)");
 	is(sqlstate_of($node, "SELECT $call"), '55000', "$name: 55000");
 	# (a given ID is kept for the check below: on 1.3 it repeats one of that unit's live IDs)
 	sql(qq{DO \$\$ BEGIN INSERT INTO backfilled SELECT '$name', ($call)::text; EXCEPTION WHEN others THEN NULL; END \$\$});
@@ -129,10 +124,9 @@ sql('TRUNCATE live');
 for my $f (formats(stateful => 't'))
 {
 	my $name = $f->{format};
-	put_ahead($f, 1000);
 	# (put_ahead's own ID is the unit's first, but sno's: its advance closed the unit before)
 	my $n = $name eq 'sno' ? $pool{$name} : $pool{$name} - 1;
-	sql(qq{INSERT INTO live (format, id, t) SELECT '$name', id::text, $f->{time}(id)
+	sql(put_ahead($f, 3000) . qq{INSERT INTO live (format, id, t) SELECT '$name', id::text, $f->{time}(id)
 		FROM (SELECT $f->{new} AS id FROM generate_series(1, $n)) s});
 	is(sql(qq{SELECT count(DISTINCT t) FROM live WHERE format = '$name'}), '1', "$name: one pool minted ahead fills one unit");
 	my $t = sql(qq{SELECT max(t) FROM live WHERE format = '$name'});
@@ -145,8 +139,7 @@ for my $f (formats(stateful => 't'))
 sql('TRUNCATE live, backfilled, refused');
 for my $f (formats(stateful => 't'))
 {
-	put_ahead($f, 10000);
-	sql(qq{INSERT INTO live (format, id, t) SELECT '$f->{format}', id::text, $f->{time}(id)
+	sql(put_ahead($f, 10000) . qq{INSERT INTO live (format, id, t) SELECT '$f->{format}', id::text, $f->{time}(id)
 		FROM (SELECT $f->{new} AS id FROM generate_series(1, 3 * $pool{$f->{format}})) s});
 }
 $node->restart;
@@ -185,8 +178,9 @@ rsql('CREATE TABLE live (id sno, t timestamptz)');
 # (in one session: the counter at the clock, then the step back)
 is((split /\n/, rsql(q{SELECT sno_new(); SET flakeid.debug_clock_offset_ms = -5000; SELECT sno_ticktock(sno_new())}))[-1], '1',
 	'sno: a step back of 5 s toggled the tick-tock to 1');
-rsql(q{SELECT sno_advance_past(sno_from_parts(clock_timestamp() + interval '1000 ms', 0, 0, 0))});
-rsql(qq{INSERT INTO live SELECT id, sno_time(id) FROM (SELECT sno_new() AS id FROM generate_series(1, $pool{sno})) s});
+# (one session, and a lead of 3 s: a psql started per statement, on a loaded machine, may outlast 1 s)
+rsql(qq{SELECT sno_advance_past(sno_from_parts(clock_timestamp() + interval '3000 ms', 0, 0, 0));
+	INSERT INTO live SELECT id, sno_time(id) FROM (SELECT sno_new() AS id FROM generate_series(1, $pool{sno})) s});
 is(rsql(q{SELECT count(DISTINCT t) || ' ' || string_agg(DISTINCT sno_ticktock(id)::text, ',') FROM live}), '1 1',
 	'sno: one pool of tick-tock 1 minted ahead fills one unit');
 my $t1 = rsql(q{SELECT max(t) FROM live});
@@ -196,20 +190,20 @@ is(sqlstate_of($runs, "SELECT sno_new_at('$t1'::timestamptz)"), '55000',
 rsql('SELECT sno_new()');
 is(sqlstate_of($runs, "SELECT sno_new_at('$t1'::timestamptz)"), '55000', 'sno: and once the counter has left it');
 
-# --- 3. past 16 runs of one counter -----------------------------------------------------------------
+# --- 3. past 32 runs of one counter -----------------------------------------------------------------
 # On that server (snowflake untouched so far, and no restart since its
-# first start, with no mark: no run of a resume): snowflake advanced 17 times, each to 100 ms further ahead but the last, 50 ms after
-# the 16th; the live ID after each makes a run of its own.  The last two
-# runs are the closest, and are joined; the others stay apart.
-my $base = $runs->safe_psql('postgres', q{SELECT clock_timestamp() + interval '3 s'});
-for my $k (1 .. 17)
-{
-	my $ms = $k <= 16 ? 100 * $k : 1650;
-	$runs->safe_psql('postgres', qq{SELECT snowflake_advance_past(snowflake_from_parts('$base'::timestamptz + interval '$ms ms', 0, 0, 0));
-		SELECT snowflake_new()});
-}
-ok(wait_clock_past($runs, "'$base'::timestamptz + interval '1700 ms'"), 'the clock has passed the 17 runs');
-is(sqlstate_of($runs, "SELECT snowflake_new_at('$base'::timestamptz + interval '1625 ms')"), '55000',
+# first start, with no mark: no run of a resume): snowflake advanced 33
+# times, each to 100 ms further ahead but the last, 50 ms after the 32nd;
+# the live ID after each makes a run of its own.  The last two runs are the
+# closest, and are joined; the others stay apart.
+# (in one session: 33 psql started one after another may outlast the lead on a loaded machine)
+my $base = $runs->safe_psql('postgres', q{SELECT clock_timestamp() + interval '5 s'});
+$runs->safe_psql('postgres', join("\n", map {
+	my $ms = $_ <= 32 ? 100 * $_ : 3250;
+	qq{SELECT snowflake_advance_past(snowflake_from_parts('$base'::timestamptz + interval '$ms ms', 0, 0, 0)); SELECT snowflake_new();}
+} 1 .. 33));
+ok(wait_clock_past($runs, "'$base'::timestamptz + interval '3300 ms'"), 'the clock has passed the 33 runs');
+is(sqlstate_of($runs, "SELECT snowflake_new_at('$base'::timestamptz + interval '3225 ms')"), '55000',
 	'snowflake: a unit between the two closest runs, joined, is refused');
 is(sqlstate_of($runs, "SELECT snowflake_new_at('$base'::timestamptz + interval '150 ms')"), 'ok',
 	'snowflake: a unit between two runs that stayed apart is given');

@@ -394,6 +394,30 @@ test_deep(void)
 		   "a STOPPED entry cut short: DAMAGED");
 }
 
+/*
+ * Where the first entry of `tag` in a state file begins (entries from byte
+ * 16 on: tag, flags, length, payload), if it is required and of a tag after
+ * 1.3's last (1.3 then refuses the file as too new); 0 otherwise.
+ */
+static size_t
+first_entry_required(const uint8_t *out, size_t size, uint16_t wanted)
+{
+	for (size_t at = 16; at + 8 <= size - 4;)
+	{
+		uint16_t	tag,
+					flags;
+		uint32_t	length;
+
+		memcpy(&tag, out + at, 2);
+		memcpy(&flags, out + at + 2, 2);
+		memcpy(&length, out + at + 4, 4);
+		if (tag == wanted)
+			return (flags & PERSISTED_REQUIRED) != 0 && tag > ENTRY_HOLDING ? at : 0;
+		at += 8 + length;
+	}
+	return 0;
+}
+
 /* a 1.3 reader: a state file of 1.4 naming flakeid.deep carries a required entry of a tag 1.3 did not know */
 static void
 test_deep_required(void)
@@ -407,21 +431,89 @@ test_deep_required(void)
 	written.system_identifier = 99;
 	written.deep_record = PERSISTED_DEEP_VERSION;
 	size = persisted_state_encode(&written, out, sizeof(out));
-	/* entries from byte 16 on: tag, flags, length, payload */
-	for (size_t at = 16; at + 8 <= size - 4;)
-	{
-		uint16_t	tag,
-					flags;
-		uint32_t	length;
-
-		memcpy(&tag, out + at, 2);
-		memcpy(&flags, out + at + 2, 2);
-		memcpy(&length, out + at + 4, 4);
-		if (tag == ENTRY_DEEP_RECORD)
-			found = (flags & PERSISTED_REQUIRED) != 0 && tag > ENTRY_HOLDING;
-		at += 8 + length;
-	}
+	found = first_entry_required(out, size, ENTRY_DEEP_RECORD) != 0;
 	tap_ok(found, "the DEEP_RECORD entry is required and of a tag after 1.3's last (1.3 refuses the file as too new)");
+}
+
+/*
+ * Runs of units issued ahead of the clock (1.4, ENTRY_AHEAD): written by
+ * slot name in the state file and an ISSUED record, read back as written;
+ * a required entry of a tag after 1.3's last; runs that are not ascending,
+ * disjoint and apart, none, too many, or twice for one slot: DAMAGED.
+ */
+static void
+test_ahead(void)
+{
+	PersistedState written,
+				read_back;
+	PersistedBounds bounds;
+	UnitRuns	runs,
+				bad;
+	uint8_t		out[PERSISTED_FILE_MAX];
+	size_t		size,
+				at;
+	uint32_t	version = 0;
+	bool		required;
+
+	unit_runs_clear(&runs);
+	runs.count = 2;
+	runs.runs[0] = (UnitRun) {UINT64_C(1764300000000), UINT64_C(1764300000041)};
+	runs.runs[1] = (UnitRun) {UINT64_C(1764300009000), UINT64_C(1764300011000)};
+	persisted_state_empty(&written);
+	written.system_identifier = 99;
+	tap_ok(persisted_add_ahead(&written.own, "snowflake", &runs) && persisted_add_ahead(&written.own, "siq user", &runs) &&
+		   persisted_add_ahead(&written.upstream, "snowflake", &runs), "runs of two slots, and of the primary's side");
+	tap_ok(!persisted_add_ahead(&written.own, "snowflake", &runs), "a second entry for one slot is refused");
+	bad = runs;
+	bad.runs[1].low = bad.runs[0].high + 1;
+	tap_ok(!persisted_add_ahead(&written.own, "kuid", &bad), "touching runs are refused (they are one run)");
+	bad = runs;
+	bad.count = 0;
+	tap_ok(!persisted_add_ahead(&written.own, "kuid", &bad), "no run: refused (a slot without runs has no entry)");
+	size = persisted_state_encode(&written, out, sizeof(out));
+	tap_ok(size > 0 && persisted_state_decode(out, size, 99, &read_back, &version) == PERSISTED_OK &&
+		   read_back.own.nahead == 2 && read_back.upstream.nahead == 1 &&
+		   memcmp(&read_back.own.ahead[0], &written.own.ahead[0], sizeof(PersistedAhead)) == 0 &&
+		   strcmp(read_back.own.ahead[1].slot, "siq user") == 0 &&
+		   read_back.own.ahead[1].runs.runs[1].high == UINT64_C(1764300011000),
+		   "a state file with runs issued ahead reads back as written (%zu bytes)", size);
+	at = first_entry_required(out, size, ENTRY_AHEAD);
+	required = at != 0 && memcmp(out + at + 10, "snowflake", 9) == 0;
+	if (required)
+	{
+		/* the first: own, "snowflake", 2 runs; its second run's low end moved onto the first run */
+		uint64_t	low = UINT64_C(1764300000041);
+		uint8_t		copy[PERSISTED_FILE_MAX];
+		uint32_t	crc;
+
+		memcpy(copy, out, size);
+		memcpy(copy + at + 8 + 1 + 1 + strlen("snowflake") + 4 + 16, &low, 8);
+		crc = persisted_crc32c(copy, size - 4);
+		memcpy(copy + size - 4, &crc, 4);
+		tap_ok(persisted_state_decode(copy, size, 99, &read_back, &version) == PERSISTED_DAMAGED,
+			   "runs that overlap, read from a file: DAMAGED");
+	}
+	else
+		tap_ok(false, "runs that overlap, read from a file: DAMAGED (no AHEAD entry found)");
+	tap_ok(required, "the AHEAD entry is required and of a tag after 1.3's last (1.3 refuses the file as too new)");
+
+	persisted_bounds_empty(&bounds);
+	unit_runs_clear(&runs);
+	for (uint32_t i = 0; i < UNIT_RUNS_MAX; i++)
+		runs.runs[i] = (UnitRun) {UINT64_C(1000) * i, UINT64_C(1000) * i + 500};
+	runs.count = UNIT_RUNS_MAX;
+	for (int slot = 0; slot < 18; slot++)
+	{
+		char		name[PERSISTED_NAME_MAX];
+
+		snprintf(name, sizeof(name), "slot %d", slot);
+		(void) persisted_add_ahead(&bounds, name, &runs);
+	}
+	size = persisted_issued_encode(&bounds, 1288834974657, out, 32768);
+	tap_ok(size > 0 && persisted_record_decode(PERSISTED_RECORD_ISSUED, out, size, &record) == PERSISTED_OK &&
+		   record.bounds.nahead == 18 && record.bounds.ahead[17].runs.count == UNIT_RUNS_MAX,
+		   "an ISSUED record with %d runs for each of 18 slots fits the WAL record's room (%zu of 32768 bytes)",
+		   UNIT_RUNS_MAX, size);
 }
 
 /* an entry of tag 99 appended to an ISSUED record, with or without the required flag */
@@ -621,6 +713,7 @@ main(int argc, char **argv)
 	test_current();
 	test_deep();
 	test_deep_required();
+	test_ahead();
 	test_unknown_entries();
 	test_impossible_files();
 	test_random_damage(seed_text ? strtoull(seed_text, NULL, 10) : 20261125);
