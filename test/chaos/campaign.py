@@ -68,7 +68,7 @@ class Faults:
         self.promotions = []
         self.sync_cleared_at = 0
         self.mark_synchronous = system.settings['flakeid.mark_synchronous'] == 'on'
-        self.afresh = False    # an operator started the generators afresh in this history
+        self.afresh = False    # an operator started the generators afresh, or a cutover's step raised the floor
 
     only = None     # --kinds: the kinds a replay is limited to
     without = ()    # --without: kinds left out
@@ -402,8 +402,8 @@ class Faults:
         p = self.s.primary
         what = self.rng.choice(['state', 'state', 'deep', 'prepared'])
         if what == 'deep' and self.afresh:
-            # (after a fresh start, back-fill before its floor, 62 s ahead, is refused with 55000 before
-            # the record of deep units is read: the operator's check could not see the damage)
+            # (after a fresh start or a cutover's step, back-fill before its floor is refused with 55000
+            # before the record of deep units is read: the operator's check could not see the damage)
             what = 'state'
         how = self.rng.choice(['a byte changed', 'cut short', 'moved away'] if what == 'state' else
                               ['a byte changed', 'cut short'])
@@ -564,6 +564,9 @@ class Faults:
             if self.cutover_step:
                 rec['advanced'] = new.sql('SELECT count(*) FROM flakeid_advance_past_all(%s::timestamptz)',
                                           (past,))[0][0]
+                # (the step raised the back-fill floor: the operator's check, 3 days back, is refused
+                # before the record of deep units is read, as after a fresh start; seed 31046)
+                self.afresh = True
             else:
                 rec['advanced'] = 'left out (--cutover-without-step)'
             for name, value in old.sql("SELECT format('%I.%I', schemaname, sequencename), last_value "
@@ -766,6 +769,7 @@ def run_history(seed, opt, formats, out):
         problems += log_problems(system, faults.killed_pids)
         system.stop_all()
     history = {'ids': rec.ids, 'outcome': rec.outcome, 'polls': rec.polls, 'backfills': rec.backfills,
+               'backfill_kinds': rec.backfill_kind,
                'calls': rec.calls, 'samples': rec.samples, 'promotions': faults.promotions,
                'memory': rec.memory, 'availability': rec.availability, 'errors': dict(rec.errors),
                'internal': list(rec.internal),

@@ -195,6 +195,71 @@ ok(found(h, 'order across a cutover') == 0, 'a back-fill of another time is not'
 h['ids'][-1] = ('kuid', h['ids'][5][1], 'live', (6543, 'new', 7), 10**6, 1001.2, 10**6)
 ok(found(h, 'repeated') == 1, 'an ID of the new server equal to one of the old server\'s is repeated, not excused')
 
+# 'earlier' back-fill: at the time of a live ID this history recorded (clients.py, earlier_id)
+h = clean(13)
+near = 'kuid_time of k00000042 (recorded at 990.000, 11.0 s before)'
+h['faults'] = [{'kind': 'immediate stop', 't0': 995.0, 't1': 996.0, 'down': True, 'moves_clock': True}]
+h['backfills'].append(('kuid', 'earlier', near, 3, '55000', 1001.0))
+v, stats = checker.check(h)
+ok(v.count('refused') == 0 and any('earlier' in k and '55000' in k for k in stats),
+   'an earlier back-fill refused with 55000, its live ID recorded near a restart (a unit the counter may have filled ahead), is counted apart')
+h['faults'] = []
+ok(found(h, 'refused') == 1, 'with no clock step, restart or promotion near its live ID: a violation (a false refusal)')
+h['faults'] = [{'kind': 'older state file restored', 't0': 1000.5, 't1': 1000.8, 'down': True, 'moves_clock': True,
+                'hints followed': ['start afresh']}]
+v, stats = checker.check(h)
+ok(v.count('refused') == 0 and any('floor' in k for k in stats),
+   'after an operator started afresh (its floor 62 s ahead), a 55000 at an earlier live ID\'s time is the floor\'s: counted apart (hour run seed 50023)')
+h['faults'][0]['hints followed'] = ['the file put back']
+ok(found(h, 'refused') == 1, 'with the file put back instead, no floor: a violation')
+h['faults'] = [{'kind': 'immediate stop', 't0': 995.0, 't1': 996.0, 'down': True, 'moves_clock': True}]
+h['backfills'][-1] = ('kuid', 'earlier', near, 3, '22023', 1001.0)
+v, stats = checker.check(h)
+ok(v.count('refused') == 0 and any('earlier' in k and '22023' in k for k in stats),
+   'one refused with 22023 (the live generator not there yet), 11 s after its live ID, too')
+h['backfills'][-1] = ('kuid', 'earlier', near, 3, '22023', 1060.0)
+ok(found(h, 'refused') == 1, 'but 70 s after it: a violation (no clock spread is that wide)')
+h['backfills'][-1] = ('kuid96', 'earlier', near, 3, '22023', 1060.0)
+h['faults'].append({'kind': 'restart with a refused setting', 't0': 1055.0, 't1': 1062.0, 'down': True,
+                    'moves_clock': True, 'refused': '22023'})
+ok(found(h, 'refused') == 0, 'kuid96 refused (22023) while the fault held flakeid.kuid_node refused is the fault\'s (hour run seed 50035)')
+h['faults'].pop()
+h['faults'] = []
+h['backfills'][-1] = ('kuid', 'earlier', 'kuid_time of k00000042', 3, '54000', 1001.0)
+ok(found(h, 'refused') == 1, 'one refused with 54000 (a pool used up by a few IDs) is a violation')
+given = [('kuid', 'earlier', 'kuid_time of k00000042 (recorded at 990.000, %d s before)' % k, 4096, 'ok', 1000.0 + k / 10)
+         for k in range(3)]
+h['backfills'][-1:-1] = given[:2]
+ok(found(h, 'refused') == 1, 'after 8,192 of its 16,384 given there: still a violation below three quarters')
+h['backfills'][-1:-1] = given[2:]
+ok(found(h, 'refused') == 0, 'after 12,288 given there (a quarter more saved): counted apart (hour run seed 50043)')
+del h['backfills'][-4:-1]
+h['faults'] = [{'kind': 'kill -9 postmaster', 't0': 999.0, 't1': 1000.0, 'down': True, 'moves_clock': True}]
+ok(found(h, 'refused') == 1, 'after a restart too')
+
+h = clean(14)
+live = h['ids'][42]
+h['faults'] = [{'kind': 'fast stop', 't0': live[5] + 1, 't1': live[5] + 2, 'down': True, 'moves_clock': True,
+                'port': 5432}]
+h['ids'].append(('kuid', live[1], 'backfill', (5432, 'restarted', 300), 10**6, live[5] + 5, 10**6))
+h['backfill_kinds'] = {10**6: 'earlier'}
+v, stats = checker.check(h)
+ok(v.count('repeated') == 1 and stats['repeated: live then backfill (earlier)'] == 1,
+   'an earlier back-fill after a restart equal to a live ID of the lifetime before is repeated, named by its kind')
+ok('fast stop at' in v.by_kind['repeated'][0], 'and its report names the fault between the two')
+h['ids'][-1] = ('kuid', live[1], 'backfill', (6543, 'promoted', 300), 10**6, live[5] + 5, 10**6)
+h['promotions'] = [{'fence': live[5] + 1, 'coverage': 'all'}]
+ok(found(h, 'repeated') == 1, 'one on a standby promoted synchronously, equal to a live ID of the old primary, too')
+h['promotions'] = [{'fence': live[5] + 1, 'coverage': 'none'}]
+ok(found(h, 'repeated') == 0, 'across a promotion that was not synchronous it is the documented exception')
+h = clean(14)
+live = h['ids'][42]
+h['ids'].insert(0, ('kuid', live[1], 'backfill', (5432, 'start', 300), 0, live[5] - 5, 10**6))
+h['backfill_kinds'] = {10**6: 'earlier'}
+v, stats = checker.check(h)
+ok(v.count('repeated') == 1 and stats['repeated: backfill (earlier) then live'] == 1,
+   'a live ID equal to one back-filled before is repeated too')
+
 h = clean(8)
 h['problems'] = ['a: PANIC: something']
 ok(found(h, 'fault not asked for') == 1, 'a PANIC is a fault not asked for')

@@ -10,13 +10,15 @@ records what it saw into the Recorder, which is all the checker reads:
   connection went during COMMIT);
 * each poll: the rows it delivered, its horizon and the server's clock, and
   whether its cursor moved (accepted);
-* each back-fill call: its unit's class and the SQLSTATE it ended with;
+* each back-fill call: its unit's class and the SQLSTATE it ended with
+  (and the class by its transaction, which names a repeat's back-fill);
 * each call's start, the cancel sent to it and its end (stuck calls);
 * the generators' clock-regression counters, sampled on the primary.
 
 The formats come from test/lib/formats.tsv: a new stateful format is a row
 there, not code here."""
 
+import bisect
 import contextlib
 import itertools
 import random
@@ -27,6 +29,15 @@ import psycopg
 
 # each stateful generator's back-fill pool per unit (test/t/017 measures these)
 POOL = {'sno': 65536, 'siq': 2048, 'kuid': 16384, 'kuid96': 16384, 'snowflake': 4096}
+
+# the live IDs kept for 'earlier' back-fill (Workload.note_live): per format, the first and last ID
+# of each call in the last EARLIER_KEEP entries, and those of each server lifetime's first
+# LIFETIME_HEAD seconds (at most HEAD_ENTRIES of them) for the last HEAD_LIFETIMES lifetimes
+EARLIER_KEEP = 8192
+LIFETIME_HEAD = 5.0
+HEAD_ENTRIES = 400
+HEAD_LIFETIMES = 24
+REFUSED_KEEP = 256     # per format: the latest 'earlier' back-fills refused with 55000, tried again later
 
 
 def read_formats(path):
@@ -82,6 +93,7 @@ class Recorder:
         self.outcome = {}        # txn -> committed | rolled back | none | unknown | prepared ...
         self.polls = []          # (poller, format, t, rows, horizon, clock, horizon_time, accepted)
         self.backfills = []      # (format, unit class, unit key, n, sqlstate, t)
+        self.backfill_kind = {}  # txn -> unit class of a back-fill's transaction (the checker names repeats by it)
         self.calls = []          # [desc, start, cancel_at, end]
         self.samples = []        # (t, port, postmaster start, {generator: clock_regressions})
         self.memory = []         # (t, node, process, pid, private resident kB)
@@ -138,6 +150,11 @@ class Workload:
         self.backfill_units = {f['format']: [] for f in self.formats}
         self.full_units = {f['format']: 0 for f in self.formats}
         self.deep_units = {}
+        # live IDs this history recorded, for 'earlier' back-fill (note_live, earlier_id)
+        self.live_lock = threading.Lock()
+        self.live_recent = {f['format']: [] for f in self.formats}    # [(t, id, lifetime)], in the order noted
+        self.live_heads = {f['format']: {} for f in self.formats}     # lifetime -> [first t, [(t, id)]]
+        self.live_refused = {f['format']: [] for f in self.formats}   # [(t, id, lifetime that refused it)]
         self.threads = []
         self.final_pending = {}
         self.local = threading.local()   # each thread's seeded generator (writer, poller)
@@ -288,6 +305,71 @@ class Workload:
         t = time.time()
         for r in rows:
             self.rec.ids.append((fmt, r[0], how, origin, next(self.rec.seq), t, txn))
+        if how == 'live' and rows:
+            self.note_live(fmt, rows, origin, t)
+
+    # --- live IDs kept for 'earlier' back-fill ------------------------------------
+    def note_live(self, fmt, rows, origin, t):
+        """Keeps the first and last live ID of a call (bounded, per format):
+        among the latest EARLIER_KEEP, and among the first LIFETIME_HEAD
+        seconds of its server lifetime (port, postmaster start), when a
+        counter resumed at a saved mark runs ahead of the clock."""
+        if fmt not in self.live_recent:
+            return
+        lifetime = (origin[0], origin[1]) if origin else None
+        picked = [rows[0][0]] + ([rows[-1][0]] if len(rows) > 1 else [])
+        with self.live_lock:
+            recent = self.live_recent[fmt]
+            recent.extend((t, ident, lifetime) for ident in picked)
+            if len(recent) > 2 * EARLIER_KEEP:
+                del recent[:-EARLIER_KEEP]
+            heads = self.live_heads[fmt]
+            head = heads.get(lifetime)
+            if head is None:
+                head = heads[lifetime] = [t, []]
+                while len(heads) > HEAD_LIFETIMES:
+                    del heads[next(iter(heads))]     # (the oldest lifetime noted)
+            if t - head[0] <= LIFETIME_HEAD and len(head[1]) < HEAD_ENTRIES:
+                head[1].extend((t, ident) for ident in picked)
+
+    def note_refused(self, fmt, ident, t, lifetime):
+        """An 'earlier' back-fill at the time of live ID IDENT (recorded at T)
+        refused with 55000 by server lifetime LIFETIME: the live generator
+        ran ahead of the clock there.  A loader tries it again later."""
+        with self.live_lock:
+            refused = self.live_refused[fmt]
+            refused.append((t, ident, lifetime))
+            del refused[:-REFUSED_KEEP]
+
+    def earlier_id(self, rng, fmt, lifetime):
+        """A live ID this history recorded, whose time 'earlier' back-fill
+        takes: 25 % one whose back-fill a server lifetime other than
+        LIFETIME (the connection's) refused with 55000, tried again after the
+        restart, crash or promotion (a loader's retry); 25 % from the first
+        seconds of a lifetime other than LIFETIME; 35 % recorded 2 to 60 s
+        ago; 15 % in the last 2 s (where the counter may run ahead now: the
+        refusals retried later).  (id, the time it was recorded), or None."""
+        way = rng.choices(['retry', 'lifetime', 'ago', 'recent'], weights=[25, 25, 35, 15])[0]
+        with self.live_lock:
+            if way == 'retry':
+                others = [r for r in self.live_refused[fmt] if r[2] != lifetime]
+                if others:
+                    t, ident, _ = rng.choice(others)
+                    return ident, t
+                way = 'lifetime'
+            if way == 'lifetime':
+                others = [h for lt, h in self.live_heads[fmt].items() if lt != lifetime and h[1]]
+                if others:
+                    t, ident = rng.choice(rng.choice(others)[1])
+                    return ident, t
+                way = 'ago'
+            recent = self.live_recent[fmt]
+            if not recent:
+                return None
+            age = rng.uniform(2, 60) if way == 'ago' else rng.uniform(0, 2)
+            i = bisect.bisect_left(recent, (time.time() - age,))
+            t, ident, _ = recent[min(i, len(recent) - 1)]
+            return ident, t
 
     def writer(self, n):
         rng = random.Random('%s/writer/%d' % (self.seed, n))
@@ -304,6 +386,7 @@ class Workload:
 
     def write_once(self, conn, rng, n, via):
         """One operation of writer N; returns its connection (None: none now)."""
+        fresh = False
         if conn is None or conn.closed or rng.random() < 0.02:   # reconnects
             if conn is not None:
                 conn.close()
@@ -311,9 +394,17 @@ class Workload:
             if conn is None:
                 time.sleep(0.2)
                 return None
-        op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons', 'deep'],
-                         weights=[50, 6, 8, 20, 4, 3, 4, 1])[0]
+            fresh = True
+        op = rng.choices(['insert', 'prepare', 'select', 'backfill', 'alternate', 'parallel', 'horizons', 'deep',
+                          'burst'], weights=[50, 6, 8, 20, 4, 3, 4, 1, 4])[0]
         try:
+            if fresh:
+                # a server lifetime this writer has not met (a restart, a crash, a promotion): half
+                # the time a burst first, while the counter may still run ahead of the clock
+                lifetime = self.origin(conn)[:2]
+                if getattr(self.local, 'lifetime', None) not in (None, lifetime) and rng.random() < 0.5:
+                    op = 'burst'
+                self.local.lifetime = lifetime
             getattr(self, 'op_' + op)(conn, rng, n)
         except psycopg.Error as e:
             self.rec.error(e)
@@ -396,13 +487,22 @@ class Workload:
         conn.rollback()
         self.rec.outcome[txn] = 'none'
 
-    def backfill_time(self, rng, fmt):
+    def backfill_time(self, rng, fmt, lifetime=None):
         """A unit to back-fill and its class: a fresh one (never given here
         before), one given before (kept to a quarter of its pool in all), a
         full one (its whole pool, in a region of its own so that deep units
-        never span the others), or the present."""
+        never span the others), the present, or the unit of a live ID this
+        history recorded (earlier: often one an earlier server lifetime
+        issued, before a restart or a promotion; LIFETIME is the
+        connection's, see earlier_id)."""
         pool = POOL[fmt]
-        kind = rng.choices(['fresh', 'again', 'full', 'present', 'between'], weights=[55, 20, 2, 23, 8])[0]
+        kind = rng.choices(['fresh', 'again', 'full', 'present', 'between', 'earlier'],
+                           weights=[55, 20, 2, 23, 8, 45])[0]
+        if kind == 'earlier':
+            got = self.earlier_at(rng, fmt, lifetime)
+            if got is not None:
+                return (kind,) + got
+            kind = 'fresh'
         if kind == 'again' and not self.backfill_units[fmt]:
             kind = 'fresh'
         if kind == 'between':
@@ -431,6 +531,25 @@ class Workload:
         self.backfill_units[fmt].append(unit)
         return kind, "'%s'" % unit, unit, rng.randint(1, pool // 16)
 
+    def earlier_at(self, rng, fmt, lifetime):
+        """An 'earlier' back-fill: (the time of a live ID earlier_id picks, its
+        description, how many), or None.  Its time comes from the ID itself,
+        in SQL (a unit the counter ran ahead of the clock in is not the wall
+        time it was recorded at).  Few IDs: live and back-filled IDs of a
+        unit the counter issued in at the clock stay well within its pool
+        (docs/OPERATIONS.md, "Past units count down"); in one it filled
+        ahead of the clock, the first back-filled one repeats a live ID
+        unless the server refuses (55000)."""
+        got = self.earlier_id(rng, fmt, lifetime)
+        self.local.earlier = got
+        if got is None:
+            return None
+        ident, t = got
+        f = next(f for f in self.formats if f['format'] == fmt)
+        # (the checker reads the time it was recorded at: a refusal is judged by the faults near it)
+        unit = '%s of %s (recorded at %.3f, %.1f s before)' % (f['time'], ident, t, time.time() - t)
+        return "%s('%s'::%s)" % (f['time'], ident, f['type']), unit, rng.randint(1, POOL[fmt] // 64)
+
     DEEP_FORMATS = ('snowflake', 'siq', 'kuid')   # (small pools: a deep unit costs a quarter of one)
 
     @staticmethod
@@ -449,6 +568,7 @@ class Workload:
         count = POOL[fmt['format']] // 4 + 1
         origin = self.origin(conn)
         txn = next(self.txn_numbers)
+        self.rec.backfill_kind[txn] = 'deep'
         sql = "SELECT %s::text FROM unnest(%%s::timestamptz[]) u(t), generate_series(1, %d)" % (
             fmt['new_at'] % 'u.t', count)
         state = 'ok'
@@ -466,9 +586,29 @@ class Workload:
 
     def op_backfill(self, conn, rng, n, parallel=False):
         f = rng.choice(self.formats)
-        kind, at, unit, count = self.backfill_time(rng, f['format'])
         origin = self.origin(conn)
+        kind, at, unit, count = self.backfill_time(rng, f['format'], origin[:2])
+        # 'earlier': 1 to 10 of them, each at another recorded ID's time and in a transaction of its
+        # own, as a loader goes through its rows; one refused, the loader goes on with the next
+        rounds = rng.randint(1, 10) if kind == 'earlier' else 1
+        for r in range(rounds):
+            if r:
+                origin = self.origin(conn)     # (through pgbouncer, another server backend perhaps)
+                got = self.earlier_at(rng, f['format'], origin[:2])
+                if got is None:
+                    break
+                at, unit, count = got
+            try:
+                self.backfill_once(conn, f, kind, at, unit, count, origin, parallel and r == 0)
+            except psycopg.Error as e:
+                if r == rounds - 1 or isinstance(e, psycopg.OperationalError) or conn.closed:
+                    raise
+                self.rec.error(e)
+                conn.rollback()
+
+    def backfill_once(self, conn, f, kind, at, unit, count, origin, parallel):
         txn = next(self.txn_numbers)
+        self.rec.backfill_kind[txn] = kind
         if parallel:
             conn.execute('SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; '
                          'SET LOCAL min_parallel_table_scan_size = 0')
@@ -485,7 +625,32 @@ class Workload:
         finally:
             self.rec.backfills.append((f['format'], kind, unit, count, state, time.time()))
             self.rec.outcome[txn] = 'none'
+            if kind == 'earlier' and state == '55000':
+                self.note_refused(f['format'], self.local.earlier[0], self.local.earlier[1], origin[:2])
         conn.rollback()
+
+    BURST_FORMATS = ('siq', 'siq', 'siq', 'snowflake')   # (the small pools; siq's the smallest)
+
+    def op_burst(self, conn, rng, n):
+        """Live IDs of siq (3 in 4) or snowflake in one statement, siq half
+        to all of a unit's pool, snowflake a quarter to a half: at the clock
+        they spread over many units (a siq unit is 15 us; a snowflake one is
+        1 ms, and a backend issues about 400 in it on this machine), but
+        where the counter runs ahead of the clock (just after a restart or a
+        promotion that resumed at a saved mark, after a clock step back) it
+        leaves a unit only once its pool is used up, and a burst or two fill
+        one whole: a unit 'earlier' back-fill may take after the next
+        restart."""
+        txn = next(self.txn_numbers)
+        fmt = rng.choice(self.BURST_FORMATS)
+        f = next(f for f in self.formats if f['format'] == fmt)
+        origin = self.origin(conn)
+        got = self.call(conn, 'burst', 'SELECT %s::text FROM generate_series(1, %d)' % (
+            f['new'], rng.randint(POOL[fmt] // 2, POOL[fmt]) if fmt == 'siq' else
+            rng.randint(POOL[fmt] // 4, POOL[fmt] // 2)))
+        self.record_ids(fmt, got, 'live', origin, txn)    # (before the rollback: op_select)
+        conn.rollback()
+        self.rec.outcome[txn] = 'none'
 
     def op_horizons(self, conn, rng, n):
         """Horizons in a burst beside the writers, each with the clock read
