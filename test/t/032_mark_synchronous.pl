@@ -75,20 +75,32 @@ sub failover
 	my %received = map { $_ => 1 } @received;
 	# The promoted server resumes at the last mark the standby knows, 1.5 to
 	# 2 s past its primary's IDs at the cut-off, and counts on from there far
-	# ahead of its own clock.  The primary minted in bursts (20,000 IDs, a
-	# few ms of ID time each) for 4 s after the cut-off, sparsely where a
-	# statement takes long, so the promoted server mints 10 M IDs (2.4 s of
-	# ID time at 4,096 a ms) and every burst in that span is met: 400,000
-	# (0.1 s) once met none on a loaded machine.  The comparison is the
-	# server's, against the received IDs copied in.
+	# ahead of its own clock, through every ID of its identities (4,096 a
+	# ms).  It mints, a million at a time, until it passes the last ID a
+	# client received: every received ID at or past where it resumed is then
+	# met, however sparse the bursts the primary minted in the 4 s after the
+	# cut-off (a fixed 10 M IDs, 2.4 s of ID time, met none on a loaded
+	# machine: its bursts all lay past that span).  At most 64 M.  The
+	# comparison is the server's, against the received IDs copied in.
 	my $file = "$PostgreSQL::Test::Utils::tmp_check/received_$name";
 	open(my $fh, '>', $file) or die "$file: $!";
 	print $fh "$_\n" for keys %received;
 	close($fh);
-	my $repeats = $standby->safe_psql('postgres',
-		"CREATE TABLE received (id bigint); COPY received FROM '$file'; ANALYZE received;
-		 SELECT count(*) FROM (SELECT snowflake_new() AS id FROM generate_series(1, 10000000)) n
-		 WHERE id IN (SELECT id FROM received)");
+	my ($repeats, $batches) = split ' ', $standby->safe_psql('postgres',
+		"CREATE TABLE received (id bigint PRIMARY KEY); COPY received FROM '$file'; ANALYZE received;
+		 DO \$\$ DECLARE top bigint := (SELECT max(id) FROM received); met bigint := 0; n bigint; hi bigint; batches int := 0;
+		 BEGIN
+			LOOP
+				SELECT count(r.id), max(m.id) INTO n, hi
+				  FROM (SELECT snowflake_new() AS id FROM generate_series(1, 1000000)) m LEFT JOIN received r ON r.id = m.id;
+				met := met + n;
+				batches := batches + 1;
+				EXIT WHEN hi >= top OR batches >= 64;
+			END LOOP;
+			CREATE TABLE met AS SELECT met, batches;
+		 END \$\$;
+		 SELECT met, batches FROM met", extra_params => ['-F', ' ']);
+	note("$name: the promoted server minted $batches million IDs to pass the last one received");
 	$standby->stop;
 	return ($repeats, $failures, scalar keys %received, $primary, $cancelled, $stopped);
 }

@@ -1,6 +1,6 @@
 # A cutover by logical replication (docs/OPERATIONS.md, "Moving to another
 # server"): rows of every type replicate from a publisher whose clock runs
-# 8 s ahead of the subscriber's, then writes move to the subscriber.
+# 20 s ahead of the subscriber's, then writes move to the subscriber.
 # Without the documented step the subscriber's IDs sort below rows it
 # already holds, so a reader by cursor or horizon would skip them (shown
 # first); with it (flakeid_advance_past_all(), or each *_advance_past from
@@ -63,29 +63,40 @@ for my $round (1 .. 10)
 	psql_on($publisher, join('', map { "INSERT INTO t_$_ (n, at) SELECT i, 'publisher' FROM generate_series(1, 100) i;\n" } @types));
 	poll($publisher, $_) for @types;
 }
-# the publisher back-fills two past milliseconds, 200 IDs each
-my $backfilled = "'2021-03-04 05:06:07.123+00'";
-psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at($backfilled) FROM generate_series(1, 200);
-	INSERT INTO bf_snowflake SELECT snowflake_new_at($backfilled) FROM generate_series(1, 200)");
-# and, its kuid generator advanced 5 s ahead of its clock (as after a clock step back), 50 kuid
-# for 3 s ahead of its clock: above the clock it will give as `past` (the review of ca63933: a
-# floor at `past` alone let the subscriber give them again, once its clock got there)
-my $ahead = psql_on($publisher, "SELECT kuid_advance_past(kuid_upper_bound(clock_timestamp() + interval '5 s'));
-	SELECT (clock_timestamp() + interval '3 s')::text");
-$ahead = (split /\n/, $ahead)[-1];
-psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at('$ahead') FROM generate_series(1, 50)");
-$publisher->wait_for_catchup('follow');
-is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM $_)" } (map { "t_$_" } @types), 'bf_kuid', 'bf_snowflake')),
-	join('/', (1000) x 5, 250, 200), '1000 rows of each type replicated, and 250 back-filled IDs of kuid and 200 of snowflake');
-
 # the failure without the step: the subscriber's IDs of now sort below the rows it holds (not
-# kuid96's when this server's node sorts after the publisher's: they pass in the same 256-second window)
+# kuid96's when this server's node sorts after the publisher's: they pass in the same 256-second window).
+# The publisher writes one row of each type last, and the check follows its replication at once:
+# the subscriber's clock stays behind that row's time for the publisher's lead (20 s) less the
+# catchup, however long the rounds above took (CI's run of 61e38ea, on a machine 2-3 times slower
+# than usual, failed all four checks against rows written before the back-fills and the catchup)
+psql_on($publisher, join('', map { "INSERT INTO t_$_ (n, at) VALUES (0, 'publisher');\n" } @types));
+$publisher->wait_for_catchup('follow');
+is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM t_$_)" } @types)),
+	join('/', (1001) x 5), '1001 rows of each type replicated');
 for my $type (grep { $_ ne 'kuid96' } @types)
 {
 	is(psql_on($subscriber, "SELECT count(*) FILTER (WHERE v <= (SELECT max(id) FROM t_$type)) FROM
 		(SELECT $types{$type}[1] AS v FROM generate_series(1, 500)) s"), '500',
-		"$type: without the step, 500 of 500 new IDs on the subscriber sort at or below the replicated maximum");
+		"$type: without the step, 500 of 500 new IDs on the subscriber sort at or below the replicated maximum")
+	  or diag(psql_on($subscriber, "SELECT clock_timestamp()") . " on the subscriber; the publisher's: " . psql_on($publisher, "SELECT clock_timestamp()"));
 }
+
+# the publisher back-fills two past milliseconds, 200 IDs each
+my $backfilled = "'2021-03-04 05:06:07.123+00'";
+psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at($backfilled) FROM generate_series(1, 200);
+	INSERT INTO bf_snowflake SELECT snowflake_new_at($backfilled) FROM generate_series(1, 200)");
+# and, its kuid generator advanced 30 s ahead of its clock (as after a clock step back), 50 kuid
+# for 25 s ahead of its clock: above the clock it will give as `past` (the review of ca63933: a
+# floor at `past` alone let the subscriber give them again, once its clock got there).  (25 s,
+# not 3: a run from a new machine's state took longer than 3 s to the cutover, and `past` passed
+# them; the floor, 45 s ahead of the subscriber's clock then, stays under the 60 s a step allows)
+my $ahead = psql_on($publisher, "SELECT kuid_advance_past(kuid_upper_bound(clock_timestamp() + interval '30 s'));
+	SELECT (clock_timestamp() + interval '25 s')::text");
+$ahead = (split /\n/, $ahead)[-1];
+psql_on($publisher, "INSERT INTO bf_kuid SELECT kuid_new_at('$ahead') FROM generate_series(1, 50)");
+$publisher->wait_for_catchup('follow');
+is(psql_on($subscriber, "SELECT (SELECT count(*) FROM bf_kuid) || '/' || (SELECT count(*) FROM bf_snowflake)"),
+	'250/200', '250 back-filled IDs of kuid and 200 of snowflake replicated');
 
 # the cutover: writes stop on the publisher, the subscription is dropped, the step, writes on the subscriber
 psql_on($subscriber, 'DROP SUBSCRIPTION follow');
@@ -184,7 +195,7 @@ for my $type (@types)
 		"$type: after the step, 0 of 500 rows written on the subscriber sort at or below a replicated row");
 }
 # the subscriber's clock catches up with the IDs it issued ahead of it: the poller then reads them all
-my $rows = 5 * 1500;
+my $rows = 5 * 1501;
 for (my $until = time + 60; time < $until; sleep 1)
 {
 	poll($subscriber, $_) for @types;
@@ -195,7 +206,7 @@ for my $type (@types)
 	my @rows = split /\n/, psql_on($subscriber, "SELECT id::text FROM t_$type");
 	my $missed = grep { !$seen{$type}{$_} } @rows;
 	my $twice = grep { $_ > 1 } values %{ $seen{$type} };
-	is("$missed/$twice/" . scalar(@rows), '0/0/1500', "$type: the poller that followed the cutover read all 1500 rows once")
+	is("$missed/$twice/" . scalar(@rows), '0/0/1501', "$type: the poller that followed the cutover read all 1501 rows once")
 	  or diag(psql_on($subscriber, "SELECT at, count(*), min(id)::text, max(id)::text, '$cursor{$type}' FROM t_$type
 		WHERE id::text NOT IN (" . join(',', map { "'$_'" } keys %{ $seen{$type} }) . ") GROUP BY at"));
 }

@@ -133,7 +133,10 @@ is($toggled->safe_psql('postgres', 'SELECT count(*) FROM filled JOIN live USING 
 my $first = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
 ok(wait_clock_past($toggled, "snowflake_time($first)"), 'snowflake: the clock has left the unit of a live ID');
 my $h = $toggled->safe_psql('postgres', 'SELECT snowflake_horizon()');
-my $paused = psql_start($toggled, "SET flakeid.debug_pause_at = 'backfill_closed'; SET flakeid.debug_pause_ms = 10000;
+# (pauses are long: the checks below run while they last, and a run on a
+# loaded machine took more than 10 s and 5 s between a pause and its check;
+# a pause that ends first fails the interleaving's check, never passes it)
+my $paused = psql_start($toggled, "SET flakeid.debug_pause_at = 'backfill_closed'; SET flakeid.debug_pause_ms = 60000;
 	SELECT snowflake_new_at(snowflake_time($h) - interval '1 ms')");
 ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
 	WHERE query LIKE '%SELECT snowflake_new_at%' AND wait_event_type = 'Extension'}),
@@ -156,7 +159,7 @@ isnt($given_id, $first, 'snowflake: not the live ID of that unit') if $status ==
 # the closing to record it, then draws from the ledger.  Without the wait
 # it took the word for a pool used up (54000), beside any poller.
 my $live = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
-my $closing = psql_start($toggled, "SET flakeid.debug_pause_at = 'closing_swapped'; SET flakeid.debug_pause_ms = 5000;
+my $closing = psql_start($toggled, "SET flakeid.debug_pause_at = 'closing_swapped'; SET flakeid.debug_pause_ms = 30000;
 	SELECT snowflake_advance_past($live)");
 ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
 	WHERE query LIKE '%SELECT snowflake_advance_past%' AND wait_event_type = 'Extension'}),
@@ -178,7 +181,7 @@ isnt($bf_id, $live, 'snowflake: not the live ID of that unit') if $bf_status == 
 # The counter leaves the unit before the closing records it: the back-fill's wait ends with the
 # closed word unrecorded, and the unit is a past one now (the review of part 5's mend: 54000)
 $live = $toggled->safe_psql('postgres', 'SELECT snowflake_new()');
-$closing = psql_start($toggled, "SET flakeid.debug_pause_at = 'closing_swapped'; SET flakeid.debug_pause_ms = 5000;
+$closing = psql_start($toggled, "SET flakeid.debug_pause_at = 'closing_swapped'; SET flakeid.debug_pause_ms = 30000;
 	SELECT snowflake_advance_past($live)");
 ok($toggled->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
 	WHERE query LIKE '%SELECT snowflake_advance_past%' AND wait_event_type = 'Extension'}),

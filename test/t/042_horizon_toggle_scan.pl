@@ -1,6 +1,6 @@
 # sno's toggle against a horizon's scan of the cells (issue 59, item 4),
 # held open with flakeid.debug_pause_at (allowed on this server only) and a
-# clock stepped back 2 s in two sessions (flakeid.debug_clock_offset_ms).
+# clock stepped back 30 s in two sessions (flakeid.debug_clock_offset_ms).
 #
 # A and T are open transactions that issued a sno each, A's cell before T's
 # in the scan's order.  T's clock steps back: its call toggles sno's
@@ -13,8 +13,14 @@
 # horizon then lay above A's second ID while A was still open: a reader
 # would skip that row.  Now a toggle marks itself in progress around its
 # compare-and-swap and the scan is made again after it.  (The horizon's
-# clock is stepped back too: closing the counter 2 s past the toggled
+# clock is stepped back too: closing the counter 30 s past the toggled
 # unit would renew sno's mark, under the lock the paused toggle holds.)
+# (30 s, not 2 or 5: A's second ID must lie below its first, minted before
+# T's call, and loaded machines took more than 2 s and then more than 5 s
+# between them: the quick command under a load of 27, and a run from a new
+# machine's state, 2026-11-28.  The pauses are long for the same reason:
+# T's 30 s, the horizon's 60 s; checks below show the interleaving held,
+# and fail, never pass, if a pause ended first.)
 use strict;
 use warnings;
 use FlakeidTest;
@@ -56,22 +62,25 @@ is(scalar(@order), 2, 'two open transactions hold the sno horizon');
 my ($a, $t) = map { $by_pid{$_} } @order;
 
 my $flag_before = sql(q{SELECT ticktock FROM flakeid_generators WHERE generator = 'sno'});
-$t->query("SET flakeid.debug_clock_offset_ms = -2000; SET flakeid.debug_pause_at = 'toggle_swapped'; SET flakeid.debug_pause_ms = 6000");
+$t->query("SET flakeid.debug_clock_offset_ms = -30000; SET flakeid.debug_pause_at = 'toggle_swapped'; SET flakeid.debug_pause_ms = 30000");
 send_query($t, 'SELECT sno_new()');
 ok($node->poll_query_until('postgres', "SELECT ticktock <> $flag_before FROM flakeid_generators WHERE generator = 'sno'"),
-	'T\'s call with its clock 2 s back toggles sno\'s tick-tock (then pauses, toggle_swapped)');
+	'T\'s call with its clock 30 s back toggles sno\'s tick-tock (then pauses, toggle_swapped)');
 
-$a->query('SET flakeid.debug_clock_offset_ms = -2000');
+$a->query('SET flakeid.debug_clock_offset_ms = -30000');
 my $a_second = $a->query('SELECT sno_new()');
 is(sql("SELECT '$a_second'::sno < '$a->{first}'::sno"), 't', 'A issues from the toggled word: below the unit its cell holds');
 
 my $horizon = psql_start($node,
-	"SET flakeid.debug_clock_offset_ms = -2000; SET flakeid.debug_pause_at = 'horizon_cell_read';
-	 SET flakeid.debug_pause_ms = 10000; SELECT sno_horizon()");
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%SELECT sno_horizon()' AND state = 'active'}),
-	'the horizon call is under way');
+	"SET flakeid.debug_clock_offset_ms = -30000; SET flakeid.debug_pause_at = 'horizon_cell_read';
+	 SET flakeid.debug_pause_ms = 60000; SELECT sno_horizon()");
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%SELECT sno_horizon()' AND state = 'active'
+	AND wait_event_type = 'Extension'}),
+	'the horizon call is under way, paused after reading the cells (horizon_cell_read)');
+is(sql("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $order[1]"), 'Extension',
+	'T\'s toggle was still paused when the horizon read the cells (the interleaving held)');
 my ($t_out, $t_err) = collect($t);
-like($t_out, qr/^[0-9a-z]{16}$/, 'T\'s call ends (its pause of 6 s)') or diag($t_err);
+like($t_out, qr/^[0-9a-z]{16}$/, 'T\'s call ends (its pause of 30 s)') or diag($t_err);
 $t->query('COMMIT');
 is(sql(q{SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%SELECT sno_horizon()' AND state = 'active'}), '1',
 	'T committed while the horizon call was still under way (the interleaving held)');
