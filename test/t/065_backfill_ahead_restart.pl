@@ -74,10 +74,11 @@ sub put_ahead
 # mint_ahead(NODE, SCENARIO): for every format, its counter put ahead and
 # two pools and 100 IDs more minted there, the units they filled ahead
 # (their start later than the clock read after the ID) kept in ahead; then
-# waits for the clock to pass every one of them
+# waits for the clock to pass every one of them (with wait => 0, the caller
+# waits: snowflake, the last format, has then just been minted ahead)
 sub mint_ahead
 {
-	my ($node, $scenario) = @_;
+	my ($node, $scenario, %opt) = @_;
 	for my $f (@formats)
 	{
 		my $name = $f->{format};
@@ -90,6 +91,16 @@ sub mint_ahead
 			SELECT count(*) FROM ahead WHERE scenario = '$scenario' AND format = '$name'}))[-1];
 		cmp_ok($units, '>=', 2, "$scenario: $name: the live IDs minted ahead of the clock fill $units units");
 	}
+	die "snowflake is not the last format minted ahead" unless $formats[-1]{format} eq 'snowflake';
+	return if defined $opt{wait} && !$opt{wait};
+	clock_past_ahead($node, $scenario);
+}
+
+# clock_past_ahead(NODE, SCENARIO): one check that the clock has passed
+# every live ID SCENARIO minted ahead, once it has
+sub clock_past_ahead
+{
+	my ($node, $scenario) = @_;
 	my $last = $node->safe_psql('postgres', "SELECT max(t) FROM live WHERE scenario = '$scenario'");
 	ok(wait_clock_past($node, "'$last'::timestamptz"), "$scenario: the clock has passed every live ID minted ahead (the last at $last)");
 }
@@ -214,24 +225,32 @@ my $primary = flakeid_node('backfill_ahead_primary', 'flakeid.allow_debug_clock_
 	'flakeid.snowflake_worker' => 7, 'flakeid.snowflake_process' => 8);
 tables($primary);
 my ($standby) = flakeid_standby($primary, 'backfill_ahead_standby');
-mint_ahead($primary, 'promotion');
+$primary->safe_psql('postgres', q{CREATE TABLE near (id bigint, t timestamptz, after_ms float8)});
+mint_ahead($primary, 'promotion', wait => 0);
 # Then snowflakes at the clock for 2.5 s, past where a save left the last
 # run open (to the mark, 2 s ahead) while the counter ran ahead; a later
 # save, which these IDs' renewals make, closes it.  The standby takes each
 # record's runs in place of the last's: the round-2 review of 4ee81ec found
 # that it kept every open end it had replayed, refusing back-fill there
-# after the promotion.
-$primary->safe_psql('postgres', q{CREATE TABLE near (id bigint, t timestamptz, after_ms float8)});
+# after the promotion.  The block itself waits for the clock to pass the
+# last snowflake minted ahead, so that its first IDs lie within
+# milliseconds of it: a wait through the harness (a psql a poll) took
+# more than 1.5 s in CI's run of 93b88fa, none of its IDs lay in the
+# window checked below, and the check failed.
 $primary->safe_psql('postgres', qq{DO \$\$
 DECLARE
     last timestamptz := (SELECT max(t) FROM live WHERE scenario = 'promotion' AND format = 'snowflake');
 BEGIN
+    WHILE clock_timestamp() < last + interval '50 ms' LOOP
+        PERFORM pg_sleep(0.002);
+    END LOOP;
     WHILE clock_timestamp() < last + interval '2500 ms' LOOP
         INSERT INTO near SELECT id, snowflake_time(id), extract(epoch FROM snowflake_time(id) - last) * 1000
           FROM (SELECT snowflake_new() AS id FROM generate_series(1, 20)) s;
         PERFORM pg_sleep(0.01);
     END LOOP;
 END \$\$});
+clock_past_ahead($primary, 'promotion');
 my $minted = $primary->safe_psql('postgres', "SELECT count(*) FROM live WHERE scenario = 'promotion'");
 my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 ok($standby->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn"),
