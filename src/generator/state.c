@@ -179,7 +179,10 @@ old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
 /*
  * Reads the file at server start into *state (all zero, the epoch -1,
  * unless loaded) and sets *file_version (0 without a file).  Logs why a
- * file cannot be used.  Never raises an error: it runs in the postmaster.
+ * file cannot be used.  A refused file whose marks could be read (another
+ * cluster's, an old release's refused by old_file_refusal) is left loaded
+ * for start afresh; the caller must not issue from a refused state.  Never
+ * raises an error: it runs in the postmaster.
  */
 StateLoad
 state_load(FlakeidPersisted *state, uint32 *file_version)
@@ -220,11 +223,17 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 		state_set_empty(state);
 		return refuse_too_new(*file_version, unknown);
 	}
+	/*
+	 * An old release's file refused here keeps its marks in *state, as
+	 * another cluster's does: start afresh must resume after them
+	 * (afresh_instant), and one refused for a mark ahead of the clock is
+	 * exactly one whose marks lie past the clock + 62 s that afresh would
+	 * otherwise take.  Emptied here, it resumed below them and repeated
+	 * every ID minted there (1.4's auditor: 6,545 snowflakes).  The caller
+	 * empties a refused state unless start afresh reads it.
+	 */
 	if ((detail = old_file_refusal(state, *file_version, verdict == PERSISTED_FOREIGN)) != NULL)
-	{
-		state_set_empty(state);
 		return refuse_damaged(detail);
-	}
 	if (verdict != PERSISTED_FOREIGN &&
 		(detail = state_seal_stale(persisted.has_stop, persisted.stop_checkpoint, persisted.stop_deep_size)) != NULL)
 	{

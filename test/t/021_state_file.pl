@@ -197,6 +197,32 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	stop_checked($node);
 }
 
+# An old release's file refused for its marks (1.2 counting on after a clock
+# step back, then this release): start afresh, as the refusal's hint says,
+# resumes after the file's marks, not at the clock + 62 s below them.  (1.4's
+# auditor: the refused file's marks were dropped before start afresh read
+# them, and 6,545 snowflakes were minted twice once the clock reached them.)
+{
+	$node = flakeid_node('state_file_' . ++$cases);
+	my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
+	$node->stop('fast');
+	unlink($node->data_dir . '/global/flakeid.issued');
+	my $mark = (`date -d '$clock UTC' +%s` + 600) * 1_000_000;    # 10 minutes ahead of the clock the server starts at
+	File::Copy::copy(v3_file('v3_ahead.state', $system, $mark), $node->data_dir . '/flakeid.state') or die "v3_ahead.state: $!";
+	chmod(0600, $node->data_dir . '/flakeid.state');
+	start_at_clock($node);
+	is($refused_by_all->($node), join(' ', ('XX001') x @calls),
+		"a version 3 file of this cluster's with its marks 10 minutes ahead of the clock: every generator, live and back-fill, is ERROR XX001");
+	$node->stop('fast');
+	$node->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
+	start_at_clock($node);
+	my @stateful = formats(stateful => 't');
+	is(join(' ', map { sql($node, "SELECT $_->{time}($_->{new}) >= to_timestamp($mark / 1e6)") } @stateful), join(' ', ('t') x @stateful),
+		'start afresh after it: every stateful generator\'s first live ID lies at or after the refused file\'s marks ('
+		  . join(', ', map { $_->{format} } @stateful) . ')');
+	stop_checked($node);
+}
+
 # a truncated and an unreadable file: refused as damaged, back-fill included
 PostgreSQL::Test::Utils::append_to_file("$work/truncated.state", substr(slurp_file("$work/v1.state"), 0, 20));
 $node = server("$work/truncated.state");
