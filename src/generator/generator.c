@@ -78,22 +78,22 @@ generator_prepare(const GeneratorDef *def, int variant)
 	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses, use kuid96 rather than kuid, and then remove %s once. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
 
 /*
- * Whether the witness says this data directory is a copy of another on this
- * timeline (state_witness_place), with the two inodes for a message.  Never
- * during recovery: a standby is a copy by construction, and what it may
- * generate is flakeid.generate_on_standby's to say.
+ * What the witness says of this data directory (state_witness_place), with
+ * the two inodes for a message.  Never asked during recovery (NONE): a
+ * standby is a copy by construction, and what it may generate is
+ * flakeid.generate_on_standby's to say.
  */
-static bool
-in_copy(unsigned long long *recorded, unsigned long long *found)
+static WitnessPlace
+witness_place(unsigned long long *recorded, unsigned long long *found)
 {
 	WitnessPlace place;
 
 	if (RecoveryInProgress())
-		return false;
+		return WITNESS_PLACE_NONE;
 	flakeid_lock_acquire();
 	place = state_witness_place(recorded, found, ERROR);
 	flakeid_lock_release();
-	return place == WITNESS_PLACE_COPY;
+	return place;
 }
 
 /*
@@ -113,8 +113,24 @@ refuse_in_copy(const char *generator)
 {
 	unsigned long long recorded = 0,
 				found = 0;
+	WitnessPlace place = witness_place(&recorded, &found);
 
-	if (in_copy(&recorded, &found))
+	/*
+	 * A witness that cannot be read as this cluster's names no place: this
+	 * data directory cannot be told from a copy, nor a copy made of it from
+	 * it.  Refused until an operator, having checked, removes it (the
+	 * renewer or the next save writes it again for this data directory);
+	 * read as absent, a copy of a data directory whose witness was emptied
+	 * issued the original's IDs.
+	 */
+	if (place == WITNESS_PLACE_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cannot generate %s IDs: \"%s\" cannot be read as this cluster's", generator, STATE_WITNESS_FILE),
+				 errdetail("It is unreadable, empty, not flakeid's text, or another cluster's (the server log says which, when it could not be read). It records the data directory flakeid issued IDs in; without it a copy of this data directory, or this one if it is a copy, would not be told from its original, and beside it would issue its IDs."),
+				 errhint("If this data directory may be a copy of another that still runs or may run again (or such a copy of it may run), first set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process) to values no other server uses, and use kuid96 rather than kuid. Then remove %s once; flakeid writes it again for this data directory.",
+						 STATE_WITNESS_FILE)));
+	if (place == WITNESS_PLACE_COPY)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot generate %s IDs in a copy of another data directory", generator),

@@ -242,8 +242,10 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, int
 	read_witness(&w);
 	*recorded = w.inode;
 	*found = w.file_inode;
-	if (!w.present || !w.ours)
+	if (!w.present)
 		return WITNESS_PLACE_NONE;
+	if (!w.ours)
+		return WITNESS_PLACE_UNKNOWN;
 	if (w.placed && w.timeline == timeline && w.inode == w.file_inode)
 		return WITNESS_PLACE_OURS;
 	if (w.placed && w.timeline == timeline)

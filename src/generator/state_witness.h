@@ -41,9 +41,10 @@ extern bool state_witness_ensure(int elevel);
 
 typedef enum WitnessPlace
 {
-	WITNESS_PLACE_NONE,			/* no witness of this cluster (nothing issued yet, or removed) */
+	WITNESS_PLACE_NONE,			/* no witness (nothing issued yet, or removed) */
 	WITNESS_PLACE_OURS,			/* written in this data directory, or made its own just now */
-	WITNESS_PLACE_COPY			/* written on this timeline in another data directory */
+	WITNESS_PLACE_COPY,			/* written on this timeline in another data directory */
+	WITNESS_PLACE_UNKNOWN		/* present, but not this cluster's readable text: no place to compare */
 } WitnessPlace;
 
 /*
@@ -51,8 +52,11 @@ typedef enum WitnessPlace
  * derived identity is refused in a copy: identity.c).  A witness of 1.3,
  * which records no place, or one written on an earlier timeline (a promoted
  * standby, a restore that ended on a timeline of its own) is rewritten for
- * this data directory, and is its own.  *recorded and *found are the
- * inodes, for a message.  With flakeid_lock held (the rewrite); a rewrite
+ * this data directory, and is its own.  One that is present but cannot be
+ * read as this cluster's (unreadable, empty, not flakeid's text, another
+ * cluster's) is UNKNOWN, never NONE: read as absent, a copy made of it was
+ * never told apart (1.4's auditor: an emptied witness, a cp -a copy, 18,185
+ * IDs issued by both).  *recorded and *found are the inodes, for a message.  With flakeid_lock held (the rewrite); a rewrite
  * that fails is reported at `elevel` (NONE below ERROR).
  */
 extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found, int elevel);

@@ -223,4 +223,58 @@ $set_copy2->start;
 is(sqlstate_of($set_copy2, 'SELECT sno_new()'), '55000', 'a copy of the copy is refused beside it');
 is(sqlstate_of($set_copy, 'SELECT sno_new()'), 'ok', 'which issues');
 stop_checked($copy, $restored, $standby, $older, $sibling, $later, $golden, $image, $standby2, $promoted_copy, $set, $set_copy, $set_copy2);
+
+# A witness that cannot be read as this cluster's (emptied, another cluster's, unreadable) names no
+# data directory.  Read as absent, a copy made of such a data directory was never told apart (1.4's
+# auditor: the witness emptied, the server stopped, cp -a, both started: 17,239 sno IDs issued by
+# both).  Every generator but flax is refused (XX001) until an operator, having checked, removes it;
+# flakeid then writes it again for that data directory, and a copy is told apart again.
+my $blank = flakeid_node('copy_blank');
+psql_on($blank, "SELECT $_->{new}") for @derived;
+my $blank_witness = $blank->data_dir . '/global/flakeid.issued';
+my $blank_sysid = psql_on($blank, 'SELECT system_identifier FROM pg_control_system()');
+my @refusable = (@derived, grep { $_->{format} eq 'kuid' } formats());
+sub write_witness { my ($file, $text) = @_; open(my $wf, '>', $file) or die "$file: $!"; print $wf $text; close $wf; }
+for my $case ([ 'emptied', sub { write_witness($blank_witness, '') } ],
+	[ "another cluster's", sub { write_witness($blank_witness, 'flakeid issued IDs in the cluster with system identifier ' . ($blank_sysid + 1) . "\n") } ],
+	[ 'unreadable (mode 000)', sub { chmod(0000, $blank_witness) or die $! } ])
+{
+	my ($what, $damage) = @$case;
+	my $kept = slurp_file($blank_witness);
+	$damage->();
+	is(join(' ', map { sqlstate_of($blank, "SELECT $_->{new}") } @refusable), join(' ', ('XX001') x @refusable),
+		"a witness $what: every generator but flax is refused, XX001 (" . join(', ', map { $_->{format} } @refusable) . ')');
+	is(sqlstate_of($blank, 'SELECT flax_new()'), 'ok', "a witness $what: flax (random bits, no identity) issues");
+	chmod(0600, $blank_witness);
+	write_witness($blank_witness, $kept);
+}
+write_witness($blank_witness, '');
+like(message_of($blank, 'SELECT sno_new()'),
+	qr/cannot generate sno IDs: "global\/flakeid.issued" cannot be read as this cluster's.*HINT:.*set this server's identities.*Then remove global\/flakeid\.issued once/s,
+	'the message names the file; the hint: identities apart if it may be a copy, then remove the witness once');
+# the auditor's sequence: emptied, stopped, copied, both started
+$blank->stop;
+$blank->backup_fs_cold('blank');
+$blank->start;
+my $blank_copy = PostgreSQL::Test::Cluster->new('copy_blank_copy');
+$blank_copy->init_from_backup($blank, 'blank');
+$blank_copy->start;
+is(join(' ', map { sqlstate_of($_, 'SELECT sno_new()') . ' ' . sqlstate_of($_, 'SELECT kuid_new()') } $blank, $blank_copy), 'XX001 XX001 XX001 XX001',
+	'a cp -a copy of a data directory whose witness was emptied, started beside it: both refuse sno and kuid (1.4 issued the same IDs in both)');
+# the original, having checked, removes it: it issues, its witness is written again, and a later copy is told apart
+unlink($blank_witness) or die $!;
+is(join(' ', map { sqlstate_of($blank, "SELECT $_->{new}") } @refusable), join(' ', ('ok') x @refusable),
+	'the witness removed, as the hint says: the original issues again');
+psql_on($blank, 'SELECT sno_new() FROM generate_series(1, 100000)');
+ok(poll_until(sub { (-e $blank_witness) && slurp_file($blank_witness) =~ /^flakeid issued IDs .*\nplace: timeline 1, inode \d+\n/s }, timeout => 60),
+	'and its witness is written again, naming this data directory');
+$blank->stop;
+$blank->backup_fs_cold('blank2');
+$blank->start;
+my $blank_copy2 = PostgreSQL::Test::Cluster->new('copy_blank_copy2');
+$blank_copy2->init_from_backup($blank, 'blank2');
+$blank_copy2->start;
+is(sqlstate_of($blank_copy2, 'SELECT sno_new()') . ' ' . sqlstate_of($blank, 'SELECT sno_new()'), '55000 ok',
+	'a copy made after that is refused as a copy (55000), beside its original, which issues');
+stop_checked($blank, $blank_copy, $blank_copy2);
 done_testing();
