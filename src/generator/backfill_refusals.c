@@ -13,6 +13,7 @@
 #include "generator/clock.h"
 #include "generator/marks.h"
 #include "generator/marks_setup.h"
+#include "generator/settings.h"
 #include "generator/table.h"
 
 void
@@ -105,6 +106,8 @@ backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, Timestamp
 
 	if (floor == 0 || accept_backfill_loss || !def->format->units_at(floor, &floor_unit) || live_unit > floor_unit)
 		return;
+	/* (a configured value the server refused is named: the operator meant something by it) */
+	settings_refuse_rejected(SETTING_ACCEPT_BACKFILL_LOSS, def->name);
 	/* timestamptz_to_str returns a static buffer: one call per message part */
 	strlcpy(lost, timestamptz_to_str(flakeid_timestamptz_from_unix_us(floor)), sizeof(lost));
 	ereport(ERROR,

@@ -44,8 +44,13 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	/* every generator's bounds are saved through it: a refused "on" must not become off */
 	[SETTING_MARK_SYNCHRONOUS] = {"flakeid.mark_synchronous", "wal_record.c", READ_BY_ALL},
 	[SETTING_START_AFRESH] = {"flakeid.start_afresh", "marks_setup.c", 0},
-	/* a refused "off" must not become on: it lets back-fill below a lost record */
-	[SETTING_ACCEPT_BACKFILL_LOSS] = {"flakeid.accept_backfill_loss", "marks_setup.c", READ_BY_ALL},
+	/*
+	 * A refused value is kept off, the safe side; back-fill below the floor,
+	 * the one call it decides, names it (backfill_refuse_below_floor).  Read
+	 * by no generator as a whole: 1.4's auditor found every live generator
+	 * refused for a junk value of a setting no live ID reads.
+	 */
+	[SETTING_ACCEPT_BACKFILL_LOSS] = {"flakeid.accept_backfill_loss", "marks_setup.c", 0},
 	[SETTING_TAKE_OVER_FROM] = {"flakeid.take_over_from", "marks_setup.c", 0},
 	/* a refused value leaves the default bound: back-fill refuses more or fewer new deep units, never repeats */
 	[SETTING_BACKFILL_DEEP_UNITS_MAX] = {"flakeid.backfill_deep_units_max", "deep_record.c", 0},

@@ -197,6 +197,26 @@ stop_checked(refused_settings({ 'flakeid.mark_synchronous' => '' },
 	[ [ 'sno_new()', 'ERROR:  invalid value for parameter "flakeid.mark_synchronous": ""' ] ],
 	[ 'flax_new()' ], "flakeid.mark_synchronous = ''"));
 
+# flakeid.accept_backfill_loss refused at start: kept off, and named by the
+# one call it decides, back-fill below the floor; every live generator and
+# back-fill where no floor stands go on (1.4's auditor: a junk value refused
+# every live generator, which never reads it)
+$node = server('flakeid.accept_backfill_loss' => 'maybe');
+my @stateful = formats(stateful => 't');
+my @every = formats();
+is(join(' ', map { sqlstate_of($node, "SELECT $_->{new}") } @every), join(' ', ('ok') x @every),
+	"flakeid.accept_backfill_loss = 'maybe': every live generator issues");
+is(join(' ', map { sqlstate_of($node, 'SELECT ' . backfill_call($_, "'2024-01-01 00:00:00+00'")) } @stateful), join(' ', ('ok') x @stateful),
+	'and back-fill, where no floor stands');
+sql($node, "SELECT flakeid_backfill_floor_raise('2025-01-01 00:00:00+00')");
+is(join(' ', map { sqlstate_of($node, 'SELECT ' . backfill_call($_, "'2024-06-01 00:00:00+00'")) } @stateful), join(' ', ('22023') x @stateful),
+	'back-fill below a floor is ERROR 22023 (not let through as on)');
+is(first_error(message_of($node, "SELECT snowflake_new_at('2024-06-01 00:00:00+00')")),
+	'ERROR:  invalid value for parameter "flakeid.accept_backfill_loss": "maybe"', 'naming the setting and its configured value');
+is(join(' ', map { sqlstate_of($node, $_) } "SELECT snowflake_new_at('2025-06-01 00:00:00+00')", 'SELECT snowflake_new()'), 'ok ok',
+	'back-fill after the floor and the live generators go on');
+stop_checked($node);
+
 # the snowflake epoch is kept with the state: a later one is refused, an earlier one is taken
 $node = server('flakeid.snowflake_epoch_ms' => 1577836800000);
 sql($node, 'CREATE TABLE old_ids AS SELECT snowflake_new() AS id FROM generate_series(1, 20000)');
