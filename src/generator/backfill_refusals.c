@@ -115,5 +115,5 @@ backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, Timestamp
 			 errmsg("cannot back-fill a %s ID for %s: this server holds no record of the IDs back-filled before %s",
 					def->name, timestamptz_to_str(ts), lost),
 			 errdetail("The generators started afresh then (flakeid.start_afresh), or took over another server's IDs up to then (flakeid_advance_past_all, the cutover's step), without the record of what back-fill had given before: a back-filled ID for an earlier time could repeat one of those."),
-			 errhint("Back-fill times after it. If no ID back-filled before it can meet a new one (the tables that held them are gone or emptied, or none was ever back-filled), set flakeid.accept_backfill_loss = on.")));
+			 errhint("Back-fill times after it. Before it, only if no ID back-filled before it can meet a new one (the tables that held them are gone or emptied, or none was ever back-filled) and no live ID of those times can either (the record of units the live generators filled ahead of the clock before it is gone too: times before this cluster's first live ID, or on a server with identities of its own): then set flakeid.accept_backfill_loss = on.")));
 }

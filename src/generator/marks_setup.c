@@ -18,6 +18,7 @@
 
 #include "generator/clock.h"
 #include "generator/deep_record.h"
+#include "generator/durable_file.h"
 #include "generator/marks_setup.h"
 #include "generator/state_seal.h"
 #include "generator/state_witness.h"
@@ -153,18 +154,66 @@ afresh_instant(const FlakeidPersisted *read)
 	return instant;
 }
 
+/*
+ * What back-fill before the floor a start afresh or a takeover sets needs:
+ * the record of back-filled IDs and that of the units the live generators
+ * filled ahead of the clock went with the old state (1.4's auditor: the
+ * hint named the first only, and back-fill with flakeid.accept_backfill_loss
+ * on gave live IDs again in units filled ahead)
+ */
+#define BACKFILL_LOSS_HINT \
+	"Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one, and only at times no live ID can meet either (before this cluster's first live ID, or on a server with identities of its own): the record of units filled ahead of the clock is gone too."
+
+/*
+ * Sets the unusable state file aside as `aside`, for an inquiry.  One that
+ * can be read is copied there (durably) and left in place, so that the
+ * save afresh replaces it in one rename: a save that fails, or a crash
+ * before it, leaves the refused file where the next start refuses it
+ * again, and reads its marks again.  (1.4's reviewer: moved first, a save
+ * that then failed left no state file; the next start took the refusing
+ * lifetime's witness, "no ID yet", for a first start and resumed at the
+ * clock, below the marks.)  One that cannot be read (a directory, no
+ * permission), whose marks nobody knows, is moved.  False, logged, when
+ * neither could be done.
+ */
+static bool
+set_state_aside(const char *aside)
+{
+	struct stat st;
+	size_t		size = 0;
+	uint8	   *bytes;
+	bool		copied;
+
+	if (stat("flakeid.state", &st) != 0)
+		return true;
+	bytes = durable_file_read_all("flakeid.state", 16 * 1024 * 1024, &size);
+	if (bytes == NULL)
+		return durable_rename("flakeid.state", aside, LOG) == 0;
+	copied = durable_file_write(aside, bytes, size, LOG);
+	pfree(bytes);
+	return copied;
+}
+
 static bool
 start_state_afresh(FlakeidPersisted *saved)
 {
 	int64		now = afresh_instant(saved);
+	/* (known where the refused file was read for its marks: an old release's, another cluster's; else -1) */
+	int64		epoch = saved->snowflake_epoch_ms;
 	char	   *aside = psprintf("flakeid.state.set-aside-" INT64_FORMAT "-%d", flakeid_clock_unix_us() / USECS_PER_SEC, (int) getpid());
 	char		resume[MAXDATELEN + 1];
-	struct stat st;
 
-	if (stat("flakeid.state", &st) == 0 && durable_rename("flakeid.state", aside, LOG) != 0)
+	if (!set_state_aside(aside))
 		return false;
 	state_set_empty(saved);
 	saved->system_identifier = GetSystemIdentifier();
+
+	/*
+	 * The snowflake epoch of the IDs the file covers goes on: dropped, a
+	 * later epoch was taken, and its snowflakes equalled those issued that
+	 * much earlier under the old one (1.4's reviewer).
+	 */
+	saved->snowflake_epoch_ms = epoch;
 	for (int m = 0; m < MARK_COUNT; m++)
 		saved->own.marks[m] = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
 	saved->own.backfill_floor = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
@@ -177,7 +226,7 @@ start_state_afresh(FlakeidPersisted *saved)
 			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
 					resume),
 			 errdetail("The unusable state file was set aside as \"%s\" (if there was one).", aside),
-			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
+			 errhint("Set flakeid.start_afresh = off again. " BACKFILL_LOSS_HINT)));
 	return true;
 }
 
@@ -258,7 +307,7 @@ mark_take_over_copy(FlakeidPersisted *saved)
 	ereport(LOG,
 			(errmsg("flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says: the generators resume after %s, and back-fill before it is refused",
 					timestamptz_to_str(flakeid_timestamptz_from_unix_us(instant))),
-			 errhint("Set flakeid.take_over_from = '' again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
+			 errhint("Set flakeid.take_over_from = '' again. " BACKFILL_LOSS_HINT)));
 }
 
 /*

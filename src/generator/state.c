@@ -170,7 +170,7 @@ old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
 	for (int side = 0; side < 2; side++)
 		for (int m = 0; m < MARK_COUNT; m++)
 			if (sides[side]->marks[m] > clock + lead)
-				return psprintf("It has state version %u, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one.",
+				return psprintf("It has state version %u, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one; a start afresh resumes after it.",
 								version, timestamptz_to_str(flakeid_timestamptz_from_unix_us(sides[side]->marks[m])),
 								(int) (lead / USECS_PER_SEC));
 	return NULL;

@@ -181,7 +181,13 @@ state_witness_ensure(int elevel)
 {
 	Witness		w;
 
-	if (witness_seen)
+	/*
+	 * (one stat a save once seen: a witness an operator removed, as a hint
+	 * says, is written again at this process's next save; the flag alone
+	 * left it unwritten while the renewer and long-lived backends issued,
+	 * and a copy made then was not told apart: 1.4's reviewer)
+	 */
+	if (witness_seen && !stat_witness_absent())
 		return true;
 	read_witness(&w);
 	/* (any file but this cluster's "no ID yet" one is left as it is: another cluster's, an unreadable one) */
@@ -272,10 +278,13 @@ state_witness_settle(bool state_usable)
 	/*
 	 * This cluster's state file beside it (usable, so this cluster's, or
 	 * taken up as its own): IDs were issued, and a state lost later must be
-	 * told from a first start.  Another cluster's or a damaged one says
-	 * nothing of this cluster's IDs.
+	 * told from a first start.  So too while the state is refused: a
+	 * damaged, old, newer or foreign file may cover IDs this cluster's
+	 * tables hold, and "no ID yet" beside it would make its loss (a start
+	 * afresh whose save failed) a first start, at the clock (1.4's
+	 * reviewer).
 	 */
-	bool		issued = state_usable && stat("flakeid.state", &st) == 0;
+	bool		issued = !state_usable || stat("flakeid.state", &st) == 0;
 
 	if (stat_witness_absent())
 	{

@@ -215,11 +215,33 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 		"a version 3 file of this cluster's with its marks 10 minutes ahead of the clock: every generator, live and back-fill, is ERROR XX001");
 	$node->stop('fast');
 	$node->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
+	# a start afresh whose save fails (a directory where its temporary file goes): the refused file
+	# stays in place, and the next start reads its marks again (1.4's reviewer: moved aside first,
+	# the failed save left no state file, and the next start resumed at the clock, below them)
+	mkdir($node->data_dir . '/flakeid.state.tmp') or die $!;
+	start_at_clock($node);
+	is(join(' ', sqlstate_of($node, 'SELECT snowflake_new()'), unchanged($node, "$work/v3_ahead.state")), 'XX001 unchanged',
+		'start afresh whose save fails: generation is still refused, and the refused file stays as it was');
+	$node->stop('fast');
+	rmdir($node->data_dir . '/flakeid.state.tmp') or die $!;
 	start_at_clock($node);
 	my @stateful = formats(stateful => 't');
 	is(join(' ', map { sql($node, "SELECT $_->{time}($_->{new}) >= to_timestamp($mark / 1e6)") } @stateful), join(' ', ('t') x @stateful),
 		'start afresh after it: every stateful generator\'s first live ID lies at or after the refused file\'s marks ('
 		  . join(', ', map { $_->{format} } @stateful) . ')');
+	stop_checked($node);
+
+	# the snowflake epoch of the IDs that file covers goes on through the start afresh (1.4's
+	# reviewer: it was dropped, a later epoch was taken, and snowflakes equalled older ones)
+	$node = flakeid_node('state_file_' . ++$cases, 'flakeid.snowflake_epoch_ms' => 1600000000000, 'flakeid.start_afresh' => 'on');
+	my $epoch_system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
+	$node->stop('fast');
+	unlink($node->data_dir . '/global/flakeid.issued');
+	File::Copy::copy(v3_file('v3_ahead_epoch.state', $epoch_system, $mark), $node->data_dir . '/flakeid.state') or die $!;
+	chmod(0600, $node->data_dir . '/flakeid.state');
+	start_at_clock($node);
+	is(sqlstate_of($node, 'SELECT snowflake_new()') . ' ' . sqlstate_of($node, 'SELECT sno_new()'), '55000 ok',
+		'start afresh from a file of snowflakes under the 2015 epoch, with a later epoch configured: snowflake_new() refused (55000), sno issues');
 	stop_checked($node);
 }
 
