@@ -184,14 +184,34 @@ set_state_aside(const char *aside)
 	uint8	   *bytes;
 	bool		copied;
 
-	if (stat("flakeid.state", &st) != 0)
+	if (lstat("flakeid.state", &st) != 0)
 		return true;
 	bytes = durable_file_read_all("flakeid.state", 16 * 1024 * 1024, &size);
-	if (bytes == NULL)
-		return durable_rename("flakeid.state", aside, LOG) == 0;
-	copied = durable_file_write(aside, bytes, size, LOG);
-	pfree(bytes);
-	return copied;
+	if (bytes != NULL)
+	{
+		copied = durable_file_write(aside, bytes, size, LOG);
+		pfree(bytes);
+		return copied;
+	}
+
+	/*
+	 * Moved: first the witness says this cluster issued IDs (where it is
+	 * absent, or ours saying "no ID yet"), so that a save that then fails
+	 * leaves a missing file, refused as such, never a first start at the
+	 * clock.  A plain rename and the directory fsynced: durable_rename opens
+	 * the file itself for its fsync, which a directory or a file without
+	 * permission refuses, and start afresh then never acted (1.4's auditor).
+	 */
+	if (!state_witness_mark_issued(LOG))
+		return false;
+	if (rename("flakeid.state", aside) != 0)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not rename file \"%s\" to \"%s\": %m", "flakeid.state", aside)));
+		return false;
+	}
+	return fsync_fname_ext(".", true, false, LOG) == 0;
 }
 
 static bool
@@ -357,9 +377,15 @@ mark_load_state(FlakeidPersisted *saved)
 		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN
 		: load == STATE_LOAD_MISSING ? STATE_MISSING
 		: load == STATE_LOAD_STALE ? STATE_STALE : STATE_USABLE;
-	if (mark_shared->state_refusal != STATE_USABLE && start_afresh && start_state_afresh(saved))
-		mark_shared->state_refusal = STATE_USABLE;
-	else if (mark_shared->state_refusal != STATE_USABLE)
+	mark_shared->afresh_failed = false;
+	if (mark_shared->state_refusal != STATE_USABLE && start_afresh)
+	{
+		if (start_state_afresh(saved))
+			mark_shared->state_refusal = STATE_USABLE;
+		else
+			mark_shared->afresh_failed = true;
+	}
+	if (mark_shared->state_refusal != STATE_USABLE)
 		state_set_empty(saved);
 	if (mark_shared->state_refusal == STATE_USABLE)
 		state_seal_usable();
@@ -400,6 +426,13 @@ mark_load_state(FlakeidPersisted *saved)
 void
 mark_refuse_unusable_state(void)
 {
+	/* (the hints below say to start afresh: this start tried, and the log says why it could not) */
+	if (mark_shared->afresh_failed)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file cannot be used, and starting afresh failed, so generation is refused"),
+				 errdetail("flakeid.start_afresh is on, but at this start the unusable \"flakeid.state\" could not be set aside or a new one saved; the server log of this start says why, and why the file cannot be used."),
+				 errhint("Correct what the log names (space, permissions, a directory where a file goes) and restart the server.")));
 	if (mark_shared->state_refusal == STATE_TOO_NEW)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -419,7 +452,7 @@ mark_refuse_unusable_state(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file is missing, although this cluster has issued IDs, so generation is refused"),
-				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before: without it, new IDs could repeat issued ones.",
+				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before (or is not this cluster's, which cannot say it did not): without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
 				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	if (mark_shared->state_refusal == STATE_STALE)

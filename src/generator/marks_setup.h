@@ -63,6 +63,7 @@ typedef struct MarkShared
 	StateRefusal state_refusal;
 	uint32		state_file_version; /* of the file read at start; 0: none */
 	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
+	bool		afresh_failed;	/* flakeid.start_afresh was on for a refused state, and could not act */
 } MarkShared;
 
 extern MarkShared *mark_shared;

@@ -200,7 +200,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	switch (durable_file_read(STATE_FILE, file, sizeof(file), &size))
 	{
 		case DURABLE_READ_NONE:
-			return state_witness_says_issued() ? STATE_LOAD_MISSING : STATE_LOAD_NONE;
+			return state_witness_allows_first_start() ? STATE_LOAD_NONE : STATE_LOAD_MISSING;
 		case DURABLE_READ_FAILED:
 			return STATE_LOAD_DAMAGED;
 		case DURABLE_READ_OK:

@@ -115,6 +115,18 @@ state_witness_says_issued(void)
 	return w.present && !w.foreign && !w.ready;
 }
 
+bool
+state_witness_allows_first_start(void)
+{
+	Witness		w;
+
+	read_witness(&w);
+	if (w.present && !w.ours)
+		ereport(LOG,
+				(errmsg("\"%s\" is not this cluster's: a missing state file is not taken for a first start", STATE_WITNESS_FILE)));
+	return !w.present || (w.ours && w.ready);
+}
+
 static bool
 stat_witness_absent(void)
 {
@@ -278,13 +290,14 @@ state_witness_settle(bool state_usable)
 	/*
 	 * This cluster's state file beside it (usable, so this cluster's, or
 	 * taken up as its own): IDs were issued, and a state lost later must be
-	 * told from a first start.  So too while the state is refused: a
-	 * damaged, old, newer or foreign file may cover IDs this cluster's
-	 * tables hold, and "no ID yet" beside it would make its loss (a start
-	 * afresh whose save failed) a first start, at the clock (1.4's
-	 * reviewer).
+	 * told from a first start.  Another cluster's or a damaged one says
+	 * nothing of this cluster's IDs (and "issued" beside this cluster's
+	 * older-version file, refused for a mark ahead of a clock that was
+	 * behind, would refuse it for good once the clock caught up: 1.4's
+	 * reviewer).  Start afresh, which may lose the refused file, writes
+	 * "issued" itself before it moves one (state_witness_mark_issued).
 	 */
-	bool		issued = !state_usable || stat("flakeid.state", &st) == 0;
+	bool		issued = state_usable && stat("flakeid.state", &st) == 0;
 
 	if (stat_witness_absent())
 	{
@@ -294,4 +307,17 @@ state_witness_settle(bool state_usable)
 	/* (a "no ID yet" one beside such a state becomes "issued": a save at start leaves it to this) */
 	if (state_witness_place(&recorded, &found, WARNING) == WITNESS_PLACE_OURS && issued)
 		(void) state_witness_ensure(WARNING);
+}
+
+bool
+state_witness_mark_issued(int elevel)
+{
+	Witness		w;
+
+	read_witness(&w);
+	if (w.present && !(w.ours && w.ready))
+		return true;
+	/* (as state_witness_ensure: a "no ID yet" one of a copy's original keeps its place) */
+	return write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
+							w.inode != w.file_inode ? w.inode : 0, elevel);
 }

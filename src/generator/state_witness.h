@@ -33,6 +33,25 @@
 extern bool state_witness_says_issued(void);
 
 /*
+ * At start, in the postmaster, when flakeid.state is missing: whether that
+ * may be a first start, which resumes at the clock.  Only without a
+ * witness, or with this cluster's saying no ID was issued yet: one of
+ * another cluster's, or one that cannot be read, may stand where this
+ * cluster's was (1.4's auditor: another cluster's witness beside a state
+ * file lost to a failed start afresh made a first start below issued IDs).
+ * Never raises.
+ */
+extern bool state_witness_allows_first_start(void);
+
+/*
+ * Writes this cluster's witness saying IDs were issued, where there is none
+ * or this cluster's says "no ID yet"; another cluster's or an unreadable one
+ * is left (it refuses generation, and a first start, on its own).  False,
+ * at `elevel`, when the write fails.
+ */
+extern bool state_witness_mark_issued(int elevel);
+
+/*
  * After a save: writes the witness durably if this process has not seen it
  * yet (one stat per process afterwards: none).  A failure is reported at
  * `elevel`, as state_save's are, and returns false.

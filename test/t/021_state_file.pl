@@ -197,6 +197,31 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	stop_checked($node);
 }
 
+# An old release's file refused for a mark ahead of a clock that was behind (a VM started before
+# its clock was set): once the clock has caught up, the next start takes it up.  (A witness written
+# "issued" during the refused lifetime made it "an older copy" for good: 1.4's reviewer.)
+{
+	$node = flakeid_node('state_file_' . ++$cases);
+	my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
+	$node->stop('fast');
+	unlink($node->data_dir . '/global/flakeid.issued');
+	my $mark = (`date -d '$clock UTC' +%s` + 600) * 1_000_000;
+	File::Copy::copy(v3_file('v3_behind.state', $system, $mark), $node->data_dir . '/flakeid.state') or die "v3_behind.state: $!";
+	chmod(0600, $node->data_dir . '/flakeid.state');
+	start_at_clock($node);
+	is(sqlstate_of($node, 'SELECT sno_new()'), 'XX001', "a version 3 file of this cluster's, the clock 10 minutes behind its marks: refused");
+	ok(poll_until(sub { -e $node->data_dir . '/global/flakeid.issued' }, timeout => 60), 'the refusing lifetime has written its witness');
+	$node->stop('fast');
+	{
+		my $env = clock_env(fixed => (`date -d '$clock UTC' +%s` - time + 700));
+		local @ENV{ keys %$env } = values %$env;
+		$node->start;
+	}
+	is(sqlstate_of($node, 'SELECT sno_new()') . ' ' . file_version($node->data_dir . '/flakeid.state'), 'ok 4',
+		'once the clock has passed its marks, the next start takes the file up (upgraded to version 4) and issues');
+	stop_checked($node);
+}
+
 # An old release's file refused for its marks (1.2 counting on after a clock
 # step back, then this release): start afresh, as the refusal's hint says,
 # resumes after the file's marks, not at the clock + 62 s below them.  (1.4's
@@ -222,6 +247,8 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	start_at_clock($node);
 	is(join(' ', sqlstate_of($node, 'SELECT snowflake_new()'), unchanged($node, "$work/v3_ahead.state")), 'XX001 unchanged',
 		'start afresh whose save fails: generation is still refused, and the refused file stays as it was');
+	like(message_of($node, 'SELECT snowflake_new()'), qr/starting afresh failed, so generation is refused.*HINT:  Correct what the log names/s,
+		'and the refusal says start afresh was tried and failed (not to set it on, which it is)');
 	$node->stop('fast');
 	rmdir($node->data_dir . '/flakeid.state.tmp') or die $!;
 	start_at_clock($node);

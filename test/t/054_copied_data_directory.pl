@@ -248,6 +248,17 @@ for my $case ([ 'emptied', sub { write_witness($blank_witness, '') } ],
 	chmod(0600, $blank_witness);
 	write_witness($blank_witness, $kept);
 }
+# another cluster's witness beside a missing state file: refused as missing, never a first start at
+# the clock (1.4's auditor: a state file lost to a failed start afresh, then that, resumed below issued IDs)
+$blank->stop;
+rename($blank->data_dir . '/flakeid.state', $blank->data_dir . '/flakeid.state.kept') or die $!;
+write_witness($blank_witness, 'flakeid issued IDs in the cluster with system identifier ' . ($blank_sysid + 1) . "\n");
+$blank->start;
+like(message_of($blank, 'SELECT snowflake_new()'), qr/state file is missing/,
+	"another cluster's witness beside a missing state file: refused as missing, not a first start");
+$blank->stop;
+rename($blank->data_dir . '/flakeid.state.kept', $blank->data_dir . '/flakeid.state') or die $!;
+$blank->start;
 write_witness($blank_witness, '');
 like(message_of($blank, 'SELECT sno_new()'),
 	qr/cannot generate sno IDs: "global\/flakeid.issued" cannot be read as this cluster's.*HINT:.*set this server's identities.*Then remove global\/flakeid\.issued once/s,

@@ -37,7 +37,9 @@ sql("INSERT INTO ids SELECT snowflake_new_at($past), 'back-filled' FROM generate
 sql("INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 100)");
 
 # each way the state file is lost, then the hint followed
-for my $case ('damaged', 'missing')
+# (a directory in its place, and a file without permission: start afresh could not set either aside,
+# since PostgreSQL's durable_rename opens the file itself, and never acted: 1.4's auditor)
+for my $case ('damaged', 'missing', 'a directory', 'unreadable')
 {
 	$node->stop('fast');
 	if ($case eq 'damaged')
@@ -47,9 +49,18 @@ for my $case ('damaged', 'missing')
 		print $fh "\xff" x 8;
 		close $fh;
 	}
-	else
+	elsif ($case eq 'missing')
 	{
 		unlink("$datadir/flakeid.state") or die $!;
+	}
+	elsif ($case eq 'a directory')
+	{
+		unlink("$datadir/flakeid.state") or die $!;
+		mkdir("$datadir/flakeid.state") or die $!;
+	}
+	else
+	{
+		chmod(0000, "$datadir/flakeid.state") or die $!;
 	}
 	$node->start;
 	is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', "$case: generation is refused");
@@ -61,9 +72,11 @@ for my $case ('damaged', 'missing')
 	$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 	$node->restart;
 	ok(log_count($node, qr/flakeid started its generators afresh, as flakeid.start_afresh says/) >= 1, "$case: the log says it started afresh");
-	if ($case eq 'damaged')
+	if ($case ne 'missing')
 	{
-		ok(scalar(glob("$datadir/flakeid.state.set-aside-*")), 'damaged: the file was set aside, not removed');
+		my @aside = glob("$datadir/flakeid.state.set-aside-*");
+		ok(@aside && -f "$datadir/flakeid.state", "$case: the file was set aside, not removed, and a new one saved");
+		system('rm', '-rf', @aside);    # (the next case's is then the only one)
 	}
 	my $live = sql("SELECT snowflake_new() > (SELECT max(id) FROM ids WHERE how = 'live')");
 	is($live, 't', "$case: live IDs resume above every earlier one");
