@@ -451,7 +451,7 @@ mark_refuse_unusable_state(void)
 	if (mark_shared->state_refusal == STATE_MISSING)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("flakeid's generator state file is missing, although this cluster has issued IDs, so generation is refused"),
+				 errmsg("flakeid's generator state file is missing, although this cluster may have issued IDs, so generation is refused"),
 				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before (or is not this cluster's, which cannot say it did not): without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
 				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));

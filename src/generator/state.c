@@ -239,9 +239,17 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	{
 		/*
 		 * Set aside at once (not in ereport's arguments: those are not
-		 * evaluated when LOG goes nowhere): missing, it stays refused.
+		 * evaluated when LOG goes nowhere): missing, it stays refused, for
+		 * the witness says IDs were issued first.  (Absent, the renewer
+		 * wrote "no ID yet" beside the refused state, and the next start
+		 * took the moved file for a first start at the clock: 1.4's last
+		 * reviewer, 161,873 snowflakes issued twice.)  Where that cannot be
+		 * written, the file stays in place, refused.
 		 */
-		detail = state_seal_set_aside(STATE_FILE, detail, true);
+		if (state_witness_mark_issued(LOG))
+			detail = state_seal_set_aside(STATE_FILE, detail, true);
+		else
+			state_seal_refuse();
 		state_set_empty(state);
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),

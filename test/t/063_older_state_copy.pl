@@ -307,4 +307,28 @@ ok(log_count($node, qr/"flakeid.state.expected", which a refusal of an older cop
 
 is(sql("SELECT count(*) - count(DISTINCT id) FROM ids"), '0', 'no ID in the table twice');
 $node->stop;
+
+# An older copy put back with the witness removed (a hint's step for a copy): refused and set aside,
+# the witness written first saying IDs were issued, so that a plain restart is refused as missing,
+# never a first start at the clock.  (1.4's last reviewer: the refusing lifetime wrote "no ID yet",
+# and after a restart 161,873 snowflakes came again.)
+my $w = flakeid_node('older_copy_witness');
+my $wdir = $w->data_dir;
+$w->safe_psql('postgres', 'SELECT count(snowflake_new()) FROM generate_series(1, 1000)');
+$w->stop('fast');
+File::Copy::copy("$wdir/flakeid.state", "$wdir/../witness_case.state") or die $!;
+$w->start;
+$w->safe_psql('postgres', 'SELECT count(snowflake_new()) FROM generate_series(1, 1000)');
+$w->stop('fast');
+File::Copy::copy("$wdir/../witness_case.state", "$wdir/flakeid.state") or die $!;
+unlink("$wdir/global/flakeid.issued") or die $!;
+$w->start;
+is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'an older copy put back, the witness removed: refused');
+ok(poll_until(sub { -e "$wdir/global/flakeid.issued" }, timeout => 60)
+	  && PostgreSQL::Test::Utils::slurp_file("$wdir/global/flakeid.issued") =~ /^flakeid issued IDs/,
+	'the witness says IDs were issued (not "no ID yet")');
+$w->restart;
+like(message_of($w, 'SELECT snowflake_new()'), qr/state file is missing/,
+	'a plain restart after it: refused as missing, not a first start at the clock');
+stop_checked($w);
 done_testing();
