@@ -315,8 +315,26 @@ state_witness_mark_issued(int elevel)
 	Witness		w;
 
 	read_witness(&w);
-	if (w.present && !(w.ours && w.ready))
+	if (w.present && w.ours && !w.ready)
 		return true;
+
+	/*
+	 * One that is not this cluster's readable text cannot say it, and must
+	 * not be replaced (it refuses a copy): the caller keeps the state file
+	 * in place.  Moved aside beside it, an operator who then removed it, as
+	 * its own refusal says, made the next start a first start at the clock
+	 * (1.4's last fresh eyes).
+	 */
+	if (w.present)
+	{
+		ereport(elevel,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("\"flakeid.state\" is left in place: \"%s\" cannot be read as this cluster's", STATE_WITNESS_FILE),
+				 errdetail("Without the state file, only a witness saying this cluster issued IDs keeps a start from being taken for a first start; this one cannot say it."),
+				 errhint("Check that this data directory is not a copy of another that still runs, then remove %s once and restart the server.",
+						 STATE_WITNESS_FILE)));
+		return false;
+	}
 	/* (as state_witness_ensure: a "no ID yet" one of a copy's original keeps its place) */
 	return write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
 							w.inode != w.file_inode ? w.inode : 0, elevel);

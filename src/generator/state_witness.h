@@ -44,10 +44,13 @@ extern bool state_witness_says_issued(void);
 extern bool state_witness_allows_first_start(void);
 
 /*
- * Writes this cluster's witness saying IDs were issued, where there is none
- * or this cluster's says "no ID yet"; another cluster's or an unreadable one
- * is left (it refuses generation, and a first start, on its own).  False,
- * at `elevel`, when the write fails.
+ * Before the state file is moved aside: makes this cluster's witness say
+ * IDs were issued (written where there is none or this cluster's says "no
+ * ID yet"), so that the next start refuses the missing file rather than
+ * take it for a first start.  False, reported at `elevel`, when the write
+ * fails or the witness is present but not this cluster's readable text
+ * (it is left as it is: it refuses a copy); the caller then keeps the
+ * state file in place.
  */
 extern bool state_witness_mark_issued(int elevel);
 

@@ -330,5 +330,26 @@ ok(poll_until(sub { -e "$wdir/global/flakeid.issued" }, timeout => 60)
 $w->restart;
 like(message_of($w, 'SELECT snowflake_new()'), qr/state file is missing/,
 	'a plain restart after it: refused as missing, not a first start at the clock');
+# the same with the witness emptied (not this cluster's readable text, which cannot say IDs were
+# issued): the older copy stays in place, refused; the witness removed as its own refusal says, the
+# next start sets the copy aside with a witness of its own, and no start is a first start.  (Moved
+# aside beside the emptied witness, then the witness removed: a first start at the clock, 119 s below
+# the issued IDs: 1.4's last fresh eyes.)
+$w->stop('fast');
+unlink("$wdir/global/flakeid.issued");
+system('rm', '-f', glob("$wdir/flakeid.state.older-copy-*"));
+File::Copy::copy("$wdir/../witness_case.state", "$wdir/flakeid.state") or die $!;
+open(my $empty, '>', "$wdir/global/flakeid.issued") or die $!;
+close $empty;
+$w->start;
+is(sqlstate_of($w, 'SELECT snowflake_new()') . ' ' . (-f "$wdir/flakeid.state" ? 'in place' : 'moved'), 'XX001 in place',
+	'an older copy beside an emptied witness: refused, and left in place');
+ok(log_count($w, qr/"flakeid.state" is left in place: "global\/flakeid.issued" cannot be read as this cluster's/) >= 1, 'the log says why');
+$w->stop('fast');
+unlink("$wdir/global/flakeid.issued") or die $!;
+$w->start;
+is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'the witness removed: the older copy is refused again (not a first start)');
+$w->restart;
+is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'and after a restart, the copy set aside: refused as missing');
 stop_checked($w);
 done_testing();
