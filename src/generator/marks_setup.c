@@ -377,6 +377,15 @@ mark_load_state(FlakeidPersisted *saved)
 		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN
 		: load == STATE_LOAD_MISSING ? STATE_MISSING
 		: load == STATE_LOAD_STALE ? STATE_STALE : STATE_USABLE;
+	/*
+	 * With flakeid.start_afresh on, a missing state file beside no witness
+	 * is started afresh too, never a first start at the clock: an operator
+	 * who set it meant the state was lost (1.4's last fresh eyes: a
+	 * refused file removed by hand after a start afresh that failed, the
+	 * witness with it, made a first start, 10,396 snowflakes again).
+	 */
+	if (load == STATE_LOAD_NONE && start_afresh)
+		mark_shared->state_refusal = STATE_MISSING;
 	mark_shared->afresh_failed = false;
 	if (mark_shared->state_refusal != STATE_USABLE && start_afresh)
 	{
@@ -432,7 +441,7 @@ mark_refuse_unusable_state(void)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file cannot be used, and starting afresh failed, so generation is refused"),
 				 errdetail("flakeid.start_afresh is on, but at this start the unusable \"flakeid.state\" could not be set aside or a new one saved; the server log of this start says why, and why the file cannot be used."),
-				 errhint("Correct what the log names (space, permissions, a directory where a file goes) and restart the server.")));
+				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or global/flakeid.issued.tmp, a witness that is not this cluster's), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
 	if (mark_shared->state_refusal == STATE_TOO_NEW)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

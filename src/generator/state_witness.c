@@ -325,7 +325,7 @@ state_witness_mark_issued(int elevel)
 	 * its own refusal says, made the next start a first start at the clock
 	 * (1.4's last fresh eyes).
 	 */
-	if (w.present)
+	if (w.present && !w.ours)
 	{
 		ereport(elevel,
 				(errcode(ERRCODE_DATA_CORRUPTED),

@@ -32,6 +32,7 @@ sub afresh_off    # afresh_off(NODE): restarted with flakeid.start_afresh off ag
 	$n->start;
 }
 my $past = "'2024-01-01 00:00:00+00'";
+my $sysid = sql('SELECT system_identifier FROM pg_control_system()');
 sql('CREATE TABLE ids (id bigint PRIMARY KEY, how text)');
 sql("INSERT INTO ids SELECT snowflake_new_at($past), 'back-filled' FROM generate_series(1, 100)");
 sql("INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 100)");
@@ -39,7 +40,9 @@ sql("INSERT INTO ids SELECT snowflake_new(), 'live' FROM generate_series(1, 100)
 # each way the state file is lost, then the hint followed
 # (a directory in its place, and a file without permission: start afresh could not set either aside,
 # since PostgreSQL's durable_rename opens the file itself, and never acted: 1.4's auditor)
-for my $case ('damaged', 'missing', 'a directory', 'unreadable')
+# (and an unreadable one beside this cluster's "no ID yet" witness, which the renewer writes beside a
+# refused state: 51b3aa9 would not rewrite it, and start afresh failed: 1.4's last fresh eyes)
+for my $case ('damaged', 'missing', 'a directory', 'unreadable', 'unreadable beside "no ID yet"')
 {
 	$node->stop('fast');
 	if ($case eq 'damaged')
@@ -61,6 +64,12 @@ for my $case ('damaged', 'missing', 'a directory', 'unreadable')
 	else
 	{
 		chmod(0000, "$datadir/flakeid.state") or die $!;
+		if ($case =~ /no ID yet/)
+		{
+			open(my $wf, '>', "$datadir/global/flakeid.issued") or die $!;
+			print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $sysid\n";
+			close $wf;
+		}
 	}
 	$node->start;
 	is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', "$case: generation is refused");
@@ -99,6 +108,20 @@ for my $case ('damaged', 'missing', 'a directory', 'unreadable')
 	afresh_off($node);
 	is(sqlstate_of($node, "SELECT snowflake_new_at($past)"), '55000', "$case: the floor is kept across a restart");
 }
+
+# the state file and the witness both gone, start afresh on (a refused file removed by hand after a
+# start afresh that failed, the witness with it): started afresh, never a first start at the clock
+# (1.4's last fresh eyes: 10,396 snowflakes again)
+$node->stop('fast');
+unlink("$datadir/flakeid.state", "$datadir/global/flakeid.issued");
+my $afresh_before = log_count($node, qr/flakeid started its generators afresh, as flakeid.start_afresh says/);
+$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$node->start;
+my $first = sql('SELECT snowflake_time(snowflake_new())');
+is(sql("SELECT ('$first'::timestamptz - pg_postmaster_start_time()) BETWEEN interval '55 s' AND interval '64 s'") . ' '
+	  . (log_count($node, qr/flakeid started its generators afresh, as flakeid.start_afresh says/) - $afresh_before), 't 1',
+	'the state file and the witness gone, start afresh on: started afresh, 62 s ahead, not a first start at the clock');
+afresh_off($node);
 
 # back-fill's record of deep units (flakeid.deep) damaged: back-fill into past units is refused, and
 # the way on is the same setting: the floor moves up to the new start, the record starts empty
