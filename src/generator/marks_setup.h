@@ -98,6 +98,23 @@ mark_state_usable(void)
 	return mark_shared->state_refusal == STATE_USABLE;
 }
 
+/*
+ * Whether a flakeid.state found beside no witness means this cluster issued
+ * IDs (state_witness_settle): a usable one, and a refused one too (damaged,
+ * unreadable, an older copy, a newer or another cluster's file: "no ID
+ * yet" beside it made its later loss, the file removed by hand, a first
+ * start at the clock: 1.4's last fresh eyes) but for an older release's.
+ * That one, refused for a mark ahead of a clock that was behind, is taken
+ * up once the clock has caught up, which "issued" beside it would forbid
+ * (old_file_refusal reads such a witness as a newer save since).
+ */
+static inline bool
+mark_state_file_says_issued(void)
+{
+	return mark_shared->state_refusal == STATE_USABLE ||
+		!(mark_shared->state_file_version > 0 && mark_shared->state_file_version < STATE_VERSION);
+}
+
 /* raises the error for a state file refused at start (XX001, or 55000 for a newer one) */
 extern void mark_refuse_unusable_state(void);
 

@@ -133,7 +133,7 @@ flakeid_mark_renewer_main(Datum arg pg_attribute_unused())
 	 * later is told apart: state_witness.h).
 	 */
 	flakeid_lock_acquire();
-	state_witness_settle(mark_state_usable());
+	state_witness_settle(mark_state_file_says_issued());
 	flakeid_lock_release();
 	for (;;)
 	{

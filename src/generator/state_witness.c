@@ -280,7 +280,7 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, int
 }
 
 void
-state_witness_settle(bool state_usable)
+state_witness_settle(bool file_says_issued)
 {
 	unsigned long long recorded,
 				found;
@@ -288,16 +288,11 @@ state_witness_settle(bool state_usable)
 	struct stat st;
 
 	/*
-	 * This cluster's state file beside it (usable, so this cluster's, or
-	 * taken up as its own): IDs were issued, and a state lost later must be
-	 * told from a first start.  Another cluster's or a damaged one says
-	 * nothing of this cluster's IDs (and "issued" beside this cluster's
-	 * older-version file, refused for a mark ahead of a clock that was
-	 * behind, would refuse it for good once the clock caught up: 1.4's
-	 * reviewer).  Start afresh, which may lose the refused file, writes
-	 * "issued" itself before it moves one (state_witness_mark_issued).
+	 * A state file beside it: IDs were issued, and a state lost later must
+	 * be told from a first start; a refused one too, but for an older
+	 * release's (mark_state_file_says_issued says which).
 	 */
-	bool		issued = state_usable && stat("flakeid.state", &st) == 0;
+	bool		issued = file_says_issued && stat("flakeid.state", &st) == 0;
 
 	if (stat_witness_absent())
 	{

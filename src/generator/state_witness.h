@@ -89,11 +89,11 @@ extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned l
  * up one of an earlier timeline or of 1.3 as this data directory's
  * (state_witness_place), so that a copy made after it (of a server that
  * has issued nothing, of a promoted standby before its first ID) is told
- * apart.  `state_usable`: the state file read at start is this cluster's
- * (mark_state_usable), so one beside it means IDs were issued.  A write
- * that fails is a WARNING (the renewer goes on).
+ * apart.  `file_says_issued`: a state file beside it means IDs were
+ * issued (mark_state_file_says_issued).  A write that fails is a WARNING
+ * (the renewer goes on).
  */
-extern void state_witness_settle(bool state_usable);
+extern void state_witness_settle(bool file_says_issued);
 
 /* whether the witness of this cluster records another data directory (*recorded: its inode; *found: the file's) */
 extern bool state_witness_copy_of(unsigned long long *recorded, unsigned long long *found);

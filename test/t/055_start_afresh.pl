@@ -277,4 +277,22 @@ stop_checked($lead);
 	is(sqlstate_of($quick, 'INSERT INTO t SELECT snowflake_new() FROM generate_series(1, 1000)'), 'ok', 'and repeat none');
 	stop_checked($quick);
 }
+
+# A state file refused as damaged beside no witness: the witness then written says IDs were issued,
+# so that the file removed by hand later is refused as missing, never a first start at the clock.
+# (1.4's last fresh eyes: "no ID yet" there, then the file removed, resumed 53 s below issued IDs.)
+# ($node was stopped above.)
+chmod(0000, "$datadir/flakeid.state") or die $!;
+unlink("$datadir/global/flakeid.issued");
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'an unreadable state file beside no witness: refused');
+ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
+	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
+	'the witness written in that lifetime says IDs were issued');
+$node->stop('fast');
+unlink("$datadir/flakeid.state") or die $!;
+$node->start;
+like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
+	'the file then removed by hand: refused as missing, not a first start at the clock');
+stop_checked($node);
 done_testing();
