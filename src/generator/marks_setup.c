@@ -364,6 +364,7 @@ mark_load_state(FlakeidPersisted *saved)
 	StateLoad	load = state_load(saved, &file_version);
 
 	mark_shared->state_file_version = file_version;
+	mark_shared->old_marks_ahead = state_load_refused_old_marks_ahead();
 	mark_shared->state_system_identifier = saved->system_identifier;
 	if (load == STATE_LOAD_FOREIGN && saved->system_identifier == accepted_foreign_system())
 	{

@@ -64,6 +64,7 @@ typedef struct MarkShared
 	uint32		state_file_version; /* of the file read at start; 0: none */
 	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
 	bool		afresh_failed;	/* flakeid.start_afresh was on for a refused state, and could not act */
+	bool		old_marks_ahead;	/* state_load_refused_old_marks_ahead() at start */
 } MarkShared;
 
 extern MarkShared *mark_shared;
@@ -103,16 +104,17 @@ mark_state_usable(void)
  * IDs (state_witness_settle): a usable one, and a refused one too (damaged,
  * unreadable, an older copy, a newer or another cluster's file: "no ID
  * yet" beside it made its later loss, the file removed by hand, a first
- * start at the clock: 1.4's last fresh eyes) but for an older release's.
- * That one, refused for a mark ahead of a clock that was behind, is taken
+ * start at the clock: 1.4's last fresh eyes) but for an older release's
+ * refused for a mark ahead of a clock that was behind.  That one is taken
  * up once the clock has caught up, which "issued" beside it would forbid
- * (old_file_refusal reads such a witness as a newer save since).
+ * (old_file_refusal reads such a witness as a newer save since).  By the
+ * reason, not the version: a damaged file whose header says 1 to 3 is
+ * "issued" too (round 7: 260 IDs twice).
  */
 static inline bool
 mark_state_file_says_issued(void)
 {
-	return mark_shared->state_refusal == STATE_USABLE ||
-		!(mark_shared->state_file_version > 0 && mark_shared->state_file_version < STATE_VERSION);
+	return mark_shared->state_refusal == STATE_USABLE || !mark_shared->old_marks_ahead;
 }
 
 /* raises the error for a state file refused at start (XX001, or 55000 for a newer one) */

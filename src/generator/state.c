@@ -153,6 +153,15 @@ refuse_too_new(uint32 version, const char *unknown_slot)
  * back by more than that lead since an old release's save is refused too,
  * the safe way.  Returns the refusal's detail, or NULL to take the file up.
  */
+/* whether the last state_load refused an older release's file for a mark ahead of the clock */
+static bool old_marks_ahead = false;
+
+bool
+state_load_refused_old_marks_ahead(void)
+{
+	return old_marks_ahead;
+}
+
 static const char *
 old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
 {
@@ -170,7 +179,7 @@ old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
 	for (int side = 0; side < 2; side++)
 		for (int m = 0; m < MARK_COUNT; m++)
 			if (sides[side]->marks[m] > clock + lead)
-				return psprintf("It has state version %u, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one; a start afresh resumes after it.",
+				return (old_marks_ahead = true), psprintf("It has state version %u, and its mark %s lies more than %d s ahead of this server's clock, further than any save leaves one; a start afresh resumes after it.",
 								version, timestamptz_to_str(flakeid_timestamptz_from_unix_us(sides[side]->marks[m])),
 								(int) (lead / USECS_PER_SEC));
 	return NULL;
@@ -196,6 +205,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 
 	state_set_empty(state);
 	*file_version = 0;
+	old_marks_ahead = false;
 	state_seal_start();
 	switch (durable_file_read(STATE_FILE, file, sizeof(file), &size))
 	{

@@ -84,6 +84,14 @@ extern const char *bounds_from_persisted(const PersistedBounds *persisted, Issue
 extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
 
 /*
+ * Whether that load refused an older release's file, read whole, for a
+ * mark more than 62 s ahead of the clock (a clock that was behind: the file
+ * is taken up once it has caught up), the one refusal beside which the
+ * witness must not say IDs were issued (mark_state_file_says_issued).
+ */
+extern bool state_load_refused_old_marks_ahead(void);
+
+/*
  * Writes the file (fsync, rename, fsync of the directory).  A failure is
  * reported at `elevel` as 58030 naming the file; below ERROR it returns
  * false.

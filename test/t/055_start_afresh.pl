@@ -294,5 +294,29 @@ unlink("$datadir/flakeid.state") or die $!;
 $node->start;
 like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
 	'the file then removed by hand: refused as missing, not a first start at the clock');
+# the same with a damaged file whose header says version 3 (a damaged byte): by the reason for the
+# refusal, not the version (round 7 of fresh eyes: "no ID yet" beside it, 260 IDs twice)
+$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$node->restart;
+sql('SELECT snowflake_new()');
+afresh_off($node);
+$node->stop('fast');
+{
+	open(my $fh, '+<', "$datadir/flakeid.state") or die $!;
+	seek($fh, 4, 0);
+	print $fh "\x03";
+	close $fh;
+}
+unlink("$datadir/global/flakeid.issued");
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file whose header says version 3, beside no witness: refused');
+ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
+	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
+	'the witness written in that lifetime says IDs were issued');
+$node->stop('fast');
+unlink("$datadir/flakeid.state") or die $!;
+$node->start;
+like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
+	'the file then removed by hand: refused as missing, not a first start at the clock');
 stop_checked($node);
 done_testing();
