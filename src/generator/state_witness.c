@@ -299,9 +299,16 @@ state_witness_settle(bool file_says_issued)
 		(void) write_witness(issued, WARNING);
 		return;
 	}
-	/* (a "no ID yet" one beside such a state becomes "issued": a save at start leaves it to this) */
+	/*
+	 * (a "no ID yet" one beside such a state becomes "issued": a save at
+	 * start leaves it to this.  Not through state_witness_ensure: where
+	 * state_witness_place has just written this directory's place, on a
+	 * promoted standby or over a witness without one, it notes the witness
+	 * seen, and ensure then looks no further: the witness kept "no ID
+	 * yet", and the state file removed later was a first start.)
+	 */
 	if (state_witness_place(&recorded, &found, WARNING) == WITNESS_PLACE_OURS && issued)
-		(void) state_witness_ensure(WARNING);
+		(void) state_witness_mark_issued(WARNING);
 }
 
 bool

@@ -278,6 +278,22 @@ stop_checked($lead);
 	stop_checked($quick);
 }
 
+# damaged_after_afresh(OFFSET, BYTES): $node, refused as the last case left it, started afresh and
+# given an ID, then stopped with BYTES written over its new state file at OFFSET
+sub damaged_after_afresh
+{
+	my ($offset, $bytes) = @_;
+	$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	$node->restart;
+	sql('SELECT snowflake_new()');
+	afresh_off($node);
+	$node->stop('fast');
+	open(my $fh, '+<', "$datadir/flakeid.state") or die $!;
+	seek($fh, $offset, 0);
+	print $fh $bytes;
+	close $fh;
+}
+
 # A state file refused as damaged beside no witness: the witness then written says IDs were issued,
 # so that the file removed by hand later is refused as missing, never a first start at the clock.
 # (1.4's last fresh eyes: "no ID yet" there, then the file removed, resumed 53 s below issued IDs.)
@@ -296,23 +312,34 @@ like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
 	'the file then removed by hand: refused as missing, not a first start at the clock');
 # the same with a damaged file whose header says version 3 (a damaged byte): by the reason for the
 # refusal, not the version (round 7 of fresh eyes: "no ID yet" beside it, 260 IDs twice)
-$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
-$node->restart;
-sql('SELECT snowflake_new()');
-afresh_off($node);
-$node->stop('fast');
-{
-	open(my $fh, '+<', "$datadir/flakeid.state") or die $!;
-	seek($fh, 4, 0);
-	print $fh "\x03";
-	close $fh;
-}
+damaged_after_afresh(4, "\x03");
 unlink("$datadir/global/flakeid.issued");
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file whose header says version 3, beside no witness: refused');
 ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
 	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
 	'the witness written in that lifetime says IDs were issued');
+$node->stop('fast');
+unlink("$datadir/flakeid.state") or die $!;
+$node->start;
+like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
+	'the file then removed by hand: refused as missing, not a first start at the clock');
+# A state file refused as damaged beside this cluster's "no ID yet" witness that names no place here
+# (one without a place line; a standby's copied one on an earlier timeline, once promoted, is the
+# same): the renewer writes this directory's place into it, and then "issued" too.  (1.4's eighth
+# fresh eyes: writing the place noted the witness seen, the upgrade to "issued" looked no further,
+# and the file removed later was taken for a first start at the clock.)
+damaged_after_afresh(20, "\xff" x 8);
+{
+	open(my $wf, '>', "$datadir/global/flakeid.issued") or die $!;
+	print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $sysid\n";
+	close $wf;
+}
+$node->start;
+is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file beside a "no ID yet" witness naming no place: refused');
+ok(poll_until(sub { slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s }, timeout => 60),
+	'the witness is given this directory\'s place and says IDs were issued')
+  or diag(slurp_file("$datadir/global/flakeid.issued"));
 $node->stop('fast');
 unlink("$datadir/flakeid.state") or die $!;
 $node->start;
