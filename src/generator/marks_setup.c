@@ -396,7 +396,22 @@ mark_load_state(FlakeidPersisted *saved)
 			mark_shared->afresh_failed = true;
 	}
 	if (mark_shared->state_refusal != STATE_USABLE)
+	{
+		struct stat st;
+
 		state_set_empty(saved);
+
+		/*
+		 * A refused file that may have given IDs: the witness says so from
+		 * this start (where there is none, or this data directory's own
+		 * says "no ID yet": state_witness_ensure), not from the renewer
+		 * alone, which may not run (max_worker_processes too low): without
+		 * it, the file removed by hand later was a first start at the
+		 * clock (1.4's ninth fresh eyes).
+		 */
+		if (mark_state_file_says_issued() && stat("flakeid.state", &st) == 0)
+			(void) state_witness_ensure(LOG);
+	}
 	if (mark_shared->state_refusal == STATE_USABLE)
 		state_seal_usable();
 	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);

@@ -44,8 +44,8 @@ extern bool state_witness_says_issued(void);
 extern bool state_witness_allows_first_start(void);
 
 /*
- * Before the state file is moved aside: makes this cluster's witness say
- * IDs were issued (written where there is none or this cluster's says "no
+ * Before the state file is moved aside, and in state_witness_settle beside
+ * a state file: makes this cluster's witness say IDs were issued (written where there is none or this cluster's says "no
  * ID yet"), so that the next start refuses the missing file rather than
  * take it for a first start.  False, reported at `elevel`, when the write
  * fails or the witness is present but not this cluster's readable text
@@ -55,9 +55,11 @@ extern bool state_witness_allows_first_start(void);
 extern bool state_witness_mark_issued(int elevel);
 
 /*
- * After a save: writes the witness durably if this process has not seen it
- * yet (one stat per process afterwards: none).  A failure is reported at
- * `elevel`, as state_save's are, and returns false.
+ * After a save: writes the witness durably, saying IDs were issued, unless
+ * this process has seen one that says so (or one that is not this
+ * cluster's, left as it is) and it is still there (one stat a save
+ * afterwards).  A "no ID yet" one is rewritten, never taken as seen.  A
+ * failure is reported at `elevel`, as state_save's are, and returns false.
  */
 extern bool state_witness_ensure(int elevel);
 
@@ -90,15 +92,20 @@ extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned l
  * (state_witness_place), so that a copy made after it (of a server that
  * has issued nothing, of a promoted standby before its first ID) is told
  * apart.  `file_says_issued`: a state file beside it means IDs were
- * issued (mark_state_file_says_issued).  A write that fails is a WARNING
- * (the renewer goes on).
+ * issued (mark_state_file_says_issued), usable or refused: a "no ID yet"
+ * witness is then made to say so (state_witness_mark_issued).  A write
+ * that fails is a WARNING (the renewer goes on).
  */
 extern void state_witness_settle(bool file_says_issued);
 
 /* whether the witness of this cluster records another data directory (*recorded: its inode; *found: the file's) */
 extern bool state_witness_copy_of(unsigned long long *recorded, unsigned long long *found);
 
-/* writes the witness again for this data directory (at start, or with flakeid_lock held); false at `elevel` */
+/*
+ * Once a copy's state is saved for its take-over (flakeid.take_over_from):
+ * writes the witness again for this data directory, saying IDs were issued
+ * (at start, or with flakeid_lock held); false at `elevel`.
+ */
 extern bool state_witness_take_over(int elevel);
 
 #endif

@@ -149,6 +149,23 @@ is(sqlstate_of($image, 'SELECT kuid_new()'), '55000',
 is(sqlstate_of($image, 'SELECT sno_new()'), '55000',
 	'a copy made before any ID is still refused a derived identity (1.4 first missed it, then lost it to that first save)');
 is(sqlstate_of($golden, 'SELECT sno_new()'), 'ok', 'its original issues');
+# the image taken over (flakeid.take_over_from, as its refusal says) where no renewer runs
+# (max_worker_processes too low for it): its witness says IDs were issued from the take-over, so that
+# the state file lost later is refused as missing.  (1.4's ninth fresh eyes: the take-over kept the
+# image's "no ID yet", noted seen in every process, and the state file removed was a first start at
+# the clock, below the IDs issued: 3 of 5 sno IDs again.)
+my ($image_inodes) = message_of($image, 'SELECT sno_new()') =~ /set flakeid.take_over_from = '(\d+:\d+)'/;
+ok(defined $image_inodes, 'the image\'s refusal names flakeid.take_over_from');
+$image->stop;
+$image->append_conf('postgresql.conf', "max_worker_processes = 0\nflakeid.take_over_from = '" . ($image_inodes // '') . "'\n");
+$image->start;
+is(sqlstate_of($image, 'SELECT sno_new() FROM generate_series(1, 5)'), 'ok', 'taken over with no renewer, it issues');
+like(slurp_file($image->data_dir . '/global/flakeid.issued'), qr/^flakeid issued IDs/, 'and its witness says IDs were issued');
+$image->stop;
+$image->append_conf('postgresql.conf', "flakeid.take_over_from = ''\n");
+unlink($image->data_dir . '/flakeid.state') or die $!;
+$image->start;
+like(message_of($image, 'SELECT sno_new()'), qr/state file is missing/, 'its state file lost after it: refused as missing, not a first start');
 
 # a promoted standby copied before its first ID: the witness is taken up when recovery ends
 my ($standby2) = flakeid_standby($golden, 'copy_standby2');

@@ -278,6 +278,17 @@ stop_checked($lead);
 	stop_checked($quick);
 }
 
+# state_lost_refused(NODE, CALL, WHAT): NODE stopped, its state file removed by hand, started: CALL is
+# refused as missing, never a first start at the clock
+sub state_lost_refused
+{
+	my ($n, $call, $what) = @_;
+	$n->stop('fast');
+	unlink($n->data_dir . '/flakeid.state') or die $!;
+	$n->start;
+	like(message_of($n, $call), qr/state file is missing/, $what);
+}
+
 # damaged_after_afresh(OFFSET, BYTES): $node, refused as the last case left it, started afresh and
 # given an ID, then stopped with BYTES written over its new state file at OFFSET
 sub damaged_after_afresh
@@ -305,11 +316,7 @@ is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'an unreadable state f
 ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
 	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
 	'the witness written in that lifetime says IDs were issued');
-$node->stop('fast');
-unlink("$datadir/flakeid.state") or die $!;
-$node->start;
-like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
-	'the file then removed by hand: refused as missing, not a first start at the clock');
+state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing, not a first start at the clock');
 # the same with a damaged file whose header says version 3 (a damaged byte): by the reason for the
 # refusal, not the version (round 7 of fresh eyes: "no ID yet" beside it, 260 IDs twice)
 damaged_after_afresh(4, "\x03");
@@ -319,11 +326,7 @@ is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file 
 ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
 	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
 	'the witness written in that lifetime says IDs were issued');
-$node->stop('fast');
-unlink("$datadir/flakeid.state") or die $!;
-$node->start;
-like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
-	'the file then removed by hand: refused as missing, not a first start at the clock');
+state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing, not a first start at the clock');
 # A state file refused as damaged beside this cluster's "no ID yet" witness that names no place here
 # (one without a place line; a standby's copied one on an earlier timeline, once promoted, is the
 # same): the renewer writes this directory's place into it, and then "issued" too.  (1.4's eighth
@@ -340,10 +343,68 @@ is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file 
 ok(poll_until(sub { slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s }, timeout => 60),
 	'the witness is given this directory\'s place and says IDs were issued')
   or diag(slurp_file("$datadir/global/flakeid.issued"));
-$node->stop('fast');
-unlink("$datadir/flakeid.state") or die $!;
-$node->start;
-like(message_of($node, 'SELECT snowflake_new()'), qr/state file is missing/,
-	'the file then removed by hand: refused as missing, not a first start at the clock');
+state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing, not a first start at the clock');
+# The same witness where no renewer runs (max_worker_processes too low for it: the calls renew the
+# marks themselves, as documented) and no state file: a first start, allowed by "no ID yet".  The
+# first call writes this directory's place into the witness and its save makes it say IDs were
+# issued.  (1.4's ninth fresh eyes: the place written noted the witness seen in that backend, its
+# saves looked no further, and with the state file lost later the next start was a first start.)
+{
+	my $lone = flakeid_node('afresh_no_renewer', max_worker_processes => 0);
+	my $dir = $lone->data_dir;
+	ok(log_count($lone, qr/too many background workers/) >= 1
+		  && $lone->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'flakeid mark renewer'") eq '0',
+		'max_worker_processes = 0: no renewer runs');
+	my $lone_sysid = $lone->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()');
+	$lone->stop('fast');
+	unlink("$dir/flakeid.state");
+	open(my $wf, '>', "$dir/global/flakeid.issued") or die $!;
+	print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $lone_sysid\n";
+	close $wf;
+	$lone->start;
+	# (sno: its first call reads the witness's place before its first save; snowflake's saved first)
+	$lone->safe_psql('postgres', 'CREATE TABLE t (id sno PRIMARY KEY); INSERT INTO t SELECT sno_new() FROM generate_series(1, 100)');
+	ok(-e "$dir/flakeid.state" && slurp_file("$dir/global/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s,
+		'a "no ID yet" witness naming no place, no renewer: after the first IDs it names this directory and says IDs were issued')
+	  or diag(slurp_file("$dir/global/flakeid.issued"));
+	state_lost_refused($lone, 'SELECT sno_new()', 'the state file then lost: refused as missing, not a first start at the clock');
+	# start afresh beside this data directory's own "no ID yet" witness, no renewer: the save at start
+	# makes it say IDs were issued there and then (IDs below the marks saved at start need no other
+	# save; the witness was left for the renewer)
+	$lone->stop('fast');
+	my $lone_witness = "$dir/global/flakeid.issued";
+	unlink($lone_witness);
+	open($wf, '>', $lone_witness) or die $!;
+	close $wf;
+	my $inode = (stat $lone_witness)[1];
+	open($wf, '>', $lone_witness) or die $!;    # (the same inode, truncated)
+	print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $lone_sysid\nplace: timeline 1, inode $inode\n";
+	close $wf;
+	$lone->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	$lone->start;
+	ok(log_count($lone, qr/flakeid started its generators afresh/) == 1 && slurp_file($lone_witness) =~ /^flakeid issued IDs.*\nplace: timeline 1, /s,
+		'started afresh beside its own "no ID yet" witness, no renewer: the witness says IDs were issued before any ID')
+	  or diag(slurp_file($lone_witness));
+	is(sqlstate_of($lone, 'SELECT snowflake_new()'), 'ok', 'and the server issues');
+	afresh_off($lone);
+	state_lost_refused($lone, 'SELECT snowflake_new()', 'its state file lost after it: refused as missing');
+	# a state file refused as damaged beside no witness, no renewer: the start writes the witness,
+	# saying IDs were issued (only the renewer wrote it, and the file removed by hand later was a
+	# first start at the clock: 1.4's ninth fresh eyes)
+	$lone->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	$lone->restart;
+	afresh_off($lone);
+	$lone->stop('fast');
+	open(my $sf, '+<', "$dir/flakeid.state") or die $!;
+	seek($sf, 20, 0);
+	print $sf "\xff" x 8;
+	close $sf;
+	unlink($lone_witness) or die $!;
+	$lone->start;
+	is(sqlstate_of($lone, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file beside no witness, no renewer: refused');
+	ok(-e $lone_witness && slurp_file($lone_witness) =~ /^flakeid issued IDs/, 'the start has written the witness, saying IDs were issued');
+	state_lost_refused($lone, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing');
+	stop_checked($lone);
+}
 stop_checked($node);
 done_testing();
