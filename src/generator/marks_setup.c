@@ -396,19 +396,20 @@ mark_load_state(FlakeidPersisted *saved)
 			mark_shared->afresh_failed = true;
 	}
 	if (mark_shared->state_refusal != STATE_USABLE)
+		state_set_empty(saved);
+
+	/*
+	 * A state file, usable or refused, that may have given IDs: the witness
+	 * says so from this start (where there is none, or this data
+	 * directory's own says "no ID yet": state_witness_ensure), not from the
+	 * renewer or a later save alone: the renewer may not run
+	 * (max_worker_processes too low), and back-fill into deep units saves
+	 * no state.  Without it, the file removed by hand later was a first
+	 * start at the clock (1.4's ninth and tenth fresh eyes).
+	 */
 	{
 		struct stat st;
 
-		state_set_empty(saved);
-
-		/*
-		 * A refused file that may have given IDs: the witness says so from
-		 * this start (where there is none, or this data directory's own
-		 * says "no ID yet": state_witness_ensure), not from the renewer
-		 * alone, which may not run (max_worker_processes too low): without
-		 * it, the file removed by hand later was a first start at the
-		 * clock (1.4's ninth fresh eyes).
-		 */
 		if (mark_state_file_says_issued() && stat("flakeid.state", &st) == 0)
 			(void) state_witness_ensure(LOG);
 	}
@@ -477,7 +478,7 @@ mark_refuse_unusable_state(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file is missing, although this cluster may have issued IDs, so generation is refused"),
-				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before (or is not this cluster's, which cannot say it did not): without it, new IDs could repeat issued ones.",
+				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before, or found one there that it could not use (or is not this cluster's, which cannot say it did not): without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
 				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	if (mark_shared->state_refusal == STATE_STALE)

@@ -165,12 +165,13 @@ current_timeline(void)
 }
 
 /*
- * Writes the witness, with this data directory's place: the temporary file
- * durable_file_write writes through is made first, so that its inode, which
- * the rename keeps, can be written into it.
+ * Writes the witness, with a place on `timeline` (none where !placed):
+ * `place` the inode it names, 0 for this data directory's: the temporary
+ * file durable_file_write writes through is made first, so that its inode,
+ * which the rename keeps, can be written into it.
  */
 static bool
-write_witness_at(bool issued, unsigned long long place, int elevel)
+write_witness_as(bool issued, bool placed, TimeLineID timeline, unsigned long long place, int elevel)
 {
 	char	   *temp = psprintf("%s.tmp", STATE_WITNESS_FILE);	/* durable_file_write's */
 	int			fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
@@ -185,9 +186,17 @@ write_witness_at(bool issued, unsigned long long place, int elevel)
 		return false;
 	}
 	CloseTransientFile(fd);
-	text = psprintf("%s" UINT64_FORMAT "\n" WITNESS_PLACE "\n", issued ? WITNESS_TEXT : WITNESS_READY_TEXT,
-					GetSystemIdentifier(), current_timeline(), place != 0 ? place : (unsigned long long) st.st_ino);
+	text = psprintf("%s" UINT64_FORMAT "\n", issued ? WITNESS_TEXT : WITNESS_READY_TEXT, GetSystemIdentifier());
+	if (placed)
+		text = psprintf("%s" WITNESS_PLACE "\n", text, timeline, place != 0 ? place : (unsigned long long) st.st_ino);
 	return durable_file_write(STATE_WITNESS_FILE, text, strlen(text), elevel);
+}
+
+/* the witness, placed on the current timeline (`place` as write_witness_as's) */
+static bool
+write_witness_at(bool issued, unsigned long long place, int elevel)
+{
+	return write_witness_as(issued, true, current_timeline(), place, elevel);
 }
 
 /* the witness, naming this data directory */
@@ -216,19 +225,27 @@ state_witness_ensure(int elevel)
 		return witness_seen = true;
 
 	/*
-	 * In the postmaster, at start (a save afresh, a migration), a present
-	 * one is left to the renewer (state_witness_settle): before recovery
-	 * the timeline is pg_control's, which lags a fast promotion, and a
-	 * witness placed on it would be taken up later as an earlier
-	 * timeline's.  (Not noted as seen: the children it forks would inherit
-	 * that.)  But for this data directory's own "no ID yet" one on that
-	 * timeline, which says "issued" from here, in its place: no renewer may
-	 * run (max_worker_processes too low), and the IDs below the marks just
-	 * saved are given without another save (1.4's ninth fresh eyes).
+	 * In the postmaster, at start (a save afresh, a migration, a refused
+	 * state file: mark_load_state) or at exit, this cluster's "no ID yet"
+	 * one says "issued" from here, and its place stays as it was, for the
+	 * renewer's state_witness_settle or a backend's first call to take up:
+	 * the timeline it names (before recovery the timeline is pg_control's,
+	 * which lags a fast promotion, and a witness placed on it would be
+	 * taken up later as an earlier timeline's: a copy's so, as this data
+	 * directory's own), the inode of the file written now if it named its
+	 * own file (the rename gives another), else the one it named (a
+	 * copy's original: the copy is still refused), and none if it named
+	 * none.  Left to the renewer, it stayed "no ID yet" where none runs
+	 * (max_worker_processes too low), and the IDs below the marks saved at
+	 * start are given without another save (1.4's ninth and tenth fresh
+	 * eyes).
 	 */
-	if (w.present && !IsUnderPostmaster &&
-		!(w.ready && w.placed && w.timeline == current_timeline() && w.inode == w.file_inode))
-		return true;
+	if (w.present && !IsUnderPostmaster)
+	{
+		if (!write_witness_as(true, w.placed, w.timeline, w.inode != w.file_inode ? w.inode : 0, elevel))
+			return false;
+		return witness_seen = true;
+	}
 
 	/*
 	 * A "no ID yet" witness of another data directory on this timeline (a

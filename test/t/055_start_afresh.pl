@@ -278,12 +278,12 @@ stop_checked($lead);
 	stop_checked($quick);
 }
 
-# state_lost_refused(NODE, CALL, WHAT): NODE stopped, its state file removed by hand, started: CALL is
-# refused as missing, never a first start at the clock
+# state_lost_refused(NODE, CALL, WHAT, MODE): NODE stopped (MODE, fast by default), its state file
+# removed by hand, started: CALL is refused as missing, never a first start at the clock
 sub state_lost_refused
 {
-	my ($n, $call, $what) = @_;
-	$n->stop('fast');
+	my ($n, $call, $what, $mode) = @_;
+	$n->stop($mode // 'fast');
 	unlink($n->data_dir . '/flakeid.state') or die $!;
 	$n->start;
 	like(message_of($n, $call), qr/state file is missing/, $what);
@@ -368,42 +368,71 @@ state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by ha
 		'a "no ID yet" witness naming no place, no renewer: after the first IDs it names this directory and says IDs were issued')
 	  or diag(slurp_file("$dir/global/flakeid.issued"));
 	state_lost_refused($lone, 'SELECT sno_new()', 'the state file then lost: refused as missing, not a first start at the clock');
-	# start afresh beside this data directory's own "no ID yet" witness, no renewer: the save at start
-	# makes it say IDs were issued there and then (IDs below the marks saved at start need no other
-	# save; the witness was left for the renewer)
-	$lone->stop('fast');
+	# the witness as FORM: none, this cluster's "no ID yet" naming no place, or naming this data
+	# directory (its own inode, on timeline 1)
 	my $lone_witness = "$dir/global/flakeid.issued";
-	unlink($lone_witness);
-	open($wf, '>', $lone_witness) or die $!;
-	close $wf;
-	my $inode = (stat $lone_witness)[1];
-	open($wf, '>', $lone_witness) or die $!;    # (the same inode, truncated)
-	print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $lone_sysid\nplace: timeline 1, inode $inode\n";
-	close $wf;
-	$lone->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
-	$lone->start;
-	ok(log_count($lone, qr/flakeid started its generators afresh/) == 1 && slurp_file($lone_witness) =~ /^flakeid issued IDs.*\nplace: timeline 1, /s,
-		'started afresh beside its own "no ID yet" witness, no renewer: the witness says IDs were issued before any ID')
-	  or diag(slurp_file($lone_witness));
-	is(sqlstate_of($lone, 'SELECT snowflake_new()'), 'ok', 'and the server issues');
-	afresh_off($lone);
-	state_lost_refused($lone, 'SELECT snowflake_new()', 'its state file lost after it: refused as missing');
-	# a state file refused as damaged beside no witness, no renewer: the start writes the witness,
-	# saying IDs were issued (only the renewer wrote it, and the file removed by hand later was a
-	# first start at the clock: 1.4's ninth fresh eyes)
+	my $witness_as = sub {
+		my ($form) = @_;
+		unlink($lone_witness);
+		return if $form eq 'none';
+		open(my $fh, '>', $lone_witness) or die $!;
+		close $fh;
+		my $inode = (stat $lone_witness)[1];
+		open($fh, '>', $lone_witness) or die $!;    # (the same inode, truncated)
+		print $fh "flakeid runs, and has issued no ID yet, in the cluster with system identifier $lone_sysid\n"
+		  . ($form eq 'own place' ? "place: timeline 1, inode $inode\n" : '');
+		close $fh;
+	};
+	# start afresh beside a "no ID yet" witness, no renewer: the save at start makes it say IDs were
+	# issued there and then (IDs below the marks saved at start need no other save; the witness was left
+	# for the renewer: 1.4's ninth fresh eyes, and the tenth's auditor for one naming no place)
+	for my $form ('own place', 'no place')
+	{
+		$lone->stop('fast');
+		$witness_as->($form);
+		my $afresh = log_count($lone, qr/flakeid started its generators afresh/);
+		$lone->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+		$lone->start;
+		ok(log_count($lone, qr/flakeid started its generators afresh/) == $afresh + 1
+			  && slurp_file($lone_witness) =~ ($form eq 'own place' ? qr/^flakeid issued IDs.*\nplace: timeline 1, /s : qr/^flakeid issued IDs/),
+			"started afresh beside a \"no ID yet\" witness ($form), no renewer: the witness says IDs were issued before any ID")
+		  or diag(slurp_file($lone_witness));
+		is(sqlstate_of($lone, 'SELECT snowflake_new()'), 'ok', "$form: and the server issues");
+		afresh_off($lone);
+		state_lost_refused($lone, 'SELECT snowflake_new()', "$form: its state file lost after it: refused as missing");
+	}
+	# a state file refused as damaged beside no witness, or a "no ID yet" one naming no place, no
+	# renewer: the start writes it, saying IDs were issued (only the renewer wrote it, and the file
+	# removed by hand later was a first start at the clock: 1.4's ninth and tenth fresh eyes)
+	for my $form ('none', 'no place')
+	{
+		$lone->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+		$lone->restart;
+		afresh_off($lone);
+		$lone->stop('fast');
+		open(my $sf, '+<', "$dir/flakeid.state") or die $!;
+		seek($sf, 20, 0);
+		print $sf "\xff" x 8;
+		close $sf;
+		$witness_as->($form);
+		$lone->start;
+		is(sqlstate_of($lone, 'SELECT snowflake_new()'), 'XX001', "a damaged state file beside the witness as $form, no renewer: refused");
+		ok(-e $lone_witness && slurp_file($lone_witness) =~ /^flakeid issued IDs/, "$form: the start has made the witness say IDs were issued")
+		  or diag(-e $lone_witness ? slurp_file($lone_witness) : 'no witness');
+		state_lost_refused($lone, 'SELECT snowflake_new()', "$form: the file then removed by hand: refused as missing");
+	}
+	# a usable state file beside no witness (removed, as a copy's refusal says), no renewer: the start
+	# writes it, saying IDs were issued (back-fill into deep units saves no state, and an immediate
+	# stop none either: 1.4's tenth fresh eyes)
 	$lone->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 	$lone->restart;
 	afresh_off($lone);
 	$lone->stop('fast');
-	open(my $sf, '+<', "$dir/flakeid.state") or die $!;
-	seek($sf, 20, 0);
-	print $sf "\xff" x 8;
-	close $sf;
 	unlink($lone_witness) or die $!;
 	$lone->start;
-	is(sqlstate_of($lone, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file beside no witness, no renewer: refused');
-	ok(-e $lone_witness && slurp_file($lone_witness) =~ /^flakeid issued IDs/, 'the start has written the witness, saying IDs were issued');
-	state_lost_refused($lone, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing');
+	ok(-e $lone_witness && slurp_file($lone_witness) =~ /^flakeid issued IDs/,
+		'a usable state file beside no witness, no renewer: the start writes the witness, saying IDs were issued');
+	state_lost_refused($lone, 'SELECT snowflake_new()', 'an immediate stop, then the file removed by hand: refused as missing', 'immediate');
 	stop_checked($lone);
 }
 stop_checked($node);
