@@ -64,13 +64,26 @@ check_accept_state_from(char **newval, void **extra pg_attribute_unused(), GucSo
 static bool
 check_take_over_from(char **newval, void **extra pg_attribute_unused(), GucSource source pg_attribute_unused())
 {
-	unsigned long long recorded,
-				found;
-	char		end;
+	/*
+	 * Two whole positive numbers, digits only (parse_system_identifier's
+	 * rule): sscanf's %llu took "-1:5" and a number past 2^64 too (1.4's
+	 * tenth auditor).
+	 */
+	char	   *recorded = pstrdup(*newval);
+	char	   *colon = strchr(recorded, ':');
+	uint64		number;
+	bool		valid;
 
-	if (**newval == '\0' || sscanf(*newval, "%llu:%llu%c", &recorded, &found, &end) == 2)
+	if (**newval == '\0')
 		return true;
-	GUC_check_errdetail("flakeid.take_over_from takes the two inodes the refusal names, as RECORDED:FOUND, or an empty string.");
+	if (colon != NULL)
+		*colon = '\0';
+	valid = colon != NULL && recorded[0] != '\0' && colon[1] != '\0' &&
+		parse_system_identifier(recorded, &number) && parse_system_identifier(colon + 1, &number);
+	pfree(recorded);
+	if (valid)
+		return true;
+	GUC_check_errdetail("flakeid.take_over_from takes the two inodes the refusal names, as RECORDED:FOUND, digits only, or an empty string.");
 	return false;
 }
 

@@ -99,6 +99,10 @@ is(join(' ', map { sqlstate_of($node, "ALTER SYSTEM SET flakeid.kuid_node = '$_'
 is(join(' ', map { sqlstate_of($node, "ALTER SYSTEM SET flakeid.accept_state_from = '$_'") }
 		'123abc', '-1', '99999999999999999999999', '7712022856918133675-not-a-number', '0', ' 1', '7712022856918133675', ''),
 	'22023 22023 22023 22023 22023 22023 ok ok', 'flakeid.accept_state_from refuses all but a system identifier or empty');
+# flakeid.take_over_from: two inodes, digits only (sscanf took a sign, a blank and a number past 2^64)
+is(join(' ', map { sqlstate_of($node, "ALTER SYSTEM SET flakeid.take_over_from = '$_'") }
+		'-1:5', ' 1:2', '99999999999999999999999:1', '1:', ':1', '1:2:3', '1:2x', '0:5', '12:34', ''),
+	'22023 22023 22023 22023 22023 22023 22023 22023 ok ok', 'flakeid.take_over_from refuses all but two inodes or empty');
 is(sqlstate_of($node, "ALTER SYSTEM SET flakeid.mark_synchronous = 'maybe'"), '22023', "flakeid.mark_synchronous = 'maybe' is refused");
 stop_checked($node);
 
