@@ -410,22 +410,6 @@ mark_load_state(FlakeidPersisted *saved)
 	}
 	if (mark_shared->state_refusal != STATE_USABLE)
 		state_set_empty(saved);
-
-	/*
-	 * A state file, usable or refused, that may have given IDs: the witness
-	 * says so from this start (where there is none, or this data
-	 * directory's own says "no ID yet": state_witness_ensure), not from the
-	 * renewer or a later save alone: the renewer may not run
-	 * (max_worker_processes too low), and back-fill into deep units saves
-	 * no state.  Without it, the file removed by hand later was a first
-	 * start at the clock (1.4's ninth and tenth fresh eyes).
-	 */
-	{
-		struct stat st;
-
-		if (mark_state_file_says_issued() && stat("flakeid.state", &st) == 0)
-			(void) state_witness_ensure(LOG);
-	}
 	if (mark_shared->state_refusal == STATE_USABLE)
 		state_seal_usable();
 	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);
@@ -439,12 +423,36 @@ mark_load_state(FlakeidPersisted *saved)
 	pg_atomic_init_u32(&mark_shared->upstream_pending, 0);
 	bounds_set_empty(&mark_shared->upstream);
 	mark_shared->sno_ticktock = saved->own.sno_ticktock & 1;
+	mark_shared->old_version_on_disk = false;
 	if (load == STATE_LOAD_MIGRATED)
 	{
-		if (state_save(saved, LOG) && file_version < STATE_VERSION)
+		bool		upgraded = state_save(saved, LOG);
+
+		if (upgraded && file_version < STATE_VERSION)
 			ereport(LOG,
 					(errmsg("upgraded the generator state file from version %u to version %u",
 							file_version, STATE_VERSION)));
+		mark_shared->old_version_on_disk = !upgraded && file_version < STATE_VERSION;
+	}
+
+	/*
+	 * A state file, usable or refused, that may have given IDs: the witness
+	 * says so from this start (where there is none, or this data
+	 * directory's own says "no ID yet": state_witness_ensure), not from the
+	 * renewer or a later save alone: the renewer may not run
+	 * (max_worker_processes too low), and back-fill into deep units saves
+	 * no state.  Without it, the file removed by hand later was a first
+	 * start at the clock (1.4's ninth and tenth fresh eyes).  After the
+	 * upgrade of an older release's file, never before it: "issued" beside
+	 * that file refuses it as an older copy, and a crash between the two
+	 * made the next start refuse the latest state with that false reason
+	 * (1.4's eleventh fresh eyes).
+	 */
+	{
+		struct stat st;
+
+		if (mark_state_file_says_issued() && stat("flakeid.state", &st) == 0)
+			(void) state_witness_ensure(LOG);
 	}
 	if (saved->own.marks[MARK_MONOTONIC] > 0 || saved->own.marks[MARK_SNO_FLAG0] > 0 || saved->own.marks[MARK_SNO_FLAG1] > 0)
 	{

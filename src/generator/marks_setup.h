@@ -65,6 +65,7 @@ typedef struct MarkShared
 	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
 	bool		afresh_failed;	/* flakeid.start_afresh was on for a refused state, and could not act */
 	bool		old_marks_ahead;	/* state_load_refused_old_marks_ahead() at start */
+	bool		old_version_on_disk;	/* an older release's file taken up, whose upgrade at start failed */
 } MarkShared;
 
 extern MarkShared *mark_shared;
@@ -114,7 +115,15 @@ mark_state_usable(void)
 static inline bool
 mark_state_file_says_issued(void)
 {
-	return mark_shared->state_refusal == STATE_USABLE || !mark_shared->old_marks_ahead;
+	/*
+	 * (nor beside an older release's file taken up, whose upgrade to this
+	 * version failed: "issued" beside it refused it as an older copy at
+	 * the next start, a false reason; the first save of this version, at
+	 * the first ID, writes "issued" after the file: 1.4's eleventh fresh
+	 * eyes)
+	 */
+	return (mark_shared->state_refusal == STATE_USABLE || !mark_shared->old_marks_ahead) &&
+		!mark_shared->old_version_on_disk;
 }
 
 /* raises the error for a state file refused at start (XX001, or 55000 for a newer one) */

@@ -222,6 +222,34 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	stop_checked($node);
 }
 
+# An old release's file taken up, whose upgrade at start fails (a directory in the place of
+# flakeid.state.tmp): the witness written beside it does not say IDs were issued, so that the next
+# start, the directory gone, upgrades it.  (1.4's eleventh fresh eyes: the start wrote "issued"
+# before the upgrade, and a crash or a failed save between them refused the latest state at every
+# start after as an older copy, "version 4 written since", which it was not.)
+{
+	$node = flakeid_node('state_file_' . ++$cases);
+	my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
+	$node->stop('fast');
+	my $witness = $node->data_dir . '/global/flakeid.issued';
+	unlink($witness);
+	my $mark = (`date -d '$clock UTC' +%s` - 600) * 1_000_000;    # 10 minutes behind the clock: taken up
+	File::Copy::copy(v3_file('v3_upgrade_fails.state', $system, $mark), $node->data_dir . '/flakeid.state') or die "v3_upgrade_fails.state: $!";
+	chmod(0600, $node->data_dir . '/flakeid.state');
+	mkdir($node->data_dir . '/flakeid.state.tmp') or die $!;
+	start_at_clock($node);
+	is(file_version($node->data_dir . '/flakeid.state'), 3, "a version 3 file of this cluster's, taken up, whose upgrade at start fails: still version 3");
+	ok(poll_until(sub { -e $witness }, timeout => 60) && slurp_file($witness) !~ /^flakeid issued IDs/,
+		'the witness written beside it does not say IDs were issued')
+	  or diag(-e $witness ? slurp_file($witness) : 'no witness');
+	$node->stop('fast');
+	rmdir($node->data_dir . '/flakeid.state.tmp') or die $!;
+	start_at_clock($node);
+	is(sqlstate_of($node, 'SELECT sno_new()') . ' ' . file_version($node->data_dir . '/flakeid.state'), 'ok 4',
+		'the directory gone, the next start upgrades it (version 4) and issues');
+	stop_checked($node);
+}
+
 # An old release's file refused for its marks (1.2 counting on after a clock
 # step back, then this release): start afresh, as the refusal's hint says,
 # resumes after the file's marks, not at the clock + 62 s below them.  (1.4's
