@@ -37,7 +37,7 @@ our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_o
   state_file_mark state_file_sno_mark state_file_fields clock_env
   tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times
   partman_unavailable prepare_ids held_then_released crash_with_prepared_save_paused crc32c
-  renewer_pid stop_renewer);
+  renewer_pid stop_renewer answers);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
 # scripts and fixtures)
@@ -181,6 +181,19 @@ sub message_of
 	$node->psql($opt{db} // 'postgres', $sql, stdout => \$out, stderr => \$err,
 		extra_params => [ '-v', 'VERBOSITY=default' ]);
 	return $err =~ s/^psql:<stdin>:\d+: //mgr;
+}
+
+# answers(NODE): whether NODE takes a connection and answers SELECT 1, the
+# statement on psql's command line: fed on its standard input (->psql), a
+# server still refusing connections (a crash's recovery) made psql exit
+# before it read it, and the write died with EPIPE, ending the test file
+# (052 on 19: "exited 32")
+sub answers
+{
+	my ($node) = @_;
+	my ($out, $err) = ('', '');
+	return IPC::Run::run([ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c', 'SELECT 1' ],
+		'<', '/dev/null', '>', \$out, '2>', \$err);
 }
 
 # fresh_db(NODE, NAME): a new empty database (one an interrupted run left is

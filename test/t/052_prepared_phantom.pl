@@ -66,7 +66,7 @@ for my $round (1 .. $rounds)
 	close $fh;
 	$gdb_run->finish;
 	eval { $session->{run}->finish };    # (psql sees its server gone)
-	ok(poll_until(sub { $primary->psql('postgres', 'SELECT 1') == 0 }, timeout => 120, interval => 0.2),
+	ok(poll_until(sub { answers($primary) }, timeout => 120, interval => 0.2),
 		"round $round: the primary is back after the crash");
 	is(psql_on($primary, "SELECT count(*) FROM pg_prepared_xacts WHERE gid = 'p$round'"), '0',
 		"round $round: the transaction was never prepared");
