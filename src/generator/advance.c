@@ -46,7 +46,7 @@ refuse_ahead_of_clock(const GeneratorDef *def, int64 ahead_us)
  * in 4 for a fresh ID).  The call waits instead until that end lies within
  * the lead, at most 256 s (the ID is at most the lead ahead, its window at
  * most 256 s long), so the generator never issues more than the lead ahead
- * of its clock, which marks_setup.c's fresh start relies on, and the call
+ * of its clock, which marks_afresh.c's fresh start relies on, and the call
  * the docs call good is taken.  Other sessions issue meanwhile as before;
  * a cancel ends the wait (it holds no lock).
  */

@@ -90,7 +90,7 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
 
 /*
  * Back-fill before the floor is refused: the floor that flakeid.start_afresh
- * left (marks_setup.c), what back-fill gave before that start having been
+ * left (marks_afresh.c), what back-fill gave before that start having been
  * lost with the state file, or the one the cutover's step raised
  * (flakeid_raise_backfill_floor), what the other server back-filled never
  * having been recorded here; back-filled IDs lie in the past, where no

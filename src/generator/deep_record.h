@@ -52,7 +52,7 @@ extern bool deep_record_usable(void);
 
 /*
  * flakeid.start_afresh, at start, after the back-fill floor was saved
- * (marks_setup.c, mark_backfill_afresh): sets the file that cannot be used
+ * (marks_afresh.c, mark_backfill_afresh): sets the file that cannot be used
  * aside and starts an empty one.  False, logged, when it cannot.
  */
 extern bool deep_record_start_afresh(void);

@@ -268,7 +268,7 @@ mark_renew_latest_locked(const int64 latest[MARK_COUNT], int64 within, int eleve
 			 * A unit more than ADVANCE_LEAD_US ahead of the clock and still
 			 * before its mark is not renewed for: the mark would go further
 			 * than ADVANCE_LEAD_US + MARK_RESERVE_US ahead of this clock, the
-			 * bound a start afresh counts on (marks_setup.c).  The call that
+			 * bound a start afresh counts on (marks_afresh.c).  The call that
 			 * reaches the mark waits for the clock first (mark_ensure_renewed).
 			 */
 			if (latest[m] < own.marks[m] && latest[m] - now > ADVANCE_LEAD_US)
@@ -301,7 +301,7 @@ mark_renew_locked(MarkId mark, int64 unit_start)
  * Before a renewal past the mark: a unit that lies more than
  * ADVANCE_LEAD_US ahead of the clock waits until it does not, so that the
  * renewal leaves the mark at most ADVANCE_LEAD_US + MARK_RESERVE_US (62 s)
- * ahead of the clock, as a start afresh assumes (marks_setup.c).  Such a
+ * ahead of the clock, as a start afresh assumes (marks_afresh.c).  Such a
  * unit is the first after a start that resumed after a mark saved up to
  * 62 s ahead: after a start afresh, or after restarts in quick succession,
  * each of which resumed after the last one's mark and renewed 2 s past it

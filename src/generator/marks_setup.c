@@ -29,10 +29,10 @@ MarkShared *mark_shared = NULL;
 LWLockPadded *mark_locks = NULL;
 
 static char *accept_state_from = NULL;
-static bool start_afresh = false;
+bool		flakeid_start_afresh = false;
 bool		accept_backfill_loss = false;
 
-static char *take_over_from = NULL;
+char	   *flakeid_take_over_from = NULL;
 
 /* strictly a system identifier: digits only, in range, not 0; or empty for none */
 static bool
@@ -98,11 +98,11 @@ mark_init(void)
 	define_bool_setting(SETTING_START_AFRESH,
 						"Starts the generators afresh when the generator state file is damaged, missing, newer or another cluster's.",
 						"The file is set aside; the generators resume 62 s ahead of the clock, and back-fill before the start is refused until flakeid.accept_backfill_loss is on.",
-						&start_afresh, false, PGC_POSTMASTER, 0);
+						&flakeid_start_afresh, false, PGC_POSTMASTER, 0);
 	define_string_setting(SETTING_TAKE_OVER_FROM,
 						  "Takes this copy of a data directory over from its original: the inode the witness records.",
 						  "For a copy that replaces its original for good and may be older than it (a restore of a backup): the generators resume 62 s ahead of the clock, and back-fill before that is refused.",
-						  &take_over_from, "", PGC_POSTMASTER, 0, check_take_over_from, NULL);
+						  &flakeid_take_over_from, "", PGC_POSTMASTER, 0, check_take_over_from, NULL);
 	define_bool_setting(SETTING_ACCEPT_BACKFILL_LOSS,
 						"Lets back-fill give IDs before the instant the generators started afresh.",
 						"Only where no ID back-filled before that start can meet a new one: their record was lost, and back-fill could repeat them.",
@@ -120,227 +120,6 @@ accepted_foreign_system(void)
 	if (accept_state_from == NULL || !parse_system_identifier(accept_state_from, &system))
 		return 0;
 	return system;
-}
-
-/*
- * flakeid.start_afresh, at start, when the state file cannot be used
- * (damaged, missing beside the witness, newer, another cluster's): the way
- * on that repeats nothing, which an operator chooses.  The file (if any)
- * is set aside as flakeid.state.set-aside-<Unix time>, and a new one saved
- * with
- *   - every mark ADVANCE_LEAD_US + MARK_RESERVE_US (62 s) past the latest
- *     instant any lost save could have read its clock at (afresh_instant):
- *     no save leaves a mark further ahead of its clock than that;
- *   - a back-fill floor at the same instant: what back-fill gave before is
- *     unknown (back-filled IDs lie in the past, so no clock test covers
- *     them, and up to the live generator's position, which may lie 60 s
- *     ahead), so back-fill before it is refused until an operator sets
- *     flakeid.accept_backfill_loss (backfill.c).  1.3's hint, "remove the
- *     file once the clock is past every ID", let back-fill repeat.
- * True when the new file was saved (the server then issues); false leaves
- * the refusal, logged.  In the postmaster: never raises.
- */
-/*
- * The latest instant a lost save could have read its clock at, as far as
- * this server can tell: the clock, the last checkpoint's time in pg_control
- * (every save before it read a clock at or before it; a clock set back
- * since leaves it ahead), and the marks of the unusable file where it
- * could be read (an old release's file refused for its marks, another
- * cluster's), less the 62 s a save leaves them ahead.  Saves after the
- * checkpoint are in the WAL, which crash recovery replays into the
- * primary's bounds and takes up when it ends.  Unix µs.
- */
-static int64
-afresh_instant(const FlakeidPersisted *read)
-{
-	int64		instant = flakeid_clock_unix_us();
-	const IssuedBounds *sides[] = {&read->own, &read->upstream};
-	bool		crc_ok = false;
-	ControlFileData *control = get_controlfile(DataDir, &crc_ok);
-
-	if (control != NULL && crc_ok)
-		instant = Max(instant, ((int64) control->checkPointCopy.time + 1) * USECS_PER_SEC);
-	for (int side = 0; side < 2; side++)
-		for (int m = 0; m < MARK_COUNT; m++)
-			if (sides[side]->marks[m] > 0 && sides[side]->marks[m] < PERSISTED_MARK_MAX)
-				instant = Max(instant, sides[side]->marks[m] - (ADVANCE_LEAD_US + MARK_RESERVE_US));
-	return instant;
-}
-
-/*
- * What back-fill before the floor a start afresh or a takeover sets needs:
- * the record of back-filled IDs and that of the units the live generators
- * filled ahead of the clock went with the old state (1.4's auditor: the
- * hint named the first only, and back-fill with flakeid.accept_backfill_loss
- * on gave live IDs again in units filled ahead)
- */
-#define BACKFILL_LOSS_HINT \
-	"Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one, and only at times no live ID can meet either (before this cluster's first live ID, or on a server with identities of its own): the record of units filled ahead of the clock is gone too."
-
-/*
- * Sets the unusable state file aside as `aside`, for an inquiry.  One that
- * can be read is copied there (durably) and left in place, so that the
- * save afresh replaces it in one rename: a save that fails, or a crash
- * before it, leaves the refused file where the next start refuses it
- * again, and reads its marks again.  (1.4's reviewer: moved first, a save
- * that then failed left no state file; the next start took the refusing
- * lifetime's witness, "no ID yet", for a first start and resumed at the
- * clock, below the marks.)  One that cannot be read (a directory, no
- * permission), whose marks nobody knows, is moved.  False, logged, when
- * neither could be done.
- */
-static bool
-set_state_aside(const char *aside)
-{
-	struct stat st;
-	size_t		size = 0;
-	uint8	   *bytes;
-	bool		copied;
-
-	if (lstat("flakeid.state", &st) != 0)
-		return true;
-	bytes = durable_file_read_all("flakeid.state", 16 * 1024 * 1024, &size);
-	if (bytes != NULL)
-	{
-		copied = durable_file_write(aside, bytes, size, LOG);
-		pfree(bytes);
-		return copied;
-	}
-
-	/*
-	 * Moved: first the witness says this cluster issued IDs (where it is
-	 * absent, or ours saying "no ID yet"), so that a save that then fails
-	 * leaves a missing file, refused as such, never a first start at the
-	 * clock.  A plain rename and the directory fsynced: durable_rename opens
-	 * the file itself for its fsync, which a directory or a file without
-	 * permission refuses, and start afresh then never acted (1.4's auditor).
-	 */
-	if (!state_witness_mark_issued(LOG))
-		return false;
-	if (rename("flakeid.state", aside) != 0)
-	{
-		ereport(LOG,
-				(errcode_for_file_access(),
-				 errmsg("could not rename file \"%s\" to \"%s\": %m", "flakeid.state", aside)));
-		return false;
-	}
-	return fsync_fname_ext(".", true, false, LOG) == 0;
-}
-
-static bool
-start_state_afresh(FlakeidPersisted *saved)
-{
-	int64		now = afresh_instant(saved);
-	/* (known where the refused file was read for its marks: an old release's, another cluster's; else -1) */
-	int64		epoch = saved->snowflake_epoch_ms;
-	char	   *aside = psprintf("flakeid.state.set-aside-" INT64_FORMAT "-%d", flakeid_clock_unix_us() / USECS_PER_SEC, (int) getpid());
-	char		resume[MAXDATELEN + 1];
-
-	if (!set_state_aside(aside))
-		return false;
-	state_set_empty(saved);
-	saved->system_identifier = GetSystemIdentifier();
-
-	/*
-	 * The snowflake epoch of the IDs the file covers goes on: dropped, a
-	 * later epoch was taken, and its snowflakes equalled those issued that
-	 * much earlier under the old one (1.4's reviewer).
-	 */
-	saved->snowflake_epoch_ms = epoch;
-	for (int m = 0; m < MARK_COUNT; m++)
-		saved->own.marks[m] = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
-	saved->own.backfill_floor = now + ADVANCE_LEAD_US + MARK_RESERVE_US;
-	if (!state_save(saved, LOG))
-		return false;
-	state_seal_forget();		/* (a refusal of an older copy ends here) */
-	/* timestamptz_to_str returns a static buffer: one call per message part */
-	strlcpy(resume, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[0])), sizeof(resume));
-	ereport(LOG,
-			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
-					resume),
-			 errdetail("The unusable state file was set aside as \"%s\" (if there was one).", aside),
-			 errhint("Set flakeid.start_afresh = off again. " BACKFILL_LOSS_HINT)));
-	return true;
-}
-
-/*
- * flakeid.start_afresh, at start, when back-fill's record of deep units
- * (deep_record.h) cannot be used but the state file can: back-fill before
- * now is refused (the floor, saved first), then the record starts empty.
- * Live IDs are not concerned.  In the postmaster: never raises.
- */
-void
-mark_backfill_afresh(FlakeidPersisted *saved)
-{
-	/* (back-fill may lie up to the live generator's position: the marks) */
-	int64		now = flakeid_clock_unix_us();
-
-	if (!start_afresh || mark_shared->state_refusal != STATE_USABLE || deep_record_usable())
-		return;
-	/* (the primary's marks too: a standby's pending bounds, which promotion takes up) */
-	for (int m = 0; m < MARK_COUNT; m++)
-	{
-		if (saved->own.marks[m] < PERSISTED_MARK_MAX)
-			now = Max(now, saved->own.marks[m]);
-		if (saved->upstream.marks[m] < PERSISTED_MARK_MAX)
-			now = Max(now, saved->upstream.marks[m]);
-	}
-	saved->own.backfill_floor = Max(saved->own.backfill_floor, now);
-	/* the floor first; then the new record, which the state names (mark_name_deep_record) */
-	if (!state_save(saved, LOG) || !deep_record_start_afresh())
-		return;
-	state_seal_forget();		/* (a refusal of an older flakeid.deep ends here) */
-	ereport(LOG,
-			(errmsg("back-fill before %s is refused: its record of deep units was lost",
-					timestamptz_to_str(flakeid_timestamptz_from_unix_us(now))),
-			 errhint("Set flakeid.start_afresh = off again. Back-fill before that instant needs flakeid.accept_backfill_loss = on, once no ID back-filled before it can meet a new one.")));
-}
-
-/*
- * flakeid.take_over_from, at start: a copy of a data directory that
- * replaces its original for good, and may be older than it (a restore of a
- * file-level backup), takes over.  The original may have issued after the
- * copy was made: its live IDs up to 62 s past its clock, its back-fill as
- * far.  So, as a start afresh does, every mark and the back-fill floor go
- * 62 s past the latest instant a save could have read (afresh_instant),
- * saved before the witness is rewritten for this data directory.  Only
- * where the witness records the first inode the setting names and its file
- * is the second: one data directory, not a sibling copy of the same
- * original (another restore of the same backup) nor a later copy of this
- * one, which are refused as any copy is, the setting left on or not.  In
- * the postmaster: never raises.
- */
-void
-mark_take_over_copy(FlakeidPersisted *saved)
-{
-	unsigned long long recorded = 0,
-				found = 0,
-				named_recorded = 0,
-				named_found = 0;
-	int64		instant;
-
-	if (take_over_from == NULL || take_over_from[0] == '\0')
-		return;
-	(void) sscanf(take_over_from, "%llu:%llu", &named_recorded, &named_found);
-	if (mark_shared->state_refusal != STATE_USABLE || !state_witness_copy_of(&recorded, &found) ||
-		recorded != named_recorded || found != named_found)
-	{
-		ereport(LOG,
-				(errmsg("flakeid.take_over_from = '%s' took nothing over", take_over_from),
-				 errdetail("Only the copy of a data directory whose witness \"%s\" records the first inode, in a file whose own is the second, is taken over, with a usable state file.",
-						   STATE_WITNESS_FILE)));
-		return;
-	}
-	instant = afresh_instant(saved) + ADVANCE_LEAD_US + MARK_RESERVE_US;
-	for (int m = 0; m < MARK_COUNT; m++)
-		saved->own.marks[m] = Max(saved->own.marks[m], instant);
-	saved->own.backfill_floor = Max(saved->own.backfill_floor, instant);
-	if (!state_save(saved, LOG) || !state_witness_take_over(LOG))
-		return;
-	ereport(LOG,
-			(errmsg("flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says: the generators resume after %s, and back-fill before it is refused",
-					timestamptz_to_str(flakeid_timestamptz_from_unix_us(instant))),
-			 errhint("Set flakeid.take_over_from = '' again. " BACKFILL_LOSS_HINT)));
 }
 
 /*
@@ -398,10 +177,10 @@ mark_load_state(FlakeidPersisted *saved)
 	 * refused file removed by hand after a start afresh that failed, the
 	 * witness with it, made a first start, 10,396 snowflakes again).
 	 */
-	if (load == STATE_LOAD_NONE && start_afresh)
+	if (load == STATE_LOAD_NONE && flakeid_start_afresh)
 		mark_shared->state_refusal = STATE_MISSING;
 	mark_shared->afresh_failed = false;
-	if (mark_shared->state_refusal != STATE_USABLE && start_afresh)
+	if (mark_shared->state_refusal != STATE_USABLE && flakeid_start_afresh)
 	{
 		if (start_state_afresh(saved))
 			mark_shared->state_refusal = STATE_USABLE;

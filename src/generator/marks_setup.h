@@ -32,6 +32,18 @@ extern bool accept_backfill_loss;
 /* at start, after deep_record_load: flakeid.take_over_from (a copy takes over from its original) */
 extern void mark_take_over_copy(FlakeidPersisted *saved);
 
+/* the settings marks_afresh.c acts on (defined in marks_setup.c's mark_init) */
+extern bool flakeid_start_afresh;
+extern char *flakeid_take_over_from;
+
+/*
+ * marks_afresh.c: sets an unusable state file aside and saves a new one
+ * whose marks and back-fill floor lie 62 s past the latest instant a lost
+ * save could have read (flakeid.start_afresh); false leaves the refusal,
+ * logged.  In the postmaster; never raises.
+ */
+extern bool start_state_afresh(FlakeidPersisted *saved);
+
 typedef struct MarkShared
 {
 	PaddedWord	marks[MARK_COUNT];	/* the saved marks (Unix µs), read before every ID */
