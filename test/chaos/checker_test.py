@@ -219,6 +219,17 @@ ok(v.count('refused') == 0 and any('earlier' in k and '22023' in k for k in stat
    'one refused with 22023 (the live generator not there yet), 11 s after its live ID, too')
 h['backfills'][-1] = ('kuid', 'earlier', near, 3, '22023', 1060.0)
 ok(found(h, 'refused') == 1, 'but 70 s after it: a violation (no clock spread is that wide)')
+h['faults'].append({'kind': 'older state file restored', 't0': 985.0, 't1': 986.0, 'down': True, 'moves_clock': True,
+                    'hints followed': ['start afresh']})
+h['backfills'][-1] = ('kuid', 'earlier', near, 3, '22023', 1040.0)
+ok(found(h, 'refused') == 0, 'one 50 s after its live ID, minted after a start afresh at its floor 62 s ahead of the '
+   'clock: the floor\'s (10-minute run seed 66003)')
+h['faults'][-1]['hints followed'] = ['the file put back']
+ok(found(h, 'refused') == 1, 'with the file put back instead (no floor): a violation')
+h['faults'][-1]['hints followed'] = ['start afresh']
+h['backfills'][-1] = ('kuid', 'earlier', near, 3, '22023', 1060.0)
+ok(found(h, 'refused') == 1, 'and past the floor (74 s after the start): a violation')
+h['faults'].pop()
 h['backfills'][-1] = ('kuid96', 'earlier', near, 3, '22023', 1060.0)
 h['faults'].append({'kind': 'restart with a refused setting', 't0': 1055.0, 't1': 1062.0, 'down': True,
                     'moves_clock': True, 'refused': '22023'})
@@ -236,6 +247,20 @@ ok(found(h, 'refused') == 0, 'after 12,288 given there (a quarter more saved): c
 del h['backfills'][-4:-1]
 h['faults'] = [{'kind': 'kill -9 postmaster', 't0': 999.0, 't1': 1000.0, 'down': True, 'moves_clock': True}]
 ok(found(h, 'refused') == 1, 'after a restart too')
+h['faults'] = []
+# through several live IDs of one unit (clients.py, earlier_share names the unit's time): they add up
+unit_t = ' in unit 2026-11-28 17:05:01.164864+00'
+given = [('kuid', 'earlier', 'kuid_time of k0000004%d (recorded at 990.000, 9 s before)%s' % (k, unit_t), 4096, 'ok',
+          1000.0 + k / 10) for k in range(3)]
+h['backfills'][-1] = ('kuid', 'earlier', 'kuid_time of k00000049 (recorded at 990.000, 9 s before)' + unit_t, 3,
+                      '54000', 1001.0)
+h['backfills'][-1:-1] = given
+ok(found(h, 'refused') == 0, 'after 12,288 given in its unit through three other live IDs: counted apart (the '
+   '25-minute run\'s seeds 65004, 65005 counted by live ID and called it false)')
+h['backfills'][-1] = ('kuid', 'earlier', 'kuid_time of k00000049 (recorded at 990.000, 9 s before) in unit '
+                      '2026-11-28 17:05:01.165888+00', 3, '54000', 1001.0)
+ok(found(h, 'refused') == 1, 'the next unit, given nothing: a violation')
+del h['backfills'][-4:-1]
 
 h = clean(14)
 live = h['ids'][42]

@@ -38,6 +38,14 @@ LIFETIME_HEAD = 5.0
 HEAD_ENTRIES = 400
 HEAD_LIFETIMES = 24
 REFUSED_KEEP = 256     # per format: the latest 'earlier' back-fills refused with 55000, tried again later
+# 'earlier' back-fill's share of one unit over a history: a sixteenth of its pool, asked for across
+# every live ID of the unit.  Back-fill counts a past unit down from the top of its pool and live IDs
+# count up, and the server keeps no record of a past unit's live IDs, so the two may meet once
+# together, with what restarts set aside, they reach the pool (docs/OPERATIONS.md, "Past units count
+# down"): a documented repeat.  The 25-minute run of 2026-11-28 (seeds 65007, 65019) drew the first
+# seconds of a server lifetime again and again, back-filled one unit to its pool's end through
+# many of its live IDs, and met them; its 54000s (65004, 65005) were those units' ends
+EARLIER_SHARE = 16
 
 
 def read_formats(path):
@@ -155,6 +163,7 @@ class Workload:
         self.live_recent = {f['format']: [] for f in self.formats}    # [(t, id, lifetime)], in the order noted
         self.live_heads = {f['format']: {} for f in self.formats}     # lifetime -> [first t, [(t, id)]]
         self.live_refused = {f['format']: [] for f in self.formats}   # [(t, id, lifetime that refused it)]
+        self.earlier_given = {}     # (format, unit's time) -> IDs 'earlier' back-fill asked for there
         self.threads = []
         self.final_pending = {}
         self.local = threading.local()   # each thread's seeded generator (writer, poller)
@@ -550,6 +559,21 @@ class Workload:
         unit = '%s of %s (recorded at %.3f, %.1f s before)' % (f['time'], ident, t, time.time() - t)
         return "%s('%s'::%s)" % (f['time'], ident, f['type']), unit, rng.randint(1, POOL[fmt] // 64)
 
+    def earlier_share(self, conn, f, at, unit, count):
+        """An 'earlier' back-fill of COUNT IDs at AT (a live ID's time, in
+        SQL) within its unit's share (EARLIER_SHARE): the unit's time read
+        first (every ID of a unit gives the same), so that back-fill through
+        any of the unit's live IDs counts against one share.  (AT as that
+        time, UNIT's text with it, the count allowed: 0 when the share is
+        spent.)"""
+        (when,), = self.call(conn, 'backfill', 'SELECT %s::text' % at, limit=self.opt['cancel_after'])
+        key = (f['format'], when)
+        with self.live_lock:
+            given = self.earlier_given.get(key, 0)
+            allowed = max(0, min(count, POOL[f['format']] // EARLIER_SHARE - given))
+            self.earlier_given[key] = given + allowed
+        return "'%s'" % when, '%s in unit %s' % (unit, when), allowed
+
     DEEP_FORMATS = ('snowflake', 'siq', 'kuid')   # (small pools: a deep unit costs a quarter of one)
 
     @staticmethod
@@ -598,6 +622,10 @@ class Workload:
                 if got is None:
                     break
                 at, unit, count = got
+            if kind == 'earlier':
+                at, unit, count = self.earlier_share(conn, f, at, unit, count)
+                if not count:
+                    continue     # (the unit has had its share: the loader goes on with its next row)
             try:
                 self.backfill_once(conn, f, kind, at, unit, count, origin, parallel and r == 0)
             except psycopg.Error as e:
