@@ -574,6 +574,16 @@ class Workload:
             self.earlier_given[key] = given + allowed
         return "'%s'" % when, '%s in unit %s' % (unit, when), allowed
 
+    def earlier_refund(self, fmt, unit, count):
+        """A call refused whole (55000, 22023) gave nothing in its unit: its
+        share is given back, so that the units a counter filled ahead of the
+        clock, which 'retry' and 'lifetime' draw again after each restart,
+        are tried again however often they were refused (the review of
+        2aed1c4).  A cancelled or lost call keeps its charge."""
+        key = (fmt, unit.rsplit(' in unit ', 1)[-1])
+        with self.live_lock:
+            self.earlier_given[key] = max(0, self.earlier_given.get(key, 0) - count)
+
     DEEP_FORMATS = ('snowflake', 'siq', 'kuid')   # (small pools: a deep unit costs a quarter of one)
 
     @staticmethod
@@ -625,7 +635,9 @@ class Workload:
             if kind == 'earlier':
                 at, unit, count = self.earlier_share(conn, f, at, unit, count)
                 if not count:
-                    continue     # (the unit has had its share: the loader goes on with its next row)
+                    # (the unit has had its share: the loader goes on with its next row; counted)
+                    self.rec.backfills.append((f['format'], kind, unit, 0, 'share spent', time.time()))
+                    continue
             try:
                 self.backfill_once(conn, f, kind, at, unit, count, origin, parallel and r == 0)
             except psycopg.Error as e:
@@ -655,6 +667,8 @@ class Workload:
             self.rec.outcome[txn] = 'none'
             if kind == 'earlier' and state == '55000':
                 self.note_refused(f['format'], self.local.earlier[0], self.local.earlier[1], origin[:2])
+            if kind == 'earlier' and state in ('55000', '22023'):
+                self.earlier_refund(f['format'], unit, count)    # (refused whole: nothing given there)
         conn.rollback()
 
     BURST_FORMATS = ('siq', 'siq', 'siq', 'snowflake')   # (the small pools; siq's the smallest)
