@@ -29,7 +29,7 @@
  * flakeid.start_afresh, at start, when the state file cannot be used
  * (damaged, missing beside the witness, newer, another cluster's): the way
  * on that repeats nothing, which an operator chooses.  The file (if any)
- * is set aside as flakeid.state.set-aside-<Unix time>, and a new one saved
+ * is set aside as flakeid.state.set-aside-<Unix time>-<pid>, and a new one saved
  * with
  *   - every mark ADVANCE_LEAD_US + MARK_RESERVE_US (62 s) past the latest
  *     instant any lost save could have read its clock at (afresh_instant):
