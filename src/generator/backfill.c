@@ -355,9 +355,16 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 
 	/*
 	 * The future is judged by the precise clock, as now() is taken: sno's
-	 * coarse clock may trail now() by a unit, and issue_at waits for it.
+	 * coarse clock may trail now() by a unit, and issue_at waits for it.  A
+	 * unit past the clock that the live counter already issued in (ahead
+	 * of the clock: a fresh start's floor, an advance, a step back) is
+	 * refused as such, with its span: "not reached" would be false there
+	 * (the review of 9c528f7; the docs always said 55000).
 	 */
 	if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
+	{
+		if (ahead_find(slot, live_unit, &run))
+			backfill_refuse_ahead(def, ts, &run);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
@@ -365,6 +372,7 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 				 errdetail("The live %s generator issues IDs in that time unit once the clock gets there, and a back-filled ID there could repeat one of them.",
 						   def->name),
 				 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
+	}
 	*live_top = (int64) pool->seq_min - 1;
 	switch (issue_at(def, slot, pool, live_unit, &word))
 	{

@@ -28,6 +28,8 @@
 # 3. Past 32 runs of one counter, the two closest are joined (a refusal
 #    between them, never a repeat); the others stay apart.  And a restart
 #    after the clock has passed half a pool minted ahead (2c).
+# 4. A unit the live counter issued in 30 s ahead of the clock, back-filled
+#    before the clock gets there: 55000 with the span, not 22023.
 use strict;
 use warnings;
 use FlakeidTest;
@@ -235,6 +237,22 @@ for my $f (formats(format => 'sno'), formats(format => 'snowflake'))
 	is(sqlstate_of($runs, $call), '55000', "$name: and once the live counter has left it");
 }
 stop_checked($runs);
+
+# --- 4. a unit the live counter issued in ahead of the clock, and the clock not there yet ----------
+# (the review of 9c528f7: refused 22023, "a time the live generator has not reached", a false
+# reason: the live generator had issued there, as the fault campaign's seed 66003 met after a start
+# afresh; the docs' refusal is 55000, with the span)
+for my $f (formats(stateful => 't'))
+{
+	my $name = $f->{format};
+	my $t = (split /\n/, sql(put_ahead($f, 30000) . qq{SELECT $f->{time}($f->{new})}))[-1];
+	my $call = 'SELECT ' . backfill_call($f, "'$t'::timestamptz");
+	my $state = sqlstate_of($node, $call);
+	my (undef, undef, $err) = $node->psql('postgres', $call);
+	is($state, '55000', "$name: back-fill at a live ID's time 30 s ahead of the clock is refused as reached ahead (was 22023)");
+	like($err, qr/ERROR:  cannot back-fill an? \w+ ID for .*: this server does not count the live IDs of that time$/m,
+		"$name: ... saying this server does not count the live IDs of that time");
+}
 
 stop_checked($node);
 done_testing();
