@@ -108,49 +108,50 @@ is(sql('SELECT count(*) FROM outbox WHERE id NOT IN (SELECT id FROM seen WHERE i
 is(sql('SELECT count(*) - count(DISTINCT id) FROM seen WHERE id IS NOT NULL'), '0', 'the poller read no row twice');
 is(sql("SELECT count(*) FROM (SELECT horizon < lag(horizon) OVER (ORDER BY k) AS back FROM seen WHERE poll = -1) s WHERE back"),
 	'0', 'the horizon never moved back');
-# sno counts on while its clock is behind the floor a horizon set before the first step; once the
-# clock has made that step up (2 s after it, before the second: 4 s after it, before the step
-# forward), a toggle is its spec's (5.1).  A loaded machine may take a step late, after a slow poll
-# (19's lane once took the second one after the clock had caught up): the check says which held.
-# And a poll slow enough leaves the latest horizon before a step back further behind than the step:
-# the clock then stays above it, and a toggle is the spec's too (15's lane once took its steps at
-# 4.59, 4.97 and 5.23 s, not 1, 2 and 3, its polls that slow, and sno toggled once).
-my $caught_up = $taken[1] - $taken[0] >= 1.9 || $taken[2] - $taken[0] >= 3.9;
+# sno counts on while its clock is behind the floor the latest horizon set before a step back; once
+# the clock climbs back to that floor, still behind the counter, a toggle is its spec's (5.1).  On a
+# quiet machine neither step's clock gets there before the next step (the first one's 2 s, the
+# second's, then the step forward past everything): one tick-tock.  A loaded machine takes steps
+# late, after slow polls (19's lane once took the second one after the clock had caught up; 15's
+# took its steps at 4.59, 4.97 and 5.23 s, the latest horizon further behind than the step), so each
+# step's toggle is judged from what held: the server's clock just after the step less that horizon
+# (@horizon_behind: 0 where no horizon came before, nothing to keep below), and whether the clock
+# climbed that far before the next step back or the step forward (the review of 9c528f7: a rule of
+# fixed thresholds missed a first step made up only by the step forward).
 my @horizon_behind = map {
 	my ($at, $offset) = ($began + $taken[$_], (-2, -4)[$_]);
-	# (the server's clock just after the step, less the latest horizon's time given before it)
 	sql("SELECT coalesce(round(($at + $offset - extract(epoch FROM sno_time(max(horizon))))::numeric, 3), 0)
 	     FROM seen WHERE poll = -1 AND real_at < to_timestamp($at)");
 } 0, 1;
-# (no horizon given before a step: nothing to keep below, and the spec toggles: 0, a stale one)
-my $stale = grep { $_ >= 0 } @horizon_behind;
-my $ticktocks = sql('SELECT count(DISTINCT sno_ticktock(id)) FROM outbox');
-if ($caught_up || $stale)
+my $margin = 0.25;    # (the test's clock and the server's are read apart)
+my @may_toggle = (
+	$horizon_behind[0] + ($taken[1] - $taken[0]) >= -$margin
+	  || $horizon_behind[0] - 2 + ($taken[2] - $taken[0]) >= -$margin,    # (the second step took 2 s more)
+	$horizon_behind[1] + ($taken[2] - $taken[1]) >= -$margin);
+my $allowed = grep { $_ } @may_toggle;
+# The toggles, counted in the order the rows were numbered (k, taken beside the ID): the runs of one
+# tick-tock, those of 5 rows or more (a writer preempted between its row's number and its ID can put
+# its row across a toggle), then the changes between them.
+my @runs = split /\n/, sql('SELECT tt || \' \' || count(*) FROM (SELECT k, tt, row_number() OVER (ORDER BY k)
+	- row_number() OVER (PARTITION BY tt ORDER BY k) AS g FROM (SELECT k, sno_ticktock(id) AS tt FROM outbox) r) s
+	GROUP BY tt, g ORDER BY min(k)');
+my ($toggles, $last) = (0, undef);
+for (@runs)
 {
-	# The toggles, counted in the order the rows were numbered (k, taken beside the ID): the runs
-	# of one tick-tock, those of 5 rows or more (a writer preempted between its row's number and
-	# its ID can put a row or two across a toggle), then the changes between them.  Each step
-	# back whose horizon was stale, and one the clock made up, may toggle once; no other may.
-	my @runs = split /\n/, sql('SELECT tt || \' \' || count(*) FROM (SELECT k, tt, row_number() OVER (ORDER BY k)
-		- row_number() OVER (PARTITION BY tt ORDER BY k) AS g FROM (SELECT k, sno_ticktock(id) AS tt FROM outbox) r) s
-		GROUP BY tt, g ORDER BY min(k)');
-	my ($toggles, $last) = (0, undef);
-	for (@runs)
-	{
-		my ($tt, $n) = split / /;
-		next if $n < 5;
-		$toggles++ if defined $last && $tt ne $last;
-		$last = $tt;
-	}
-	my $allowed = ($caught_up ? 1 : 0) + $stale;
-	$allowed = 2 if $allowed > 2;
-	cmp_ok($toggles, '<=', $allowed, sprintf('sno toggled %d times, at most once a step back whose clock was made up before the next'
-		  . ' or stayed above the latest horizon (steps taken at %.2f, %.2f, %.2f s; the clock above the horizon after each step back'
-		  . ' by %s s; runs of one tick-tock: %s)', $toggles, @taken, join(' and ', @horizon_behind), join(', ', @runs)));
+	my ($tt, $n) = split / /;
+	next if $n < 5;
+	$toggles++ if defined $last && $tt ne $last;
+	$last = $tt;
+}
+my $what = sprintf('steps taken at %.2f, %.2f, %.2f s; the clock after each step back less the latest horizon: %s s; runs of one tick-tock: %s',
+	@taken, join(' and ', @horizon_behind), join(', ', @runs));
+if ($allowed)
+{
+	cmp_ok($toggles, '<=', $allowed, "sno toggled $toggles times, at most once a step back whose clock climbed to its horizon before the next step ($what)");
 }
 else
 {
-	is($ticktocks, '1', sprintf('sno kept its tick-tock: it counted on instead of toggling below a horizon (steps taken at %.2f, %.2f, %.2f s)', @taken));
+	is($toggles, 0, "sno kept its tick-tock: it counted on instead of toggling below a horizon ($what)");
 }
 is(sql("SELECT a.exhausted_waits - b.exhausted_waits FROM flakeid_generators a JOIN before b USING (generator) WHERE generator = 'sno'"),
 	'0', 'no call waited out a step');
