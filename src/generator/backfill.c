@@ -356,24 +356,38 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 	/*
 	 * The future is judged by the precise clock, as now() is taken: sno's
 	 * coarse clock may trail now() by a unit, and issue_at waits for it.  A
-	 * unit past the clock that the live counter already issued in (ahead
-	 * of the clock: a fresh start's floor, an advance, a step back) is
-	 * refused as such, with its span: "not reached" would be false there
-	 * (the review of 9c528f7; the docs always said 55000).
+	 * unit past the clock is never served from the counter (that would put
+	 * every later ID ahead of the clock), but "not reached" is said only
+	 * where it is true (rounds 14 and 15 of fresh eyes; the docs always
+	 * said 55000 for a unit the counter reached ahead of the clock):
+	 *   - the counter sits in it (ahead of the clock, or reached at the
+	 *     clock before the clock stepped back): refused for now, 55000,
+	 *     the same call being served once the clock gets there;
+	 *   - the counter passed it between the caller's read of it and this
+	 *     one: a past unit to the counter, as when it had passed it before
+	 *     the call (the caller asks the ahead runs, then the ledger);
+	 *   - a run the counter filled ahead of the clock holds it: 55000;
+	 *   - else the counter has not got there: 22023.
 	 */
+	*live_top = (int64) pool->seq_min - 1;
 	if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
 	{
+		uint64		word_now = pg_atomic_read_u64(&counter_shared->slots[slot].word.value);
+
+		if (present != 0 && word_now != 0 && counter_unit(word_now) > live_unit)
+			return false;
+		if (present != 0 && word_now != 0 && counter_unit(word_now) == live_unit)
+			backfill_refuse_not_yet(def, ts, live_unit);
 		if (ahead_find(slot, live_unit, &run))
 			backfill_refuse_ahead(def, ts, &run);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
 						def->name, timestamptz_to_str(ts)),
-				 errdetail("The live %s generator issues IDs in that time unit once the clock gets there, and a back-filled ID there could repeat one of them.",
+				 errdetail("The live %s generator has not issued IDs in that time unit yet, and may once it gets there: a back-filled ID there could repeat one of them.",
 						   def->name),
 				 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
 	}
-	*live_top = (int64) pool->seq_min - 1;
 	switch (issue_at(def, slot, pool, live_unit, &word))
 	{
 		case COUNTER_ISSUE:

@@ -89,6 +89,29 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
 }
 
 /*
+ * A unit past the clock that the live counter is issuing in now (after an
+ * advance, a step back, a restart or a promotion it counts on ahead of the
+ * clock): the same call is served from the live counter once the clock
+ * gets there, as at the present (backfill.c), so it is refused for now,
+ * saying when it may be retried.  "Not reached" would be false, and "not
+ * counted" too (round 15's reviewer).
+ */
+void
+backfill_refuse_not_yet(const GeneratorDef *def, TimestampTz ts, uint64 unit)
+{
+	char		start[MAXDATELEN + 1];
+
+	strlcpy(start, timestamptz_to_str(flakeid_timestamptz_from_unix_us(def->format->unit_start(unit))), sizeof(start));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot back-fill a %s ID for %s yet: the live generator is issuing IDs at that time ahead of the clock",
+					def->name, timestamptz_to_str(ts)),
+			 errdetail("The live %s generator counts on in the time unit from %s, ahead of the clock (after an advance, a clock step back, a restart or a promotion). Back-fill at that time is served once the clock has got there (from the live counter, or above its IDs where an advance closed the unit).",
+					   def->name, start),
+			 errhint("Retry once the clock has passed %s, or back-fill earlier times.", start)));
+}
+
+/*
  * Back-fill before the floor is refused: the floor that flakeid.start_afresh
  * left (marks_afresh.c), what back-fill gave before that start having been
  * lost with the state file, or the one the cutover's step raised

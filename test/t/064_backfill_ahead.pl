@@ -29,7 +29,8 @@
 #    between them, never a repeat); the others stay apart.  And a restart
 #    after the clock has passed half a pool minted ahead (2c).
 # 4. A unit the live counter issued in 30 s ahead of the clock, back-filled
-#    before the clock gets there: 55000 with the span, not 22023.
+#    before the clock gets there: 55000, retry later, not 22023; and (4b)
+#    the one it sits in, reached at the clock before the clock stepped back.
 use strict;
 use warnings;
 use FlakeidTest;
@@ -249,10 +250,40 @@ for my $f (formats(stateful => 't'))
 	my $call = 'SELECT ' . backfill_call($f, "'$t'::timestamptz");
 	my $state = sqlstate_of($node, $call);
 	my (undef, undef, $err) = $node->psql('postgres', $call);
-	is($state, '55000', "$name: back-fill at a live ID's time 30 s ahead of the clock is refused as reached ahead (was 22023)");
-	like($err, qr/ERROR:  cannot back-fill an? \w+ ID for .*: this server does not count the live IDs of that time$/m,
-		"$name: ... saying this server does not count the live IDs of that time");
+	is($state, '55000', "$name: back-fill at a live ID's time 30 s ahead of the clock, the counter still there, is refused for now (was 22023)");
+	like($err, qr/ERROR:  cannot back-fill an? \w+ ID for .* yet: the live generator is issuing IDs at that time ahead of the clock\n.*HINT:  Retry once the clock has passed/s,
+		"$name: ... saying the live generator is issuing there, and when to retry");
 }
+
+# --- 4b. the unit the live counter sits in, reached at the clock before the clock stepped back -----
+# (round 15's auditor: still 22023 "not reached" after 4, where the counter had issued at the clock
+# and sat when the clock stepped back.  A unit it left before the step is a past unit to the live
+# counter, served from the ledger, counting down, as any past unit.  sno is left out: its step back
+# toggles the tick-tock, and a unit only the other tick-tock reached still gets 22023, a refusal
+# either way: docs/OPERATIONS.md)
+my $stepped = flakeid_node('backfill_reached', 'flakeid.allow_debug_clock_offset' => 'on');
+my @stepped = grep { $_->{format} ne 'sno' } formats(stateful => 't');
+# each format's ID a, then 20 ms on, b: the counter left a's unit for b's (kuid and kuid96 share one
+# counter, kuid96's minted after kuid's: the counter sits in kuid96's b)
+my %at = map {
+	my @t = split /\n/, $stepped->safe_psql('postgres', "SELECT $_->{time}($_->{new}); SELECT pg_sleep(0.02); SELECT $_->{time}($_->{new})");
+	($_->{format} => [ $t[0], $t[-1] ])
+} @stepped;
+$stepped->safe_psql('postgres', 'ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -10000; SELECT pg_reload_conf()');
+ok($stepped->poll_query_until('postgres', 'SHOW flakeid.debug_clock_offset_ms', '-10000'), 'the server\'s clock stepped back 10 s');
+for my $f (@stepped)
+{
+	my ($a, $b) = map { 'SELECT ' . backfill_call($f, "'$_'::timestamptz") } @{ $at{ $f->{format} } };
+	is(sqlstate_of($stepped, $a), 'ok', "$f->{format}: back-fill at a live ID's time the counter left before the clock stepped back 10 s: a past unit to it, given");
+	next if $f->{format} eq 'kuid';
+	my $state = sqlstate_of($stepped, $b);
+	my (undef, undef, $err) = $stepped->psql('postgres', $b);
+	is($state, '55000', "$f->{format}: back-fill at the time of the unit the counter sits in, 10 s past the clock, is refused for now (was 22023)");
+	like($err, qr/ yet: the live generator is issuing IDs at that time ahead of the clock\n.*HINT:  Retry once the clock has passed/s,
+		"$f->{format}: ... saying the live generator is issuing there, and when to retry");
+}
+$stepped->safe_psql('postgres', 'ALTER SYSTEM RESET flakeid.debug_clock_offset_ms; SELECT pg_reload_conf()');
+stop_checked($stepped);
 
 stop_checked($node);
 done_testing();
