@@ -89,26 +89,26 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
 }
 
 /*
- * A unit past the clock that the live counter is issuing in now (after an
- * advance, a step back, a restart or a promotion it counts on ahead of the
- * clock): the same call is served from the live counter once the clock
- * gets there, as at the present (backfill.c), so it is refused for now,
- * saying when it may be retried.  "Not reached" would be false, and "not
- * counted" too (round 15's reviewer).
+ * A unit past the clock that the live counter sits in and that no run
+ * holds: it got there at the clock before the clock stepped back (its next
+ * live ID there, ahead of the clock, records the unit as a run), or an
+ * advance closed it there.  Refused as not counted, as a run is; no retry
+ * is promised (round 16's reviewer: a first version said "yet", and the
+ * unit stayed refused).
  */
 void
-backfill_refuse_not_yet(const GeneratorDef *def, TimestampTz ts, uint64 unit)
+backfill_refuse_counter_there(const GeneratorDef *def, TimestampTz ts, uint64 unit)
 {
 	char		start[MAXDATELEN + 1];
 
 	strlcpy(start, timestamptz_to_str(flakeid_timestamptz_from_unix_us(def->format->unit_start(unit))), sizeof(start));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("cannot back-fill a %s ID for %s yet: the live generator is issuing IDs at that time ahead of the clock",
+			 errmsg("cannot back-fill a %s ID for %s: this server does not count the live IDs of that time",
 					def->name, timestamptz_to_str(ts)),
-			 errdetail("The live %s generator counts on in the time unit from %s, ahead of the clock (after an advance, a clock step back, a restart or a promotion). Back-fill at that time is served once the clock has got there (from the live counter, or above its IDs where an advance closed the unit).",
+			 errdetail("The live %s generator reached the time unit from %s before the clock did (after a clock step back or an advance): a back-filled ID there could repeat one of its IDs.",
 					   def->name, start),
-			 errhint("Retry once the clock has passed %s, or back-fill earlier times.", start)));
+			 errhint("Back-fill times before the present.")));
 }
 
 /*
