@@ -31,7 +31,9 @@
 # 4. A unit the live counter issued in 30 s ahead of the clock, back-filled
 #    before the clock gets there: 55000 with the span, not 22023; (4b) the
 #    one it sits in, reached at the clock before the clock stepped back; (4c)
-#    the one it resumes in after a restart with the clock behind the mark.
+#    the one it resumes in after a restart with the clock behind the mark
+#    (30 s: 4b and 4c take some 20 psql sessions, which a stalled machine
+#    must finish before the clock gets back to the live IDs: round 17).
 use strict;
 use warnings;
 use FlakeidTest;
@@ -270,20 +272,20 @@ my %at = map {
 	my @t = split /\n/, $stepped->safe_psql('postgres', "SELECT $_->{time}($_->{new}); SELECT pg_sleep(0.02); SELECT $_->{time}($_->{new})");
 	($_->{format} => [ $t[0], $t[-1] ])
 } @stepped;
-$stepped->safe_psql('postgres', 'ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -10000; SELECT pg_reload_conf()');
-ok($stepped->poll_query_until('postgres', 'SHOW flakeid.debug_clock_offset_ms', '-10000'), 'the server\'s clock stepped back 10 s');
+$stepped->safe_psql('postgres', 'ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -30000; SELECT pg_reload_conf()');
+ok($stepped->poll_query_until('postgres', 'SHOW flakeid.debug_clock_offset_ms', '-30000'), 'the server\'s clock stepped back 30 s');
 for my $f (@stepped)
 {
 	my ($a, $b) = map { 'SELECT ' . backfill_call($f, "'$_'::timestamptz") } @{ $at{ $f->{format} } };
-	is(sqlstate_of($stepped, $a), 'ok', "$f->{format}: back-fill at a live ID's time the counter left before the clock stepped back 10 s: a past unit to it, given");
+	is(sqlstate_of($stepped, $a), 'ok', "$f->{format}: back-fill at a live ID's time the counter left before the clock stepped back 30 s: a past unit to it, given");
 	next if $f->{format} eq 'kuid';
 	my $state = sqlstate_of($stepped, $b);
 	my (undef, undef, $err) = $stepped->psql('postgres', $b);
-	is($state, '55000', "$f->{format}: back-fill at the time of the unit the counter sits in, 10 s past the clock, is refused (was 22023)");
+	is($state, '55000', "$f->{format}: back-fill at the time of the unit the counter sits in, 30 s past the clock, is refused (was 22023)");
 	like($err, qr/this server does not count the live IDs of that time\nDETAIL:  The live \w+ generator reached the time unit from .* before the clock did/,
 		"$f->{format}: ... saying the live generator reached it before the clock did");
 }
-# --- 4c. a clean restart with the clock 10 s behind the mark: the unit the counter resumes in ---------
+# --- 4c. a clean restart with the clock 30 s behind the mark: the unit the counter resumes in ---------
 # (round 16's reviewer: a first version of 4b's refusal said "yet ... retry once the clock has passed"
 # there, and the retry met the span refusal: a run holds the units from the clock to the mark)
 my %last = map { $_->{format} => $stepped->safe_psql('postgres', "SELECT $_->{time}($_->{new})") } @stepped;
@@ -293,10 +295,10 @@ for my $f (@stepped)
 	my $call = 'SELECT ' . backfill_call($f, "'$last{$f->{format}}'::timestamptz");
 	my (undef, undef, $err) = $stepped->psql('postgres', $call);
 	like($err, qr/this server does not count the live IDs of that time\nDETAIL:  From /,
-		"$f->{format}: after a restart 10 s behind the mark, back-fill at the last live ID's time is refused with the span");
+		"$f->{format}: after a restart 30 s behind the mark, back-fill at the last live ID's time is refused with the span");
 }
-# (flakeid's clock runs 10 s behind clock_timestamp() here)
-ok(wait_clock_past($stepped, "'" . (sort values %last)[-1] . "'::timestamptz + interval '10.5 s'"), 'flakeid\'s clock has passed the last live IDs');
+# (flakeid's clock runs 30 s behind clock_timestamp() here)
+ok(wait_clock_past($stepped, "'" . (sort values %last)[-1] . "'::timestamptz + interval '30.5 s'"), 'flakeid\'s clock has passed the last live IDs');
 for my $f (@stepped)
 {
 	my $call = 'SELECT ' . backfill_call($f, "'$last{$f->{format}}'::timestamptz");
