@@ -349,47 +349,13 @@ from_live_counter(const GeneratorDef *def, int variant, const CounterPool *pool,
 				  TimestampTz ts, uint32 *sequence, bool *flag, int64 *live_top)
 {
 	int			slot = def->first_slot + variant;
-	uint64		word = 0,
-				present = 0;
+	uint64		word = 0;
 	AheadRun	run;
 
-	/*
-	 * The future is judged by the precise clock, as now() is taken: sno's
-	 * coarse clock may trail now() by a unit, and issue_at waits for it.  A
-	 * unit past the clock is never served from the counter (that would put
-	 * every later ID ahead of the clock), but "not reached" is said only
-	 * where the counter has not got there (rounds 14 to 16 of fresh eyes;
-	 * the docs always said 55000 for a unit it reached ahead of the clock):
-	 *   - the counter passed it between the caller's read of it and this
-	 *     one: a past unit to the counter, as when it had passed it before
-	 *     the call (the caller asks the ahead runs, then the ledger);
-	 *   - a run holds it (filled ahead of the clock, or resumed over at a
-	 *     start or a promotion): 55000 with the span, as it stays;
-	 *   - the counter sits in it, reached at the clock before the clock
-	 *     stepped back, or closed there by an advance: 55000, saying so
-	 *     (no retry is promised: a live ID there records it as a run);
-	 *   - else 22023 (sno: also a unit its other tick-tock reached before
-	 *     a step back, not looked for: a refusal either way).
-	 */
 	*live_top = (int64) pool->seq_min - 1;
-	if (!def->format->units_at(flakeid_clock_unix_us(), &present) || live_unit > present)
-	{
-		uint64		word_now = pg_atomic_read_u64(&counter_shared->slots[slot].word.value);
-
-		if (present != 0 && word_now != 0 && counter_unit(word_now) > live_unit)
-			return false;
-		if (ahead_find(slot, live_unit, &run))
-			backfill_refuse_ahead(def, ts, &run);
-		if (present != 0 && word_now != 0 && counter_unit(word_now) == live_unit)
-			backfill_refuse_counter_there(def, ts, live_unit);
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
-						def->name, timestamptz_to_str(ts)),
-				 errdetail("The live %s generator may issue IDs in that time unit when it gets there, and a back-filled ID there could repeat one of them.",
-						   def->name),
-				 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
-	}
+	/* a unit past the clock is refused, or is a past unit to a counter that passed it */
+	if (backfill_past_the_clock(def, slot, live_unit, ts))
+		return false;
 	switch (issue_at(def, slot, pool, live_unit, &word))
 	{
 		case COUNTER_ISSUE:

@@ -96,7 +96,7 @@ backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *r
  * is promised (round 16's reviewer: a first version said "yet", and the
  * unit stayed refused).
  */
-void
+static void
 backfill_refuse_counter_there(const GeneratorDef *def, TimestampTz ts, uint64 unit)
 {
 	char		start[MAXDATELEN + 1];
@@ -109,6 +109,52 @@ backfill_refuse_counter_there(const GeneratorDef *def, TimestampTz ts, uint64 un
 			 errdetail("The live %s generator reached the time unit from %s before the clock did (after a clock step back or an advance): a back-filled ID there could repeat one of its IDs.",
 					   def->name, start),
 			 errhint("Back-fill times before the present.")));
+}
+
+/*
+ * A back-fill's unit, judged against the clock (from_live_counter, before
+ * it asks the live counter): false where the unit is not past the clock;
+ * true where it is but the live counter passed it since the caller looked
+ * (a past unit to the counter, as when it had passed it before the call:
+ * the caller asks the ahead runs, then the ledger); else a refusal.  The
+ * future is judged by the precise clock, as now() is taken: sno's coarse
+ * clock may trail now() by a unit, and issue_at waits for it.  A unit past
+ * the clock is never served from the counter (that would put every later
+ * ID ahead of the clock), but "not reached" is said only where the counter
+ * has not got there (rounds 14 to 16 of fresh eyes; the docs always said
+ * 55000 for a unit it reached ahead of the clock):
+ *   - a run holds it (filled ahead of the clock, or resumed over at a
+ *     start or a promotion): 55000 with the span, as it stays;
+ *   - the counter sits in it, reached at the clock before the clock
+ *     stepped back, or closed there by an advance: 55000, saying so (no
+ *     retry is promised: a live ID there records it as a run);
+ *   - else 22023 (sno: also a unit its other tick-tock reached before a
+ *     step back, not looked for: a refusal either way).
+ */
+bool
+backfill_past_the_clock(const GeneratorDef *def, int slot, uint64 live_unit, TimestampTz ts)
+{
+	uint64		present = 0,
+				word_now;
+	AheadRun	run;
+
+	if (def->format->units_at(flakeid_clock_unix_us(), &present) && live_unit <= present)
+		return false;
+	word_now = pg_atomic_read_u64(&counter_shared->slots[slot].word.value);
+	if (present != 0 && word_now != 0 && counter_unit(word_now) > live_unit)
+		return true;
+	if (ahead_find(slot, live_unit, &run))
+		backfill_refuse_ahead(def, ts, &run);
+	if (present != 0 && word_now != 0 && counter_unit(word_now) == live_unit)
+		backfill_refuse_counter_there(def, ts, live_unit);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot back-fill a %s ID for %s, a time the live generator has not reached",
+					def->name, timestamptz_to_str(ts)),
+			 errdetail("The live %s generator may issue IDs in that time unit when it gets there, and a back-filled ID there could repeat one of them.",
+					   def->name),
+			 errhint("Back-fill takes times up to the present; IDs for later times cannot be made in advance.")));
+	return false;				/* (not reached) */
 }
 
 /*

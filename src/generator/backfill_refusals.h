@@ -25,8 +25,8 @@ extern void backfill_refuse_shared_with_live(const GeneratorDef *def, int varian
 /* a unit in a run the live counter reached ahead of the clock (ahead.h) */
 extern void backfill_refuse_ahead(const GeneratorDef *def, TimestampTz ts, const AheadRun *run);
 
-/* a unit past the clock that the live counter sits in, in no run (a step back, an advance) */
-extern void backfill_refuse_counter_there(const GeneratorDef *def, TimestampTz ts, uint64 unit);
+/* a unit past the clock: false if it is not; true if the counter passed it; else refused */
+extern bool backfill_past_the_clock(const GeneratorDef *def, int slot, uint64 live_unit, TimestampTz ts);
 
 /* a time before the floor of a fresh start, unless flakeid.accept_backfill_loss; returns otherwise */
 extern void backfill_refuse_below_floor(const GeneratorDef *def, uint64 live_unit, TimestampTz ts);
