@@ -266,11 +266,14 @@ for my $f (formats(stateful => 't'))
 # either way: docs/OPERATIONS.md)
 my $stepped = flakeid_node('backfill_reached', 'flakeid.allow_debug_clock_offset' => 'on');
 my @stepped = grep { $_->{format} ne 'sno' } formats(stateful => 't');
-# each format's ID a, then 20 ms on, b: the counter left a's unit for b's (kuid and kuid96 share one
-# counter, kuid96's minted after kuid's: the counter sits in kuid96's b)
+# each format's ID a, then b, minted until it lies in a later unit: the counter left a's unit for b's
+# (kuid and kuid96 share one counter, kuid96's minted after kuid's: the counter sits in kuid96's b)
 my %at = map {
-	my @t = split /\n/, $stepped->safe_psql('postgres', "SELECT $_->{time}($_->{new}); SELECT pg_sleep(0.02); SELECT $_->{time}($_->{new})");
-	($_->{format} => [ $t[0], $t[-1] ])
+	my $f = $_;
+	my $a = $stepped->safe_psql('postgres', "SELECT $f->{time}($f->{new})");
+	my $b = $a;
+	$b = $stepped->safe_psql('postgres', "SELECT $f->{time}($f->{new})") while $b eq $a;
+	($f->{format} => [ $a, $b ])
 } @stepped;
 $stepped->safe_psql('postgres', 'ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -30000; SELECT pg_reload_conf()');
 ok($stepped->poll_query_until('postgres', 'SHOW flakeid.debug_clock_offset_ms', '-30000'), 'the server\'s clock stepped back 30 s');
