@@ -1,6 +1,7 @@
 /*
  * backfill_refusals.h — back-fill's refusals (backfill.c), each an ERROR
- * that says why and what the caller may do instead
+ * that says why and what the caller may do instead, and the judgement of a
+ * unit past the clock that picks among them (backfill_past_the_clock)
  */
 #ifndef FLAKEID_BACKFILL_REFUSALS_H
 #define FLAKEID_BACKFILL_REFUSALS_H

@@ -272,7 +272,8 @@ my %at = map {
 	my $f = $_;
 	my $a = $stepped->safe_psql('postgres', "SELECT $f->{time}($f->{new})");
 	my $b = $a;
-	$b = $stepped->safe_psql('postgres', "SELECT $f->{time}($f->{new})") while $b eq $a;
+	ok(poll_until(sub { ($b = $stepped->safe_psql('postgres', "SELECT $f->{time}($f->{new})")) ne $a }, interval => 0),
+		"$f->{format}: a live ID in a later unit than the first");
 	($f->{format} => [ $a, $b ])
 } @stepped;
 $stepped->safe_psql('postgres', 'ALTER SYSTEM SET flakeid.debug_clock_offset_ms = -30000; SELECT pg_reload_conf()');
