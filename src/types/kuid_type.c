@@ -114,7 +114,11 @@ refuse_kuid_during_recovery(void)
  * smallest ID of the horizon unit (README, "Reading by ID: the horizon").
  * kuid96 IDs order by the 256-second window before the node, so its
  * horizon carries this server's node: every ID this server issues after it
- * follows it in the window.
+ * follows it in the window.  (Node 0 would put it below this server's
+ * earlier IDs of the window, up to 256 s back.  So a promoted standby's
+ * horizon can pass IDs its primary left prepared in the held window when
+ * the primary's node sorts below its own: sno, siq and snowflake, whose
+ * identity follows the unit, give the unit's smallest ID of any identity.)
  */
 static KuidFields
 kuid_horizon_fields(void)

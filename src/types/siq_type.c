@@ -67,15 +67,19 @@ siq_datum(uint64 t56, unsigned shard, uint32 domain, int kind, unsigned serial)
 	return siq_fields_datum((SiqFields) {t56, shard, domain, siq_low_word(siq_kinds[kind].value, serial)});
 }
 
-/* the horizon of siq_new, every kind: the smallest ID of the horizon unit (README, "Reading by ID: the horizon") */
+/*
+ * The horizon of siq_new, every kind: the smallest ID of the horizon unit
+ * (README, "Reading by ID: the horizon"), of any shard and domain (as
+ * sno_horizon: a promoted standby's unit may be held by its primary's
+ * prepared transactions, whose IDs carry the primary's).
+ */
 PG_FUNCTION_INFO_V1(siq_horizon);
 Datum
 siq_horizon(PG_FUNCTION_ARGS)
 {
 	uint64		unit = flakeid_horizon_unit(GEN_SIQ);
 
-	return siq_fields_datum((SiqFields) {siq_t56_from_unit(unit), flakeid_identity(IDENTITY_SIQ_SHARD),
-	flakeid_siq_domain_hash(), 0});
+	return siq_fields_datum((SiqFields) {siq_t56_from_unit(unit), 0, 0, 0});
 }
 
 PG_FUNCTION_INFO_V1(siq_new);

@@ -41,14 +41,21 @@ sno_meta_arg(FunctionCallInfo fcinfo, int argno)
 	return (unsigned) meta;
 }
 
-/* the horizon of sno_new: the smallest ID of the horizon unit (README, "Reading by ID: the horizon") */
+/*
+ * The horizon of sno_new: the smallest ID of the horizon unit (README,
+ * "Reading by ID: the horizon"), of any partition.  Not this server's own
+ * partition: the unit may be held by a prepared transaction of another
+ * server's (a promoted standby holds its primary's, whose partition
+ * differs), whose IDs in that unit would sort below a horizon carrying
+ * this server's partition and be passed before they commit.
+ */
 PG_FUNCTION_INFO_V1(sno_horizon);
 Datum
 sno_horizon(PG_FUNCTION_ARGS)
 {
 	uint64		unit = flakeid_horizon_unit(GEN_SNO);
 
-	return sno_datum(unit, false, 0, flakeid_identity(IDENTITY_SNO_PARTITION), 0);
+	return sno_datum(unit, false, 0, 0, 0);
 }
 
 PG_FUNCTION_INFO_V1(sno_new);

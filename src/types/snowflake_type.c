@@ -81,8 +81,8 @@ snowflake_new(PG_FUNCTION_ARGS)
 
 /*
  * The horizon of snowflake_new under the epoch in force: the smallest
- * snowflake this server could issue in the horizon's millisecond (0 when
- * that lies before the epoch: every snowflake is at or after it).
+ * snowflake of the horizon's millisecond, of any worker and process (0
+ * when that lies before the epoch: every snowflake is at or after it).
  */
 PG_FUNCTION_INFO_V1(snowflake_horizon);
 Datum
@@ -98,7 +98,8 @@ snowflake_horizon(PG_FUNCTION_ARGS)
 				 errmsg("the snowflake horizon is outside the time range of epoch " INT64_FORMAT " ms", epoch_ms)));
 	if (ms == 0)
 		return Int64GetDatum(0);
-	return snowflake_datum(ms, flakeid_identity(IDENTITY_SNOWFLAKE_WORKER), flakeid_identity(IDENTITY_SNOWFLAKE_PROCESS), 0);
+	/* (worker and process 0: the smallest snowflake of the millisecond, as sno_horizon) */
+	return snowflake_datum(ms, 0, 0, 0);
 }
 
 /*
