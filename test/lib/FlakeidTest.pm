@@ -29,6 +29,8 @@ use IPC::Run;
 use POSIX ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+# (psql calls through sessions kept open: see there)
+use FlakeidSessions;
 use Test::More;
 use Time::HiRes ();
 

@@ -70,6 +70,11 @@ for my $round (1 .. 10)
 # catchup, however long the rounds above took (CI's run of 61e38ea, on a machine 2-3 times slower
 # than usual, failed all four checks against rows written before the back-fills and the catchup)
 psql_on($publisher, join('', map { "INSERT INTO t_$_ (n, at) VALUES (0, 'publisher');\n" } @types));
+# (every table's initial copy done first: the apply worker's catchup does not
+# wait for the table sync workers, which take two tables at a time, and a
+# quick machine checked before the last two had theirs: 1001/1001/1001/0/0)
+ok($subscriber->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_subscription_rel WHERE srsubstate <> 'r'"),
+	'every table of the subscription is synchronized');
 $publisher->wait_for_catchup('follow');
 is(psql_on($subscriber, 'SELECT ' . join(' || \'/\' || ', map { "(SELECT count(*) FROM t_$_)" } @types)),
 	join('/', (1001) x 5), '1001 rows of each type replicated');
