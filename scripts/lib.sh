@@ -68,3 +68,33 @@ debian_archive() {
 	apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 'Identifier: Packages' |
 		awk -v suite="$codename" '$2 == suite && $3 == "main" { print $1; exit }'
 }
+
+# limited LIMIT WHAT COMMAND...: COMMAND, in a session of its own, for at
+# most LIMIT seconds.  Past it, a failing TAP line says how long it ran and
+# what it was doing (the processes of its session still running, with their
+# ages), then they are killed; the status is then 124.  Otherwise COMMAND's.
+# It waits for COMMAND's end, looking once a second: never a fixed sleep.
+limited() {
+	local limit=$1 what=$2 pid began=$SECONDS status
+	shift 2
+	# (a script's background job leads no process group, so setsid makes
+	# the session in that process, and $! is its id)
+	setsid "$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $((SECONDS - began)) -ge "$limit" ]; then
+			echo "not ok 1 - $what did not end within its limit of $limit s: killed after $((SECONDS - began)) s; it was running:"
+			ps -o pid=,etimes=,time=,args= --forest -s "$pid" 2>/dev/null | head -40 | sed 's/^/#   /'
+			kill -TERM -- "-$pid" 2>/dev/null
+			local grace=$SECONDS
+			while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - grace)) -lt 30 ]; do sleep 1; done
+			pkill -KILL -s "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			return 124
+		fi
+		sleep 1
+	done
+	wait "$pid"
+	status=$?
+	return $status
+}
