@@ -171,7 +171,13 @@ sub routable
 
 sub env_key
 {
-	return join("\0", map { "$_=$ENV{$_}" } sort grep { /^(?:PG|LD_|FLAKEID_CLOCK)/ && $_ ne 'PGPORT' && $_ ne 'PGHOST' } keys %ENV);
+	return join("\0", map { "$_=$ENV{$_}" } sort grep { /^(?:PG|LD_|FLAKEID_CLOCK|FLAKEID_SESSION_POLL)/ && $_ ne 'PGPORT' && $_ ne 'PGHOST' } keys %ENV);
+}
+
+# the sessions of a poll (a key of their own: see poll_query_until), closed when it ends
+sub close_poll_sessions
+{
+	close_session($_) for grep { /\0FLAKEID_SESSION_POLL=/ } keys %sessions;
 }
 
 # the override of PostgreSQL::Test::Cluster::psql
@@ -296,12 +302,22 @@ sub poll_query_until
 	$expected //= 't';
 	my ($stdout, $stderr) = ('', '');
 	my $max_attempts = 10 * $PostgreSQL::Test::Utils::timeout_default;
+	# A poll's first attempt is a new connection, as each was: a backend
+	# left idle before (a crash the test caused with kill, say, that the
+	# postmaster has not yet met) must not answer for a server still to
+	# restart.  The attempts after it reuse that connection while it lasts.
+	local $ENV{FLAKEID_SESSION_POLL} = ++$serial;
 	for (my $attempts = 0; $attempts < $max_attempts; $attempts++)
 	{
 		psql($self, $dbname, $query, stdout => \$stdout, stderr => \$stderr);
-		return 1 if $stdout eq $expected && $stderr eq '';
+		if ($stdout eq $expected && $stderr eq '')
+		{
+			close_poll_sessions();
+			return 1;
+		}
 		Time::HiRes::usleep(100_000);
 	}
+	close_poll_sessions();
 	Test::More::diag(qq(poll_query_until timed out executing this query:
 $query
 expecting this output:
@@ -335,7 +351,11 @@ sub fresh_psql { return $original_psql->(@_); }
 
 END
 {
-	# (the sessions go before PostgreSQL::Test::Cluster's END stops the servers)
+	# (the sessions go before PostgreSQL::Test::Cluster's END stops the
+	# servers; $? is the test's exit status, which Cluster's END and
+	# Test::Builder read after this, and reaping psql would set it to 0:
+	# a test that died would keep no data directory and say nothing)
+	local $?;
 	close_all();
 }
 

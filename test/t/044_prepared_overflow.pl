@@ -15,11 +15,14 @@ use FlakeidTest;
 use Test::More;
 
 my $max_prepared = 4;
-# (identities of its own, as docs/OPERATIONS.md advises: the standby's come along)
+# (identities of its own, as docs/OPERATIONS.md advises)
 my $primary = flakeid_node('prep_overflow_primary', max_prepared_transactions => $max_prepared,
 	checkpoint_timeout => '1h', max_wal_size => '4GB', 'flakeid.sno_partition' => 5, 'flakeid.siq_shard' => 5,
 	'flakeid.snowflake_worker' => 5, 'flakeid.snowflake_process' => 1);
 my ($standby) = flakeid_standby($primary, 'prep_overflow_standby');
+# (identities that sort above the primary's, so that the primary's prepared
+# IDs in a held unit sort below a horizon that carried the standby's own)
+restart_with($standby, 'flakeid.sno_partition' => 9, 'flakeid.siq_shard' => 9, 'flakeid.snowflake_worker' => 9);
 sub psql_on { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
 
 psql_on($primary, 'CREATE TABLE ids (id sno, round int)');

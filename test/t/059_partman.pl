@@ -252,8 +252,11 @@ for my $f (formats(fixed => 't'))
 		'{-3,-2,-1,0,1,2,3,4}|t', "$type, the daily job: the 3 days before today to 4 after, each from $type\_lower_bound of its midnight to the next");
 	# now; and back-fill at each earlier day's midnight, noon and last
 	# millisecond (kuid96's bound moves back to its 256-second window's
-	# start: the last millisecond belongs to the next day's partition)
-	my $late = $type eq 'kuid96' ? 1 : 0;
+	# start: where that window straddles the next midnight, which it does on
+	# some days only, the last millisecond belongs to the next day's partition)
+	my @late = $type ne 'kuid96' ? (0) : split /\n/, sql("SELECT DISTINCT (kuid96_lower_bound(m) = kuid96_lower_bound(m - interval '1 ms'))::int
+	        FROM (SELECT ((now() AT TIME ZONE 'UTC')::date - k + 1)::timestamp AT TIME ZONE 'UTC' AS m FROM generate_series(2, 3) k) x ORDER BY 1");
+	my $late = grep { $_ } @late;
 	sql("INSERT INTO $t (body) VALUES ('now');
 	     INSERT INTO $t (id, body) SELECT " . backfill_call($f, 'midnight + offs') . ", to_char(offs, 'HH24:MI:SS.MS')
 	     FROM parts_of('$t', '$type') p, LATERAL (SELECT p.day::timestamp AT TIME ZONE 'UTC' AS midnight) d,
@@ -266,9 +269,9 @@ for my $f (formats(fixed => 't'))
 	               string_agg(DISTINCT e.body || ':' || (p.day - ($f->{time}(e.id) AT TIME ZONE 'UTC')::date), ',' ORDER BY e.body || ':' || (p.day - ($f->{time}(e.id) AT TIME ZONE 'UTC')::date))
 	                 FILTER (WHERE e.body <> 'now'), count(*) FILTER (WHERE e.body <> 'now')
 	        FROM $t e JOIN parts_of('$t', '$type') p ON p.partition = e.tableoid::regclass::text"),
-		"1|00:00:00.000:0,12:00:00.000:0,23:59:59.999:$late|6",
+		"1|00:00:00.000:0,12:00:00.000:0," . join(',', map { "23:59:59.999:$_" } @late) . "|6",
 		"$type: DEFAULT $f->{new} in the present day's partition; back-fill at a day's midnight and noon in that day's, its last millisecond in "
-		  . ($late ? "the next day's (its window straddles midnight)" : "that day's"));
+		  . ($late ? "the next day's where its window straddles midnight" : "that day's"));
 	# pruning: a constant day when the plan is made; a now()-relative range when the query starts
 	my ($day, $next) = split /\|/, sql("SELECT day, day + 1 FROM parts_of('$t', '$type') ORDER BY day OFFSET 4 LIMIT 1");
 	my ($expect, @plan) = split /\n/, sql("SELECT string_agg(partition, ',' ORDER BY partition) FROM parts_of('$t', '$type')
