@@ -81,20 +81,27 @@ limited() {
 	# the session in that process, and $! is its id)
 	setsid "$@" &
 	pid=$!
+	# (this shell killed meanwhile, by a lane's backstop say: the session
+	# goes with it, as the child of timeout(1) did)
+	trap 'kill -TERM -- "-$pid" 2>/dev/null; exit 143' TERM INT
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ $((SECONDS - began)) -ge "$limit" ]; then
 			echo "not ok 1 - $what did not end within its limit of $limit s: killed after $((SECONDS - began)) s; it was running:"
 			ps -o pid=,etimes=,time=,args= --forest -s "$pid" 2>/dev/null | head -40 | sed 's/^/#   /'
 			kill -TERM -- "-$pid" 2>/dev/null
+			# (up to 30 s for every process of the session to end: a TAP
+			# file's teardown stops its servers)
 			local grace=$SECONDS
-			while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - grace)) -lt 30 ]; do sleep 1; done
+			while pgrep -s "$pid" >/dev/null 2>&1 && [ $((SECONDS - grace)) -lt 30 ]; do sleep 1; done
 			pkill -KILL -s "$pid" 2>/dev/null
 			wait "$pid" 2>/dev/null
+			trap - TERM INT
 			return 124
 		fi
 		sleep 1
 	done
 	wait "$pid"
 	status=$?
+	trap - TERM INT
 	return $status
 }
