@@ -36,7 +36,7 @@ deep_refuse_unread(bool too_new)
 			 errmsg("back-fill's record of deep units \"%s\" could not be read at start, so back-fill into past time units is refused",
 					DEEP_RECORD_FILE),
 			 errdetail("The server log of the last start says why. Without the record, a back-filled ID could repeat one given before."),
-			 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks the units recorded since). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.")));
+			 errhint("After pg_upgrade, copy the old cluster's \"%s\" beside the \"flakeid.state\" taken up from it (docs/OPERATIONS.md, \"pg_upgrade\"). If the file was moved or renamed, put that very file back (not an older copy: it lacks the units recorded since). Then restart the server. Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"). Live IDs, and back-fill into the live generator's present unit, are not concerned.", DEEP_RECORD_FILE)));
 }
 
 void

@@ -27,6 +27,14 @@ typedef enum GeneratorId
 	GEN_COUNT
 } GeneratorId;
 
+/*
+ * A promoted server's generators that would issue its upstream's IDs
+ * (identity_promotion_conflicts): a bit per GeneratorId (GEN_KUID for
+ * kuid96, whose node is its identity), and this one for kuid, whose IDs
+ * carry none.
+ */
+#define PROMOTED_PLAIN_KUID		(1u << GEN_COUNT)
+
 /* one counter per generator variant: sno, the 15 siq kinds, kuid, snowflake */
 #define GEN_SLOT_COUNT	(3 + SIQ_NAMED_KINDS)
 

@@ -42,7 +42,34 @@ synced(int fd)
 }
 
 bool
+durable_file_remove_temp(const char *path, int elevel)
+{
+	char	   *temp = psprintf("%s.tmp", path);
+
+	if (unlink(temp) == 0 || errno == ENOENT)
+		return true;
+	ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not remove file \"%s\": %m", temp)));
+	return false;
+}
+
+bool
 durable_file_write(const char *path, const void *bytes, size_t size, int elevel)
+{
+	/*
+	 * A temporary file left by an earlier write (a crash between its
+	 * creation and its rename, or an operator's copy) is removed first,
+	 * as PostgreSQL's own writers do (replorigin_checkpoint.tmp): opened
+	 * with O_TRUNC, one left read-only failed every save, the clean stop's
+	 * too, and the next start refused the server's own latest state as an
+	 * older copy (1.4's audit).
+	 */
+	if (!durable_file_remove_temp(path, elevel))
+		return false;
+	return durable_file_write_through_temp(path, bytes, size, elevel);
+}
+
+bool
+durable_file_write_through_temp(const char *path, const void *bytes, size_t size, int elevel)
 {
 	char	   *temp = psprintf("%s.tmp", path);
 	int			fd;

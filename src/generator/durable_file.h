@@ -1,6 +1,8 @@
 /*
  * durable_file.h — the one way flakeid writes its files in the data
- * directory (flakeid.state, flakeid.prepared, global/flakeid.issued), and
+ * directory (flakeid.state, flakeid.prepared, flakeid.deep, flakeid.issued, all
+ * beside PostgreSQL's own files at the top of it, never where its tools look
+ * for relation files), and
  * reads them whole
  */
 #ifndef FLAKEID_DURABLE_FILE_H
@@ -17,7 +19,7 @@ typedef enum DurableRead
 
 /*
  * Replaces `path` (relative to the data directory) with `bytes`: written
- * to "<path>.tmp", fsynced, renamed over it, and the directory fsynced, so
+ * to "<path>.tmp" (a leftover one removed first, whatever its mode), fsynced, renamed over it, and the directory fsynced, so
  * that after a crash at any step the file is either the old one or the new
  * one, whole.  A failure is reported at `elevel` as 58030 naming the file,
  * and returns false below ERROR.  A failed fsync is never escalated to
@@ -25,6 +27,17 @@ typedef enum DurableRead
  * file in place is the previous, durable one, and the next write is whole.
  */
 extern bool durable_file_write(const char *path, const void *bytes, size_t size, int elevel);
+
+/*
+ * durable_file_write's steps after its first: "<path>.tmp" is written as it
+ * is found (made where there is none, truncated where there is one), for a
+ * caller that made it just before, through durable_file_remove_temp and
+ * O_EXCL, to learn its inode (state_witness.c).
+ */
+extern bool durable_file_write_through_temp(const char *path, const void *bytes, size_t size, int elevel);
+
+/* removes a leftover "<path>.tmp" (none is not an error); false at `elevel`, 58030, when it stays */
+extern bool durable_file_remove_temp(const char *path, int elevel);
 
 /* reads `path` whole into `buffer` (at most `room` bytes); never raises */
 extern DurableRead durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size);

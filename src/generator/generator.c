@@ -84,14 +84,15 @@ generator_prepare(const GeneratorDef *def, int variant)
  * flakeid.generate_on_standby's to say.
  */
 static WitnessPlace
-witness_place(unsigned long long *recorded, unsigned long long *found)
+witness_place(unsigned long long *recorded, unsigned long long *found, uint32 *conflicts)
 {
 	WitnessPlace place;
 
+	*conflicts = 0;
 	if (RecoveryInProgress())
 		return WITNESS_PLACE_NONE;
 	flakeid_lock_acquire();
-	place = state_witness_place(recorded, found, ERROR);
+	place = state_witness_place(recorded, found, conflicts, ERROR);
 	flakeid_lock_release();
 	return place;
 }
@@ -109,11 +110,13 @@ witness_place(unsigned long long *recorded, unsigned long long *found)
  * data directory's own witness is written, or flakeid.take_over_from.
  */
 static void
-refuse_in_copy(const char *generator)
+refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit)
 {
+	const char *generator = promoted_bit == PROMOTED_PLAIN_KUID ? "kuid" : def->name;
 	unsigned long long recorded = 0,
 				found = 0;
-	WitnessPlace place = witness_place(&recorded, &found);
+	uint32		conflicts;
+	WitnessPlace place = witness_place(&recorded, &found, &conflicts);
 
 	/*
 	 * A witness that cannot be read as this cluster's names no place: this
@@ -137,6 +140,17 @@ refuse_in_copy(const char *generator)
 				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu): beside it, with its identities (derived from the same system identifier, or set in the configuration that came with the copy), this server would issue its IDs.",
 						   STATE_WITNESS_FILE, recorded, found),
 				 errhint(COPY_HINT, STATE_WITNESS_FILE, STATE_WITNESS_FILE, recorded, found)));
+
+	/* a promoted server whose identities are still its upstream's (state_witness_place) */
+	if (conflicts & promoted_bit)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate %s IDs on this promoted server: its identities are those of the server it was promoted from",
+						promoted_bit == (1u << GEN_KUID) ? "kuid96" : generator),
+				 errdetail("%s", promoted_bit == PROMOTED_PLAIN_KUID ?
+						   "kuid IDs carry no identity: beside the server it was promoted from, if that still runs, this server would issue its IDs from the marks both share." :
+						   "They came with the configuration its base backup copied: beside the server it was promoted from, if that still runs, this server would issue its IDs from the marks both share."),
+				 errhint("If the server it was promoted from is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload the configuration; set it beforehand on standbys meant for failover. If it still runs or may run again (a clone, a restore, a drill), set this server's identities to values no other server uses and restart the server (docs/OPERATIONS.md, \"A promoted standby\").")));
 }
 
 /*
@@ -152,8 +166,21 @@ generator_refuse_in_copy(const GeneratorDef *def)
 
 	if (likely(checked[def->id]))
 		return;
-	refuse_in_copy(def->name);
-	checked[def->id] = true;
+	refuse_in_copy(def, 1u << def->id);
+	/* (not during recovery, where nothing is asked: a generating standby is asked again once promoted) */
+	checked[def->id] = !RecoveryInProgress();
+}
+
+void
+generator_refuse_plain_kuid_promoted(void)
+{
+	static bool checked = false;
+
+	if (likely(checked))
+		return;
+	shmem_require("kuid");		/* (before generator_prepare asks: the witness is read under flakeid_lock) */
+	refuse_in_copy(&generator_defs[GEN_KUID], PROMOTED_PLAIN_KUID);
+	checked = !RecoveryInProgress();
 }
 
 GeneratedId

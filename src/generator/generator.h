@@ -35,6 +35,14 @@ extern CounterPool generator_prepare(const GeneratorDef *def, int variant);
 extern void generator_refuse_in_copy(const GeneratorDef *def);
 
 /*
+ * kuid_new's and kuid_new_at's, beside generator_refuse_in_copy (which asks
+ * for kuid96's node): kuid IDs carry no identity, so on a promoted server
+ * they are refused until flakeid.promotion_keeps_identities is on
+ * (state_witness_place).  Once per backend; never during recovery.
+ */
+extern void generator_refuse_plain_kuid_promoted(void);
+
+/*
  * The horizon of a generator (horizon.h) as a unit: the smallest ID the
  * generator could issue in it (sequence 0, tick-tock 0, this server's
  * identities) lies above every ID it issued to a transaction that has not

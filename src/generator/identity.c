@@ -39,6 +39,7 @@
 #include "generator/identity.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
+#include "generator/table.h"
 
 static int	sno_partition_setting = -1;
 static int	sno_sequence_min = 0;
@@ -50,6 +51,7 @@ static int	kuid_node_fingerprint_value = -1;	/* of kuid_node_setting; -1 = deriv
 static int	snowflake_worker_setting = -1;
 static int	snowflake_process_setting = -1;
 static bool generate_on_standby = false;
+static bool promotion_keeps_identities = false;
 
 /*
  * An identity: its setting's value, or -1 to derive it.  From the cluster
@@ -192,6 +194,10 @@ identity_init(void)
 						"Lets a hot standby generate IDs.",
 						"Safe only when every identity the generators read is set to a value no other server uses: kuid carries none, so kuid_new() is never safe on a standby.",
 						&generate_on_standby, false, PGC_POSTMASTER, 0);
+	define_bool_setting(SETTING_PROMOTION_KEEPS_IDENTITIES,
+						"Lets a promoted server generate with the identities its upstream generated with.",
+						"On only where the server it was promoted from is gone for good (a failover target): a promoted copy of a server that still runs would issue its IDs.",
+						&promotion_keeps_identities, false, PGC_SIGHUP, 0);
 	shmem_request_part(&(ShmemPart) {.name = "flakeid identities", .size = sizeof(IdentityShared), .address = (void **) &identity_shared, .init = identity_shared_init});
 }
 
@@ -199,6 +205,53 @@ bool
 identity_generate_on_standby(void)
 {
 	return generate_on_standby;
+}
+
+bool
+identity_promotion_keeps(void)
+{
+	return promotion_keeps_identities;
+}
+
+void
+identity_configured(int values[IDENTITY_COUNT])
+{
+	for (int i = 0; i < IDENTITY_COUNT; i++)
+		values[i] = *identities[i].value;
+}
+
+uint32
+identity_promotion_conflicts(const int upstream[IDENTITY_COUNT], bool known)
+{
+	/* kuid writes no identity, and so is always the upstream's */
+	uint32		conflicts = PROMOTED_PLAIN_KUID;
+
+	for (int g = 0; g < GEN_COUNT; g++)
+	{
+		const GeneratorDef *def = &generator_defs[g];
+		/* (kuid96's node is resolved by kuid96 itself: GEN_KUID names none) */
+		static const IdentityKind kuid96_node[1] = {IDENTITY_KUID_NODE};
+		const IdentityKind *kinds = g == GEN_KUID ? kuid96_node : def->identities;
+		int			nkinds = g == GEN_KUID ? 1 : def->nidentities;
+		bool		same = true;
+
+		/*
+		 * Every identity the generator writes, set here and equal to the
+		 * upstream's (or the upstream's unknown: a witness of 1.4).  One
+		 * derived here is not the upstream's: it is derived from the
+		 * timeline, which the promotion changed.
+		 */
+		for (int i = 0; i < nkinds; i++)
+		{
+			int			value = *identities[kinds[i]].value;
+
+			if (value < 0 || (known && upstream[kinds[i]] != value))
+				same = false;
+		}
+		if (same)
+			conflicts |= 1u << g;
+	}
+	return conflicts;
 }
 
 /* Logged once at server start, so the log says which identities are derived. */

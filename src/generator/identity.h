@@ -20,6 +20,23 @@ extern void identity_log_settings(void);
 /* flakeid.generate_on_standby */
 extern bool identity_generate_on_standby(void);
 
+/* flakeid.promotion_keeps_identities (reloadable) */
+extern bool identity_promotion_keeps(void);
+
+/* each identity setting's value: -1 where it is derived (kuid_node: its fingerprint) */
+extern void identity_configured(int values[IDENTITY_COUNT]);
+
+/*
+ * On a server promoted from a standby: the generators (a bit per
+ * GeneratorId, GEN_KUID for kuid96) whose every identity is set here to the
+ * value its upstream generated with (`upstream`, as identity_configured
+ * gave it there; every value when !known), and PROMOTED_PLAIN_KUID always
+ * (kuid writes no identity): beside the upstream, if it still runs, they
+ * would issue its IDs from the marks both share.  Never 0: only
+ * flakeid.promotion_keeps_identities ends kuid's refusal.
+ */
+extern uint32 identity_promotion_conflicts(const int upstream[IDENTITY_COUNT], bool known);
+
 /*
  * The identity this server writes into IDs: the setting, or one derived
  * from the node's Citus group or the system identifier and timeline

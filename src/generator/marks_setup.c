@@ -153,7 +153,11 @@ void
 mark_load_state(FlakeidPersisted *saved)
 {
 	uint32		file_version = 0;
-	StateLoad	load = state_load(saved, &file_version);
+	StateLoad	load;
+
+	/* (before anything reads the witness: 1.4's place under global/ fails PostgreSQL's tools) */
+	state_witness_move_from_global();
+	load = state_load(saved, &file_version);
 
 	mark_shared->state_file_version = file_version;
 	mark_shared->old_marks_ahead = state_load_refused_old_marks_ahead();
@@ -258,7 +262,7 @@ mark_refuse_unusable_state(void)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file cannot be used, and starting afresh failed, so generation is refused"),
 				 errdetail("flakeid.start_afresh is on, but at this start the unusable \"flakeid.state\" could not be set aside or a new one saved; the server log of this start says why, and why the file cannot be used."),
-				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or global/flakeid.issued.tmp, a witness that is not this cluster's), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
+				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or flakeid.issued.tmp, a witness that is not this cluster's), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
 	if (mark_shared->state_refusal == STATE_TOO_NEW)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -272,7 +276,7 @@ mark_refuse_unusable_state(void)
 				 errmsg("flakeid's generator state file belongs to another cluster, so generation is refused"),
 				 errdetail("The file \"flakeid.state\" was written by the cluster with system identifier " UINT64_FORMAT "; this cluster's is " UINT64_FORMAT ".",
 						   mark_shared->state_system_identifier, GetSystemIdentifier()),
-				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").",
+				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade: copy its \"flakeid.state\" and \"flakeid.deep\", docs/OPERATIONS.md, \"pg_upgrade\"), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").",
 						 mark_shared->state_system_identifier)));
 	if (mark_shared->state_refusal == STATE_MISSING)
 		ereport(ERROR,

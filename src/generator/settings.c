@@ -54,6 +54,8 @@ const SettingDef setting_defs[SETTING_COUNT] = {
 	[SETTING_TAKE_OVER_FROM] = {"flakeid.take_over_from", "marks_setup.c", 0},
 	/* a refused value leaves the default bound: back-fill refuses more or fewer new deep units, never repeats */
 	[SETTING_BACKFILL_DEEP_UNITS_MAX] = {"flakeid.backfill_deep_units_max", "deep_record.c", 0},
+	/* a refused value is kept off, the safe side: a promoted server's inherited identities stay refused */
+	[SETTING_PROMOTION_KEEPS_IDENTITIES] = {"flakeid.promotion_keeps_identities", "identity.c", 0},
 };
 
 /* the configured text of each refused setting (NULL: it took, or none was configured) */

@@ -279,8 +279,8 @@ state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uin
 	/* (a cluster that never issued has no file, and a stop writes none) */
 	if (stat("flakeid.state", &st) != 0 || (*checkpoint = clean_stop_checkpoint()) == 0)
 		return false;
-	/* (flakeid.deep unused in this lifetime: as the loaded seal had it) */
-	*deep_size = deep_used || !loaded_sealed ? deep_size_now : loaded_deep_size;
+	/* (flakeid.deep unused in this lifetime: as the loaded seal had it, or none: STATE_SEAL_DEEP_ANY) */
+	*deep_size = deep_used ? deep_size_now : loaded_sealed ? loaded_deep_size : STATE_SEAL_DEEP_ANY;
 	/* (the notes are of a file sealed before: this one is sealed now; a failed save is refused anyway) */
 	forget(PASSED_FILE);
 	forget(EXPECTED_FILE);
@@ -336,5 +336,5 @@ bool
 state_seal_deep_size(uint64 *size)
 {
 	*size = loaded_deep_size;
-	return sealed_stop_taken;
+	return sealed_stop_taken && loaded_deep_size != STATE_SEAL_DEEP_ANY;
 }

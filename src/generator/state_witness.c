@@ -1,5 +1,5 @@
 /*
- * state_witness.c — global/flakeid.issued: that this cluster has issued
+ * state_witness.c — flakeid.issued: that this cluster has issued
  * IDs, and in which data directory (state_witness.h)
  *
  * The file is text, so that an operator who finds it knows what it is:
@@ -29,15 +29,23 @@
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "common/controldata_utils.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 
 #include "generator/durable_file.h"
+#include "generator/identity.h"
 #include "generator/state_witness.h"
+#include "generator/table.h"
 
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
 #define WITNESS_READY_TEXT	"flakeid runs, and has issued no ID yet, in the cluster with system identifier "
 #define WITNESS_PLACE		"place: timeline %u, inode %llu"
+#define WITNESS_IDENTITIES	"identities: %d %d %d %d %d"
+#define WITNESS_UPSTREAM	"promoted from identities: "
+#define WITNESS_UNKNOWN		"unknown"
+
+StaticAssertDecl(IDENTITY_COUNT == 5, "the witness's identities line names five");
 
 /*
  * This process has read or written a witness that is not this cluster's "no
@@ -61,12 +69,22 @@ typedef struct Witness
 	TimeLineID	timeline;
 	unsigned long long inode;	/* recorded */
 	unsigned long long file_inode;	/* the file's own */
+	bool		identified;		/* with an identities line (from 1.5) */
+	int			identities[IDENTITY_COUNT]; /* identity_configured() of its writer, outside recovery */
+	WitnessUpstream upstream;	/* a promoted server's record of its upstream's, until resolved */
 } Witness;
+
+/* the identities line: five values, in IdentityKind's order */
+static bool
+parse_identities(const char *text, int values[IDENTITY_COUNT])
+{
+	return sscanf(text, WITNESS_IDENTITIES, &values[0], &values[1], &values[2], &values[3], &values[4]) == IDENTITY_COUNT;
+}
 
 static void
 read_witness(Witness *w)
 {
-	char		text[256];
+	char		text[512];
 	int			fd;
 	ssize_t		size;
 	struct stat st;
@@ -75,6 +93,9 @@ read_witness(Witness *w)
 
 	memset(w, 0, sizeof(*w));
 	fd = open(STATE_WITNESS_FILE, O_RDONLY | PG_BINARY, 0);
+	/* (1.4's place, while its move has not been made: never read as absent) */
+	if (fd < 0 && errno == ENOENT)
+		fd = open(STATE_WITNESS_FILE_1_4, O_RDONLY | PG_BINARY, 0);
 	if (fd < 0)
 	{
 		w->present = errno != ENOENT;
@@ -109,6 +130,20 @@ read_witness(Witness *w)
 	w->ready = prefix == strlen(WITNESS_READY_TEXT);
 	place = strstr(text, "\nplace: ");
 	w->placed = place != NULL && sscanf(place + 1, WITNESS_PLACE, &w->timeline, &w->inode) == 2;
+	place = strstr(text, "\nidentities: ");
+	w->identified = place != NULL && parse_identities(place + 1, w->identities);
+	place = strstr(text, "\n" WITNESS_UPSTREAM);
+	if (place != NULL)
+	{
+		const char *values = place + 1 + strlen(WITNESS_UPSTREAM);
+		char		line[128];
+
+		/* (values it cannot read are unknown: every set identity is then taken for the upstream's) */
+		w->upstream.present = true;
+		snprintf(line, sizeof(line), "identities: %s", values);
+		w->upstream.known = strncmp(values, WITNESS_UNKNOWN, strlen(WITNESS_UNKNOWN)) != 0 &&
+			parse_identities(line, w->upstream.values);
+	}
 }
 
 bool
@@ -137,11 +172,60 @@ state_witness_allows_first_start(void)
 }
 
 static bool
-stat_witness_absent(void)
+stat_absent(const char *path)
 {
 	struct stat st;
 
-	return stat(STATE_WITNESS_FILE, &st) != 0 && errno == ENOENT;
+	return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
+static bool
+stat_witness_absent(void)
+{
+	return stat_absent(STATE_WITNESS_FILE) && stat_absent(STATE_WITNESS_FILE_1_4);
+}
+
+/* removes 1.4's witness once this one is written (a failure is logged: it is still read only where this one is absent) */
+static void
+remove_witness_1_4(void)
+{
+	if (stat_absent(STATE_WITNESS_FILE_1_4))
+		return;
+	if (unlink(STATE_WITNESS_FILE_1_4) != 0 && errno != ENOENT)
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not remove file \"%s\": %m", STATE_WITNESS_FILE_1_4)));
+	else
+		(void) fsync_fname_ext("global", true, false, LOG);
+}
+
+void
+state_witness_move_from_global(void)
+{
+	char	   *old_temp = psprintf("%s.tmp", STATE_WITNESS_FILE_1_4);
+
+	if (!stat_absent(old_temp) && unlink(old_temp) != 0 && errno != ENOENT)
+		ereport(LOG, (errcode_for_file_access(), errmsg("could not remove file \"%s\": %m", old_temp)));
+	if (stat_absent(STATE_WITNESS_FILE_1_4))
+		return;
+	if (!stat_absent(STATE_WITNESS_FILE))
+	{
+		/* (this release's, written after a move that could not remove the old one) */
+		remove_witness_1_4();
+		return;
+	}
+	/* a rename, not a copy: the place it records is its own inode (a copy would be taken for a copied data directory) */
+	if (rename(STATE_WITNESS_FILE_1_4, STATE_WITNESS_FILE) != 0)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not move \"%s\" to \"%s\": %m", STATE_WITNESS_FILE_1_4, STATE_WITNESS_FILE),
+				 errdetail("It is read where it is until it is moved; pg_basebackup and pg_checksums fail on a cluster with data checksums while it is there.")));
+		return;
+	}
+	(void) fsync_fname_ext(".", true, false, LOG);
+	(void) fsync_fname_ext("global", true, false, LOG);
+	ereport(LOG,
+			(errmsg("moved \"%s\" to \"%s\"", STATE_WITNESS_FILE_1_4, STATE_WITNESS_FILE),
+			 errdetail("flakeid 1.5 keeps it at the top of the data directory: under global/, PostgreSQL's tools take it for a relation file.")));
 }
 
 /* the timeline this server writes on, or replays during recovery */
@@ -171,13 +255,18 @@ current_timeline(void)
  * which the rename keeps, can be written into it.
  */
 static bool
-write_witness_as(bool issued, bool placed, TimeLineID timeline, unsigned long long place, int elevel)
+write_witness_as(bool issued, bool placed, TimeLineID timeline, unsigned long long place,
+				 const Witness *prior, const WitnessUpstream *upstream, int elevel)
 {
 	char	   *temp = psprintf("%s.tmp", STATE_WITNESS_FILE);	/* durable_file_write's */
-	int			fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	int			fd;
 	struct stat st;
 	char	   *text;
 
+	/* (made anew, as durable_file_write makes it: a leftover read-only one failed every write) */
+	if (!durable_file_remove_temp(STATE_WITNESS_FILE, elevel))
+		return false;
+	fd = OpenTransientFile(temp, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY);
 	if (fd < 0 || fstat(fd, &st) != 0)
 	{
 		ereport(elevel, (errcode(ERRCODE_IO_ERROR), errmsg("could not create file \"%s\": %m", temp)));
@@ -189,21 +278,48 @@ write_witness_as(bool issued, bool placed, TimeLineID timeline, unsigned long lo
 	text = psprintf("%s" UINT64_FORMAT "\n", issued ? WITNESS_TEXT : WITNESS_READY_TEXT, GetSystemIdentifier());
 	if (placed)
 		text = psprintf("%s" WITNESS_PLACE "\n", text, timeline, place != 0 ? place : (unsigned long long) st.st_ino);
-	return durable_file_write(STATE_WITNESS_FILE, text, strlen(text), elevel);
+
+	/*
+	 * The identities this server generates with, written where a base
+	 * backup will carry them to a standby, whose promotion compares its own
+	 * with them (state_witness_place).  Only outside recovery, where they
+	 * are the identities of the server that issues: a standby's (at start
+	 * in the postmaster, or while it replays) would be taken for its
+	 * upstream's.  There the line is kept as it was.
+	 */
+	if (IsUnderPostmaster && !RecoveryInProgress())
+	{
+		int			now[IDENTITY_COUNT];
+
+		identity_configured(now);
+		text = psprintf("%s" WITNESS_IDENTITIES "\n", text, now[0], now[1], now[2], now[3], now[4]);
+	}
+	else if (prior != NULL && prior->identified)
+		text = psprintf("%s" WITNESS_IDENTITIES "\n", text, prior->identities[0], prior->identities[1],
+						prior->identities[2], prior->identities[3], prior->identities[4]);
+	if (upstream != NULL && upstream->present && upstream->known)
+		text = psprintf("%s" WITNESS_UPSTREAM "%d %d %d %d %d\n", text, upstream->values[0], upstream->values[1],
+						upstream->values[2], upstream->values[3], upstream->values[4]);
+	else if (upstream != NULL && upstream->present)
+		text = psprintf("%s" WITNESS_UPSTREAM WITNESS_UNKNOWN "\n", text);
+	if (!durable_file_write_through_temp(STATE_WITNESS_FILE, text, strlen(text), elevel))
+		return false;
+	remove_witness_1_4();
+	return true;
 }
 
-/* the witness, placed on the current timeline (`place` as write_witness_as's) */
+/* the witness, placed on the current timeline (`place`, `prior` and `upstream` as write_witness_as's) */
 static bool
-write_witness_at(bool issued, unsigned long long place, int elevel)
+write_witness_at(bool issued, unsigned long long place, const Witness *prior, const WitnessUpstream *upstream, int elevel)
 {
-	return write_witness_as(issued, true, current_timeline(), place, elevel);
+	return write_witness_as(issued, true, current_timeline(), place, prior, upstream, elevel);
 }
 
 /* the witness, naming this data directory */
 static bool
-write_witness(bool issued, int elevel)
+write_witness(bool issued, const Witness *prior, const WitnessUpstream *upstream, int elevel)
 {
-	return write_witness_at(issued, 0, elevel);
+	return write_witness_at(issued, 0, prior, upstream, elevel);
 }
 
 bool
@@ -242,7 +358,7 @@ state_witness_ensure(int elevel)
 	 */
 	if (w.present && !IsUnderPostmaster)
 	{
-		if (!write_witness_as(true, w.placed, w.timeline, w.inode != w.file_inode ? w.inode : 0, elevel))
+		if (!write_witness_as(true, w.placed, w.timeline, w.inode != w.file_inode ? w.inode : 0, &w, &w.upstream, elevel))
 			return false;
 		return witness_seen = true;
 	}
@@ -253,7 +369,7 @@ state_witness_ensure(int elevel)
 	 * names, so that the copy is still refused a derived identity.
 	 */
 	if (!write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
-						  w.inode != w.file_inode ? w.inode : 0, elevel))
+						  w.inode != w.file_inode ? w.inode : 0, &w, &w.upstream, elevel))
 		return false;
 	return witness_seen = true;
 }
@@ -279,18 +395,80 @@ state_witness_take_over(int elevel)
 	 * the state file lost later was a first start at the clock, below them
 	 * (1.4's ninth fresh eyes: 3 of 5 sno IDs again).
 	 */
-	if (!write_witness(true, elevel))
+	/* (and no record of an upstream: a copy taken over replaces its original for good) */
+	if (!write_witness(true, NULL, NULL, elevel))
 		return false;
 	witness_seen = true;
 	return true;
 }
 
+/* the identities of the generators in `conflicts` (a bit per GeneratorId), for a message */
+static char *
+generator_names(uint32 conflicts)
+{
+	StringInfoData names;
+
+	initStringInfo(&names);
+	for (int g = 0; g < GEN_COUNT; g++)
+		if (conflicts & (1u << g))
+			appendStringInfo(&names, "%s%s", names.len > 0 ? ", " : "", g == GEN_KUID ? "kuid96" : generator_defs[g].name);
+	if (conflicts & PROMOTED_PLAIN_KUID)
+		appendStringInfo(&names, "%skuid", names.len > 0 ? ", " : "");
+	return names.data;
+}
+
+/* whether the identities line is this server's, as it generates now */
+static bool
+identities_current(const Witness *w)
+{
+	int			now[IDENTITY_COUNT];
+
+	identity_configured(now);
+	return w->identified && memcmp(now, w->identities, sizeof(now)) == 0;
+}
+
+/*
+ * This data directory's own witness, with a promotion's record of its
+ * upstream: the generators still refused (identity_promotion_conflicts),
+ * or 0 once flakeid.promotion_keeps_identities is on, the record then
+ * dropped (kuid, which carries no identity, keeps it until then).  A
+ * witness whose identities line is not this server's as it generates now
+ * (none before 1.5; changed at a restart) is written again, so that a base
+ * backup carries the present ones.  With flakeid_lock held; a rewrite that
+ * fails is reported at `elevel` and made at the next look.
+ */
+static uint32
+own_witness_conflicts(const Witness *w, int elevel)
+{
+	uint32		conflicts = 0;
+	bool		resolved = false;
+
+	if (w->upstream.present)
+	{
+		conflicts = identity_promotion_conflicts(w->upstream.values, w->upstream.known);
+		if (identity_promotion_keeps())
+		{
+			ereport(LOG,
+					(errmsg("flakeid generates %s IDs on this promoted server with the identities of the server it was promoted from, as flakeid.promotion_keeps_identities says",
+							generator_names(conflicts)),
+					 errdetail("That server is taken to be gone for good: if it still runs, or runs again, both issue the same IDs.")));
+			conflicts = 0;
+			resolved = true;
+		}
+	}
+	if (IsUnderPostmaster && !RecoveryInProgress() && (resolved || !identities_current(w)))
+		(void) write_witness(!w->ready, w, resolved ? NULL : &w->upstream, elevel);
+	return conflicts;
+}
+
 WitnessPlace
-state_witness_place(unsigned long long *recorded, unsigned long long *found, int elevel)
+state_witness_place(unsigned long long *recorded, unsigned long long *found, uint32 *conflicts, int elevel)
 {
 	Witness		w;
 	TimeLineID	timeline = current_timeline();
+	WitnessUpstream upstream = {0};
 
+	*conflicts = 0;
 	read_witness(&w);
 	*recorded = w.inode;
 	*found = w.file_inode;
@@ -299,16 +477,64 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, int
 	if (!w.ours)
 		return WITNESS_PLACE_UNKNOWN;
 	if (w.placed && w.timeline == timeline && w.inode == w.file_inode)
+	{
+		*conflicts = own_witness_conflicts(&w, elevel);
 		return WITNESS_PLACE_OURS;
+	}
 	if (w.placed && w.timeline == timeline)
 		return WITNESS_PLACE_COPY;
-	/* written by 1.3 (no place), or on an earlier timeline: this history's own from now on */
-	if (!write_witness(!w.ready, elevel))
+
+	/*
+	 * Written on an earlier timeline: this server was promoted from a
+	 * standby (or a restore ended on a timeline of its own), and the
+	 * witness came with its base backup, with the identities its upstream
+	 * generated with.  A derived identity is this timeline's own, but one
+	 * set in the configuration came with the same base backup, and kuid
+	 * carries none: beside its upstream, if that still runs (a clone, a
+	 * restore, a drill), this server would issue the upstream's IDs from
+	 * the marks both share (1.4's auditor: 86,346 of 100,000 sno and
+	 * snowflakes).  Nothing here tells that from a failover, so the
+	 * upstream's identities are recorded, and the generators that write
+	 * only those are refused (generator.c) until this server's are set
+	 * apart or flakeid.promotion_keeps_identities says the upstream is
+	 * gone for good (set beforehand on failover targets, so that they
+	 * generate at once).  A witness of 1.4 names no identities: every
+	 * identity set here is then taken for the upstream's.  One of 1.3
+	 * names no place, and is no promotion's: taken up as before.
+	 */
+	if (w.placed)
+	{
+		upstream.present = true;
+		upstream.known = w.identified;
+		memcpy(upstream.values, w.identities, sizeof(upstream.values));
+		*conflicts = identity_promotion_conflicts(upstream.values, upstream.known);
+		if (identity_promotion_keeps())
+			upstream.present = false;
+	}
+	if (!write_witness(!w.ready, &w, &upstream, elevel))
+	{
+		*conflicts = 0;
 		return WITNESS_PLACE_NONE;	/* (below ERROR: taken up at the next look) */
+	}
 	ereport(LOG,
 			(errmsg("flakeid recorded this data directory in \"%s\" (timeline %u)", STATE_WITNESS_FILE, timeline),
 			 w.placed ? errdetail("It was recorded on timeline %u before.", w.timeline) :
 			 errdetail("It was written by an earlier release of flakeid, which did not record it.")));
+	if (w.placed && identity_promotion_keeps())
+	{
+		ereport(WARNING,
+				(errmsg("this promoted server generates %s IDs with the identities of the server it was promoted from, as flakeid.promotion_keeps_identities says",
+						generator_names(*conflicts)),
+				 errdetail("If that server still runs, or runs again, both issue the same IDs.")));
+		*conflicts = 0;
+	}
+	else if (w.placed)
+		ereport(WARNING,
+				(errmsg("this promoted server refuses to generate %s IDs: their identities are those of the server it was promoted from",
+						generator_names(*conflicts)),
+				 errdetail("%s", upstream.known ? "Its identities came with the base backup's configuration; kuid IDs carry none." :
+						   "That server's flakeid did not record its identities: every identity set here is taken for its own; kuid IDs carry none."),
+				 errhint("If that server is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload. If it still runs or may run again, set this server's identities apart and restart it (docs/OPERATIONS.md, \"A promoted standby\").")));
 	witness_seen = !w.ready;
 	return WITNESS_PLACE_OURS;
 }
@@ -318,7 +544,7 @@ state_witness_settle(bool file_says_issued)
 {
 	unsigned long long recorded,
 				found;
-
+	uint32		conflicts;
 	struct stat st;
 
 	/*
@@ -330,7 +556,7 @@ state_witness_settle(bool file_says_issued)
 
 	if (stat_witness_absent())
 	{
-		(void) write_witness(issued, WARNING);
+		(void) write_witness(issued, NULL, NULL, WARNING);
 		return;
 	}
 	/*
@@ -338,7 +564,7 @@ state_witness_settle(bool file_says_issued)
 	 * start leaves it to this.  Written here, not left to ensure's look:
 	 * the renewer may never save again in this lifetime.)
 	 */
-	if (state_witness_place(&recorded, &found, WARNING) == WITNESS_PLACE_OURS && issued)
+	if (state_witness_place(&recorded, &found, &conflicts, WARNING) == WITNESS_PLACE_OURS && issued)
 		(void) state_witness_mark_issued(WARNING);
 }
 
@@ -370,5 +596,5 @@ state_witness_mark_issued(int elevel)
 	}
 	/* (as state_witness_ensure: a "no ID yet" one of a copy's original keeps its place) */
 	return write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
-							w.inode != w.file_inode ? w.inode : 0, elevel);
+							w.inode != w.file_inode ? w.inode : 0, &w, &w.upstream, elevel);
 }

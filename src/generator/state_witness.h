@@ -6,8 +6,8 @@
  * start.  A file that vanished (deleted, or a symbolic link to a file that
  * is gone) would then read as a first start, and with the clock behind the
  * lost mark the generators would repeat IDs.  So the first save also writes
- * global/flakeid.issued, in PostgreSQL's own directory, which base backups
- * carry and operators do not tidy: a start that finds no state file but the
+ * flakeid.issued, beside it in the data directory, which base backups
+ * carry: a start that finds no state file but the
  * witness refuses to generate (XX001) until an operator restores the file,
  * or removes the witness too once the clock is past every ID issued.
  *
@@ -22,7 +22,27 @@
 
 #include "postgres.h"
 
-#define STATE_WITNESS_FILE	"global/flakeid.issued"
+#include "generator/defs.h"
+
+/*
+ * At the top of the data directory, beside flakeid.state.  1.3 and 1.4 kept
+ * it in global/, where pg_basebackup and pg_checksums take every file for a
+ * relation's segment: with data checksums (18's default) a base backup of
+ * 15 and every pg_checksums run failed on it (1.4's audit).  Nothing
+ * flakeid writes may sit under global/, base/ or a tablespace.
+ */
+#define STATE_WITNESS_FILE	"flakeid.issued"
+#define STATE_WITNESS_FILE_1_4	"global/flakeid.issued"
+
+/*
+ * At start, in the postmaster, before the state is loaded: a witness of 1.3
+ * or 1.4 under global/ is moved to STATE_WITNESS_FILE by a rename (which
+ * keeps the inode its place names), where there is none; beside one there,
+ * it is removed; its leftover temporary file too.  Logged.  Never raises:
+ * while a move fails the old one is still read where the new one is absent
+ * (read_witness), and removed after the next write of the new one.
+ */
+extern void state_witness_move_from_global(void);
 
 /*
  * At start, in the postmaster, when flakeid.state is missing: whether this
@@ -63,6 +83,14 @@ extern bool state_witness_mark_issued(int elevel);
  */
 extern bool state_witness_ensure(int elevel);
 
+/* a promoted server's record of the identities its upstream generated with (state_witness_place) */
+typedef struct WitnessUpstream
+{
+	bool		present;		/* recorded, and not resolved yet */
+	bool		known;			/* the values were recorded (a witness of 1.4 names none) */
+	int			values[IDENTITY_COUNT];	/* identity_configured() there, in IdentityKind's order */
+} WitnessUpstream;
+
 typedef enum WitnessPlace
 {
 	WITNESS_PLACE_NONE,			/* no witness (nothing issued yet, or removed) */
@@ -82,8 +110,17 @@ typedef enum WitnessPlace
  * never told apart (1.4's auditor: an emptied witness, a cp -a copy, 18,185
  * IDs issued by both).  *recorded and *found are the inodes, for a message.  With flakeid_lock held (the rewrite); a rewrite
  * that fails is reported at `elevel` (NONE below ERROR).
+ *
+ * *conflicts (OURS only; else 0): the generators, a bit per GeneratorId,
+ * that a promoted server must not run yet: taken up from an earlier
+ * timeline (a promotion, a restore), its witness records the identities
+ * its upstream generated with, and those whose every identity is set here
+ * to the same value (and kuid, which has none) would issue the upstream's
+ * IDs if it still runs.  The record stays, across restarts, until this
+ * server's identities are set apart or flakeid.promotion_keeps_identities
+ * is on (identity_promotion_conflicts).
  */
-extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found, int elevel);
+extern WitnessPlace state_witness_place(unsigned long long *recorded, unsigned long long *found, uint32 *conflicts, int elevel);
 
 /*
  * In the renewer, once recovery has ended, with flakeid_lock held: writes

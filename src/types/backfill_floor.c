@@ -21,6 +21,7 @@
 #include "generator/clock.h"
 #include "generator/generator.h"
 #include "generator/marks.h"
+#include "generator/resume.h"
 #include "generator/shmem.h"
 #include "types/glue.h"
 
@@ -49,6 +50,14 @@ Datum
 flakeid_backfill_floor(PG_FUNCTION_ARGS)
 {
 	shmem_require("flakeid_backfill_floor");
+	/*
+	 * After a promotion, the primary's bounds replayed from the WAL are
+	 * taken up first, as back-fill takes them up before it refuses below
+	 * the floor (may take flakeid_lock): read before, a monitor saw no
+	 * floor until the renewer's next pass while back-fill was refused
+	 * (1.4's audit).
+	 */
+	resume_take_up_upstream();
 	return floor_datum(fcinfo, mark_backfill_floor());
 }
 

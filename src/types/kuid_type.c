@@ -107,6 +107,8 @@ refuse_kuid_during_recovery(void)
 				 errmsg("cannot generate kuid IDs during recovery"),
 				 errdetail("kuid IDs carry no node, so a standby's would repeat its primary's."),
 				 errhint("Generate kuid IDs on the primary, or kuid96 IDs with a flakeid.kuid_node of this standby's own.")));
+	/* (and on a promoted server, for the same reason, while its upstream may still run) */
+	generator_refuse_plain_kuid_promoted();
 }
 
 /*

@@ -264,7 +264,7 @@ class Faults:
         beside the original, which goes on.  Every ID the copy returns counts
         as any server's (a repeat of one the original issued is a
         violation); 1.4 refuses to issue there (55000: the witness of
-        global/flakeid.issued names the original's place)."""
+        flakeid.issued names the original's place)."""
         p = self.s.primary
         copy = Node(self.s, 'copy', free_port(self.s.ports))
         shutil.rmtree(copy.data, ignore_errors=True)

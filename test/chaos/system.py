@@ -319,8 +319,9 @@ class System:
         """A cluster of its own for NODE (initdb), with every server's
         configuration: the primary's at the start, a logical-replication
         cutover's new server later (the same settings, identities included)."""
+        # (data checksums, 18's initdb default: pg_basebackup and pg_rewind run over them)
         node.run([node.bin('initdb'), '-D', node.data, '-A', 'trust', '-U', 'postgres', '--no-sync',
-                  '-E', 'UTF8', '--locale=C.UTF-8'], env=dict(os.environ))
+                  '-E', 'UTF8', '--locale=C.UTF-8', '--data-checksums'], env=dict(os.environ))
         conf = dict(listen_addresses="'127.0.0.1'", unix_socket_directories="''",
                     shared_preload_libraries="'flakeid'", wal_level='replica', max_wal_senders=10,
                     wal_keep_size="'512MB'", wal_log_hints='on', hot_standby='on',
@@ -328,6 +329,10 @@ class System:
                     max_wal_size="'1GB'", log_line_prefix="'%m [%p] '", log_min_messages='warning',
                     restart_after_crash='on', wal_receiver_timeout="'5s'", wal_retrieve_retry_interval="'200ms'",
                     max_parallel_workers_per_gather=2)
+        # every node is a failover target: promoted, it generates at once with
+        # the identities it shares with its primary (docs/OPERATIONS.md, "A
+        # promoted standby"); the old primary is gone or follows it
+        conf['flakeid.promotion_keeps_identities'] = 'on'
         conf.update(self.settings)
         with open(os.path.join(node.data, 'postgresql.conf'), 'a') as f:
             f.write('\n# the chaos campaign\n')

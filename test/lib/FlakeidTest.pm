@@ -81,16 +81,23 @@ sub backfill_call
 # to a standby, with flakeid preloaded and the extension created in database
 # postgres.  The settings are those initdb gives (the module's own are for
 # tiny servers: 10 connections, 1 MB of shared buffers, every statement
-# logged), UTF-8, and the caller's.  Two options: -env => {NAME => VALUE}
-# is the server's environment at this start (LD_PRELOAD, say), and
-# -extension => 0 leaves the extension uncreated.
+# logged), UTF-8, with data checksums on every major (18's initdb default,
+# and what 1.4's witness under global/ broke on 15: every standby made from
+# a checksummed primary by pg_basebackup), and the caller's.  Options:
+# -env => {NAME => VALUE} is the server's environment at this start
+# (LD_PRELOAD, say), -extension => 0 leaves the extension uncreated, and
+# -checksums => 0 makes it without data checksums.
 sub flakeid_node
 {
 	my ($name, %settings) = @_;
 	my %env = %{ delete $settings{-env} // {} };
 	my $create = delete $settings{-extension} // 1;
+	my $checksums = delete $settings{-checksums} // 1;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 1, extra => [ '--encoding=UTF8', '--locale=C.UTF-8' ]);
+	$node->init(allows_streaming => 1,
+		extra => [ '--encoding=UTF8', '--locale=C.UTF-8',
+			# (--no-data-checksums from 18, where they are initdb's default)
+			$checksums ? '--data-checksums' : $node->pg_version >= 18 ? '--no-data-checksums' : () ]);
 	my %conf = (
 		shared_preload_libraries => 'flakeid',
 		max_connections => 100,
@@ -112,11 +119,15 @@ sub flakeid_node
 # (if given; statements commit one by one) runs on the primary in another
 # session; the primary's
 # configuration comes along, identities included.  Its settings of each
-# start go into replica.conf (restart_with).  Returns the started standby
-# and the exit status of SQL.
+# start go into replica.conf (restart_with).  It is a failover target, as
+# docs/OPERATIONS.md ("A promoted standby") says to make one:
+# flakeid.promotion_keeps_identities = on, so that once promoted it
+# generates with the identities that came along; with clone => 1 it is not
+# (a copy promoted while its original may still run).  Returns the started
+# standby and the exit status of SQL.
 sub flakeid_standby
 {
-	my ($primary, $name, $sql) = @_;
+	my ($primary, $name, $sql, %opt) = @_;
 	my ($out, $err) = ('', '');
 	my $minter;
 	# (read from standard input, so that each statement commits on its own)
@@ -134,6 +145,7 @@ sub flakeid_standby
 	my $standby = PostgreSQL::Test::Cluster->new($name);
 	$standby->init_from_backup($primary, "$name-backup");
 	$standby->append_conf('postgresql.conf', "include_if_exists = 'replica.conf'\n");
+	$standby->append_conf('postgresql.conf', "flakeid.promotion_keeps_identities = on\n") unless $opt{clone};
 	$standby->start;
 	return ($standby, $status);
 }

@@ -84,12 +84,12 @@ is(sql("SELECT count(*) FROM (SELECT run, max(id::bigint) FROM restart_ids WHERE
 	WHERE b.min <= a.max"), '0', 'snowflake: every run starts above the last (monotonic generators resume at the saved mark)');
 
 # A state file that vanished is not a first start: the cluster's witness,
-# global/flakeid.issued, says it issued IDs, so every generator refuses
+# flakeid.issued, says it issued IDs, so every generator refuses
 # (XX001) until the file is restored.  1.2 read a missing file as a first
 # start, and repeated IDs with the clock behind the lost mark (below).
 sql('ALTER SYSTEM RESET flakeid.debug_clock_offset_ms');
 $node->stop('fast');
-ok(-f "$datadir/global/flakeid.issued", 'the witness global/flakeid.issued exists once IDs were issued');
+ok(-f "$datadir/flakeid.issued", 'the witness flakeid.issued exists once IDs were issued');
 rename("$datadir/flakeid.state", "$datadir/flakeid.state.kept") or die "flakeid.state: $!";
 $node->start;
 is(join(' ', map { sqlstate_of($node, "SELECT $_") } 'sno_new()', 'kuid_new()', 'snowflake_new()', "siq_new('user')",
@@ -123,7 +123,7 @@ my $repeats = 0;
 for my $attempt (1 .. 20)
 {
 	$node->stop('fast');
-	for my $file ("$datadir/flakeid.state", "$datadir/global/flakeid.issued")
+	for my $file ("$datadir/flakeid.state", "$datadir/flakeid.issued")
 	{
 		unlink($file) or $!{ENOENT} or die "$file: $!";
 	}

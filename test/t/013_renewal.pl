@@ -128,7 +128,7 @@ my $mark = state_file_sno_mark($datadir);   # the calls mint sno: its own mark, 
 my (undef, undef, $out) = psql_finish($minting);
 rmdir("$datadir/flakeid.state.tmp");
 kill 'CONT', $worker;
-my $warnings = () = $out =~ /WARNING:  could not create file "flakeid.state.tmp"/g;
+my $warnings = () = $out =~ /WARNING:  could not remove file "flakeid.state.tmp"/g;    # (a directory: a leftover file is removed before each write)
 ok($warnings >= 1 && $warnings <= 3, "failed renewals while covered: $warnings WARNINGs (at most one a second), and the calls went on");
 my ($stopped_at) = $out =~ /stopped by [0-9A-Z]* at (\d+)/;
 ok(defined $stopped_at && $stopped_at >= $mark,

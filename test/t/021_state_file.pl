@@ -37,7 +37,7 @@ sub server
 	my ($state, %settings) = @_;
 	my $node = flakeid_node('state_file_' . ++$cases, %settings);
 	$node->stop('fast');
-	unlink($node->data_dir . '/flakeid.state', $node->data_dir . '/global/flakeid.issued');
+	unlink($node->data_dir . '/flakeid.state', $node->data_dir . '/flakeid.issued');
 	if (defined $state)
 	{
 		File::Copy::copy($state, $node->data_dir . '/flakeid.state') or die "$state: $!";
@@ -121,7 +121,7 @@ stop_checked($node);
 # files of versions 1 and 2 name no cluster (issue 59, item 7): taken up only where this
 # cluster could have written them.  A mark no save writes (negative, INT64_MAX), or one
 # further ahead of the clock than a save leaves one (60 s of advance lead and the 2 s
-# reserve), is damage; so is an old file beside this cluster's global/flakeid.issued,
+# reserve), is damage; so is an old file beside this cluster's flakeid.issued,
 # which 1.3 writes with its first save, after which every save is of version 4.
 sub v1_file    # v1_file(NAME, MARK, OTHER): a version 1 file with a good checksum, as 1.0 laid it out
 {
@@ -152,13 +152,13 @@ $node->stop('fast');
 File::Copy::copy("$work/v1.state", $node->data_dir . '/flakeid.state') or die "v1.state: $!";
 chmod(0600, $node->data_dir . '/flakeid.state');
 # (the witness of a cluster that issued IDs: from 1.4 a server that issued none has one saying so)
-unlink($node->data_dir . '/global/flakeid.issued');
-PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/global/flakeid.issued',
+unlink($node->data_dir . '/flakeid.issued');
+PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/flakeid.issued',
 	"flakeid issued IDs in the cluster with system identifier $system\n");
 start_at_clock($node);
 is($refused_by_all->($node), join(' ', ('XX001') x @calls),
-	"the 1.0 fixture beside this cluster's global/flakeid.issued: every generator, live and back-fill, is ERROR XX001");
-ok(log_count($node, qr/DETAIL:  It has state version 1, but "global\/flakeid.issued" says this cluster has written version 4 since/) == 1,
+	"the 1.0 fixture beside this cluster's flakeid.issued: every generator, live and back-fill, is ERROR XX001");
+ok(log_count($node, qr/DETAIL:  It has state version 1, but "flakeid.issued" says this cluster has written version 4 since/) == 1,
 	'the server log says why');
 stop_checked($node);
 
@@ -179,14 +179,14 @@ sub v3_file    # v3_file(NAME, SYSTEM, MARK): a version 3 file as 1.2 laid it ou
 }
 for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that names no cluster' ],
 	[ 'v3_2080.state', undef, 3471292800000000, 0, "a version 3 file of this cluster's with its marks in 2080" ],
-	[ 'v3_stale.state', undef, 2208988800000000, 1, "a version 3 file of this cluster's beside its global/flakeid.issued" ])
+	[ 'v3_stale.state', undef, 2208988800000000, 1, "a version 3 file of this cluster's beside its flakeid.issued" ])
 {
 	my ($name, $system, $mark, $witness, $what) = @$case;
 	$node = flakeid_node('state_file_' . ++$cases);
 	$system //= sql($node, 'SELECT system_identifier FROM pg_control_system()');
 	$node->stop('fast');
-	unlink($node->data_dir . '/global/flakeid.issued');
-	PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/global/flakeid.issued',
+	unlink($node->data_dir . '/flakeid.issued');
+	PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/flakeid.issued',
 		"flakeid issued IDs in the cluster with system identifier $system\n") if $witness;
 	File::Copy::copy(v3_file($name, $system, $mark), $node->data_dir . '/flakeid.state') or die "$name: $!";
 	chmod(0600, $node->data_dir . '/flakeid.state');
@@ -204,13 +204,13 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	$node = flakeid_node('state_file_' . ++$cases);
 	my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
 	$node->stop('fast');
-	unlink($node->data_dir . '/global/flakeid.issued');
+	unlink($node->data_dir . '/flakeid.issued');
 	my $mark = (`date -d '$clock UTC' +%s` + 600) * 1_000_000;
 	File::Copy::copy(v3_file('v3_behind.state', $system, $mark), $node->data_dir . '/flakeid.state') or die "v3_behind.state: $!";
 	chmod(0600, $node->data_dir . '/flakeid.state');
 	start_at_clock($node);
 	is(sqlstate_of($node, 'SELECT sno_new()'), 'XX001', "a version 3 file of this cluster's, the clock 10 minutes behind its marks: refused");
-	ok(poll_until(sub { -e $node->data_dir . '/global/flakeid.issued' }, timeout => 60), 'the refusing lifetime has written its witness');
+	ok(poll_until(sub { -e $node->data_dir . '/flakeid.issued' }, timeout => 60), 'the refusing lifetime has written its witness');
 	$node->stop('fast');
 	{
 		my $env = clock_env(fixed => (`date -d '$clock UTC' +%s` - time + 700));
@@ -231,7 +231,7 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	$node = flakeid_node('state_file_' . ++$cases);
 	my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
 	$node->stop('fast');
-	my $witness = $node->data_dir . '/global/flakeid.issued';
+	my $witness = $node->data_dir . '/flakeid.issued';
 	unlink($witness);
 	my $mark = (`date -d '$clock UTC' +%s` - 600) * 1_000_000;    # 10 minutes behind the clock: taken up
 	File::Copy::copy(v3_file('v3_upgrade_fails.state', $system, $mark), $node->data_dir . '/flakeid.state') or die "v3_upgrade_fails.state: $!";
@@ -259,7 +259,7 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	$node = flakeid_node('state_file_' . ++$cases);
 	my $system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
 	$node->stop('fast');
-	unlink($node->data_dir . '/global/flakeid.issued');
+	unlink($node->data_dir . '/flakeid.issued');
 	my $mark = (`date -d '$clock UTC' +%s` + 600) * 1_000_000;    # 10 minutes ahead of the clock the server starts at
 	File::Copy::copy(v3_file('v3_ahead.state', $system, $mark), $node->data_dir . '/flakeid.state') or die "v3_ahead.state: $!";
 	chmod(0600, $node->data_dir . '/flakeid.state');
@@ -291,7 +291,7 @@ for my $case ([ 'v3_none.state', 0, 2208988800000000, 0, 'a version 3 file that 
 	$node = flakeid_node('state_file_' . ++$cases, 'flakeid.snowflake_epoch_ms' => 1600000000000, 'flakeid.start_afresh' => 'on');
 	my $epoch_system = sql($node, 'SELECT system_identifier FROM pg_control_system()');
 	$node->stop('fast');
-	unlink($node->data_dir . '/global/flakeid.issued');
+	unlink($node->data_dir . '/flakeid.issued');
 	File::Copy::copy(v3_file('v3_ahead_epoch.state', $epoch_system, $mark), $node->data_dir . '/flakeid.state') or die $!;
 	chmod(0600, $node->data_dir . '/flakeid.state');
 	start_at_clock($node);

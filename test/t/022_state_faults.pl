@@ -159,7 +159,7 @@ ok((stat("$pgdata/flakeid.state"))[2] & 0200, 'the file is still a replaced one'
 $node->restart;
 mkdir("$pgdata/flakeid.state.tmp") or die "flakeid.state.tmp: $!";
 my $message = message_of($node, 'DO $$ BEGIN PERFORM pg_sleep(0.3), kuid_new() FROM generate_series(1, 20); END $$');
-like($message, qr/ERROR:  could not create file "flakeid.state.tmp": Is a directory/,
+like($message, qr/ERROR:  could not remove file "flakeid.state.tmp": Is a directory/,
 	'a state file that cannot be written: the error names it (' . ((split /\n/, $message)[0] // '') . ')');
 is(sqlstate_of($node, 'SELECT kuid_new()'), '58030', 'with SQLSTATE 58030');
 rmdir("$pgdata/flakeid.state.tmp");

@@ -38,6 +38,8 @@ my ($standby, $minted) = flakeid_standby($primary, 'standby', mint_ahead(20000, 
 is($minted, 0, 'a standby made with pg_basebackup -R while the primary mints with its clock 5 s ahead');
 # ... and minting goes on for seconds after it: these marks reach the standby through the WAL only
 $primary->safe_psql('postgres', mint_ahead(10000, 8, 0.5));
+# (a back-fill floor, as a cutover's step raises it: it reaches the standby the same way)
+my $floor = $primary->safe_psql('postgres', "SELECT flakeid_backfill_floor_raise('2024-06-01 00:00:00+00')");
 is($primary->safe_psql('postgres', 'SELECT count(*) FROM old_kuid'), '200000',
 	'the primary minted 200,000 IDs of every generator');
 my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
@@ -48,7 +50,12 @@ is($standby->safe_psql('postgres', 'SELECT count(*) FROM old_snowflake'), '20000
 
 # the old primary goes away; the standby takes over with the real clock
 $primary->stop('fast');
-$standby->promote;
+# the floor is the promoted server's as soon as pg_promote returns: back-fill
+# below it is refused from then on, and a monitor must not read "no floor"
+# (1.4: NULL until the renewer's next pass took the primary's bounds up)
+is($standby->safe_psql('postgres', 'SELECT pg_promote(true); SELECT flakeid_backfill_floor()'), "t\n$floor",
+	"the floor raised on the old primary is the promoted server's at once ($floor)");
+is(sqlstate_of($standby, "SELECT sno_new_at('2024-05-01 00:00:00+00')"), '55000', 'and back-fill below it is refused (55000)');
 is($standby->safe_psql('postgres',
 		"SELECT pg_is_in_recovery(), current_setting('flakeid.debug_clock_offset_ms'), current_setting('flakeid.sno_partition')"),
 	'f|0|5', 'the promoted server reads the real clock, with the same identities');

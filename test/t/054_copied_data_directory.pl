@@ -3,7 +3,7 @@
 # identities come from the system identifier and the timeline, which a copy
 # shares: 1.3's copy (cp -a, or a base backup started without a recovery
 # signal) issued the same IDs as its original.  Now the witness
-# (global/flakeid.issued) names the data directory it was written in, and a
+# (flakeid.issued) names the data directory it was written in, and a
 # derived identity is refused (55000) in a copy until an operator sets the
 # identities, or removes the witness once when the copy replaces its
 # original for good.  The legitimate moves still issue: a promoted standby
@@ -21,7 +21,7 @@ my $orig = flakeid_node('copy_orig');
 my ($standby) = flakeid_standby($orig, 'copy_standby');
 sub psql_on { my ($node, $sql) = @_; return $node->safe_psql('postgres', $sql); }
 psql_on($orig, "SELECT $_->{new} FROM generate_series(1, 100)") for @derived;
-my $witness = $orig->data_dir . '/global/flakeid.issued';
+my $witness = $orig->data_dir . '/flakeid.issued';
 like(slurp_file($witness), qr/\nplace: timeline 1, inode \d+\n/, 'the witness names its timeline and inode');
 
 # a copy file by file of the stopped original (as cp -a makes one), started beside it
@@ -40,7 +40,7 @@ for my $f (@derived)
 }
 my $message = message_of($copy, 'SELECT sno_new()');
 like($message, qr/cannot generate sno IDs in a copy of another data directory/, 'the message says why');
-like($message, qr/HINT:.*set this server's identities.*then remove global\/flakeid\.issued once.*for a copy of the stopped original as it last was \(a move\), remove global\/flakeid\.issued once/s,
+like($message, qr/HINT:.*set this server's identities.*then remove flakeid\.issued once.*for a copy of the stopped original as it last was \(a move\), remove flakeid\.issued once/s,
 	'the hint gives the ways out: identities of its own and the witness removed, or (the original gone) the witness removed');
 is(sqlstate_of($copy, 'SELECT flax_new()'), 'ok', 'flax, whose IDs carry random bits and no identity, issues');
 
@@ -68,17 +68,17 @@ is(sqlstate_of($restored, "SELECT snowflake_new_at('2024-01-01 00:00:00+00')"), 
 $standby->promote;
 $standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
 is(sqlstate_of($standby, "SELECT $_->{new}"), 'ok', "the promoted standby issues $_->{format}") for @derived;
-like(slurp_file($standby->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 2, /,
+like(slurp_file($standby->data_dir . '/flakeid.issued'), qr/\nplace: timeline 2, /,
 	"its witness now names its own timeline");
 ok(log_count($standby, qr/flakeid recorded this data directory/) >= 1, 'which its log says');
 
 # the original gone, the restore takes over: the hint's one step
 $orig->stop;
-unlink($restored->data_dir . '/global/flakeid.issued') or die $!;
+unlink($restored->data_dir . '/flakeid.issued') or die $!;
 is(sqlstate_of($restored, "SELECT $_->{new}"), 'ok', "the witness removed, the restore issues $_->{format}") for @derived;
 $restored->restart;
 is(sqlstate_of($restored, 'SELECT sno_new()'), 'ok', 'and again after a restart: the witness is its own now');
-like(slurp_file($restored->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
+like(slurp_file($restored->data_dir . '/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
 	'the witness was written again, with this data directory');
 
 # the original gone, an older copy takes over (a restore of a backup): flakeid.take_over_from with the
@@ -124,19 +124,19 @@ ok(log_count($later, qr/took nothing over/) == 1, 'its log says the setting took
 # a witness of 1.3 (no place line) is taken up as this data directory's own
 my $sysid = psql_on($copy, 'SELECT system_identifier FROM pg_control_system()');
 $copy->stop;
-open(my $fh, '>', $copy->data_dir . '/global/flakeid.issued') or die $!;
+open(my $fh, '>', $copy->data_dir . '/flakeid.issued') or die $!;
 print $fh "flakeid issued IDs in the cluster with system identifier $sysid\n";
 close $fh;
 $copy->start;
 is(sqlstate_of($copy, 'SELECT snowflake_new()'), 'ok', "a witness of 1.3 is taken up: the server issues");
-like(slurp_file($copy->data_dir . '/global/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
+like(slurp_file($copy->data_dir . '/flakeid.issued'), qr/\nplace: timeline 1, inode \d+\n/,
 	'and its witness now names this data directory');
 # a copy made before any ID (a golden image: the extension created, nothing issued): the witness is
 # written when recovery ends, saying no ID was issued yet, and names the data directory all the same
 my $golden = flakeid_node('copy_golden');
-ok(poll_until(sub { -e $golden->data_dir . '/global/flakeid.issued' }, timeout => 60),
+ok(poll_until(sub { -e $golden->data_dir . '/flakeid.issued' }, timeout => 60),
 	'a server that issued nothing has a witness once recovery ended');
-like(slurp_file($golden->data_dir . '/global/flakeid.issued'), qr/^flakeid runs, and has issued no ID yet, .*\nplace: timeline 1, /s,
+like(slurp_file($golden->data_dir . '/flakeid.issued'), qr/^flakeid runs, and has issued no ID yet, .*\nplace: timeline 1, /s,
 	'which says no ID was issued yet (a missing state file is then a first start)');
 $golden->stop;
 $golden->backup_fs_cold('golden');
@@ -160,7 +160,7 @@ $image->stop;
 $image->append_conf('postgresql.conf', "max_worker_processes = 0\nflakeid.take_over_from = '" . ($image_inodes // '') . "'\n");
 $image->start;
 is(sqlstate_of($image, 'SELECT sno_new() FROM generate_series(1, 5)'), 'ok', 'taken over with no renewer, it issues');
-like(slurp_file($image->data_dir . '/global/flakeid.issued'), qr/^flakeid issued IDs/, 'and its witness says IDs were issued');
+like(slurp_file($image->data_dir . '/flakeid.issued'), qr/^flakeid issued IDs/, 'and its witness says IDs were issued');
 $image->stop;
 $image->append_conf('postgresql.conf', "flakeid.take_over_from = ''\n");
 unlink($image->data_dir . '/flakeid.state') or die $!;
@@ -170,7 +170,7 @@ like(message_of($image, 'SELECT sno_new()'), qr/state file is missing/, 'its sta
 # a promoted standby copied before its first ID: the witness is taken up when recovery ends
 my ($standby2) = flakeid_standby($golden, 'copy_standby2');
 $standby2->promote;
-ok(poll_until(sub { slurp_file($standby2->data_dir . '/global/flakeid.issued') =~ /place: timeline 2, / }, timeout => 60),
+ok(poll_until(sub { slurp_file($standby2->data_dir . '/flakeid.issued') =~ /place: timeline 2, / }, timeout => 60),
 	'a promoted standby takes the witness up when recovery ends, before any ID');
 $standby2->stop;
 $standby2->backup_fs_cold('promoted');
@@ -183,9 +183,9 @@ is(sqlstate_of($standby2, 'SELECT snowflake_new()'), 'ok', 'the promoted standby
 # the witness removed beside a state file (the move's step): it is written again saying IDs were
 # issued, so that a state file lost later is refused as missing, not a first start
 $golden->stop;
-unlink($golden->data_dir . '/global/flakeid.issued') or die $!;
+unlink($golden->data_dir . '/flakeid.issued') or die $!;
 $golden->start;
-ok(poll_until(sub { (-e $golden->data_dir . '/global/flakeid.issued') && slurp_file($golden->data_dir . '/global/flakeid.issued') =~ /^flakeid issued IDs/ },
+ok(poll_until(sub { (-e $golden->data_dir . '/flakeid.issued') && slurp_file($golden->data_dir . '/flakeid.issued') =~ /^flakeid issued IDs/ },
 		timeout => 60), 'the witness removed beside a state file: written again saying IDs were issued');
 $golden->stop;
 unlink($golden->data_dir . '/flakeid.state') or die $!;
@@ -225,10 +225,10 @@ is(sqlstate_of($set_copy, "SELECT kuid96('.6.udOGBV..'::kuid)"), 'ok', 'and conv
 # the operator sets the copy's identities apart, then removes the witness, as the hint says
 $set_copy->append_conf('postgresql.conf', "flakeid.sno_partition = 78\nflakeid.siq_shard = 8\nflakeid.kuid_node = 'pg\@setcopy'\nflakeid.snowflake_process = 6\n");
 $set_copy->stop;
-unlink($set_copy->data_dir . '/global/flakeid.issued') or die $!;
+unlink($set_copy->data_dir . '/flakeid.issued') or die $!;
 $set_copy->start;
 is(sqlstate_of($set_copy, "SELECT $_->{new}"), 'ok', "its identities set apart and the witness removed, the copy issues $_->{format}") for @derived;
-ok(poll_until(sub { slurp_file($set_copy->data_dir . '/global/flakeid.issued') =~ /\nplace: timeline 1, inode \d+\n/ }, timeout => 60),
+ok(poll_until(sub { slurp_file($set_copy->data_dir . '/flakeid.issued') =~ /\nplace: timeline 1, inode \d+\n/ }, timeout => 60),
 	'and its own witness names it');
 # a copy of that copy (the auditor's: 1.4's first cut compared identities with the first original's only)
 $set_copy->stop;
@@ -248,7 +248,7 @@ stop_checked($copy, $restored, $standby, $older, $sibling, $later, $golden, $ima
 # flakeid then writes it again for that data directory, and a copy is told apart again.
 my $blank = flakeid_node('copy_blank');
 psql_on($blank, "SELECT $_->{new}") for @derived;
-my $blank_witness = $blank->data_dir . '/global/flakeid.issued';
+my $blank_witness = $blank->data_dir . '/flakeid.issued';
 my $blank_sysid = psql_on($blank, 'SELECT system_identifier FROM pg_control_system()');
 my @refusable = (@derived, grep { $_->{format} eq 'kuid' } formats());
 sub write_witness { my ($file, $text) = @_; open(my $wf, '>', $file) or die "$file: $!"; print $wf $text; close $wf; }
@@ -278,7 +278,7 @@ rename($blank->data_dir . '/flakeid.state.kept', $blank->data_dir . '/flakeid.st
 $blank->start;
 write_witness($blank_witness, '');
 like(message_of($blank, 'SELECT sno_new()'),
-	qr/cannot generate sno IDs: "global\/flakeid.issued" cannot be read as this cluster's.*HINT:.*set this server's identities.*Then remove global\/flakeid\.issued once/s,
+	qr/cannot generate sno IDs: "flakeid.issued" cannot be read as this cluster's.*HINT:.*set this server's identities.*Then remove flakeid\.issued once/s,
 	'the message names the file; the hint: identities apart if it may be a copy, then remove the witness once');
 # the auditor's sequence: emptied, stopped, copied, both started
 $blank->stop;

@@ -66,7 +66,7 @@ for my $case ('damaged', 'missing', 'a directory', 'unreadable', 'unreadable bes
 		chmod(0000, "$datadir/flakeid.state") or die $!;
 		if ($case =~ /no ID yet/)
 		{
-			open(my $wf, '>', "$datadir/global/flakeid.issued") or die $!;
+			open(my $wf, '>', "$datadir/flakeid.issued") or die $!;
 			print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $sysid\n";
 			close $wf;
 		}
@@ -113,7 +113,7 @@ for my $case ('damaged', 'missing', 'a directory', 'unreadable', 'unreadable bes
 # start afresh that failed, the witness with it): started afresh, never a first start at the clock
 # (1.4's last fresh eyes: 10,396 snowflakes again)
 $node->stop('fast');
-unlink("$datadir/flakeid.state", "$datadir/global/flakeid.issued");
+unlink("$datadir/flakeid.state", "$datadir/flakeid.issued");
 my $afresh_before = log_count($node, qr/flakeid started its generators afresh, as flakeid.start_afresh says/);
 $node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 $node->start;
@@ -310,21 +310,21 @@ sub damaged_after_afresh
 # (1.4's last fresh eyes: "no ID yet" there, then the file removed, resumed 53 s below issued IDs.)
 # ($node was stopped above.)
 chmod(0000, "$datadir/flakeid.state") or die $!;
-unlink("$datadir/global/flakeid.issued");
+unlink("$datadir/flakeid.issued");
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'an unreadable state file beside no witness: refused');
-ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
-	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
+ok(poll_until(sub { -e "$datadir/flakeid.issued" }, timeout => 60)
+	  && slurp_file("$datadir/flakeid.issued") =~ /^flakeid issued IDs/,
 	'the witness written in that lifetime says IDs were issued');
 state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing, not a first start at the clock');
 # the same with a damaged file whose header says version 3 (a damaged byte): by the reason for the
 # refusal, not the version (round 7 of fresh eyes: "no ID yet" beside it, 260 IDs twice)
 damaged_after_afresh(4, "\x03");
-unlink("$datadir/global/flakeid.issued");
+unlink("$datadir/flakeid.issued");
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file whose header says version 3, beside no witness: refused');
-ok(poll_until(sub { -e "$datadir/global/flakeid.issued" }, timeout => 60)
-	  && slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs/,
+ok(poll_until(sub { -e "$datadir/flakeid.issued" }, timeout => 60)
+	  && slurp_file("$datadir/flakeid.issued") =~ /^flakeid issued IDs/,
 	'the witness written in that lifetime says IDs were issued');
 state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing, not a first start at the clock');
 # A state file refused as damaged beside this cluster's "no ID yet" witness that names no place here
@@ -334,15 +334,15 @@ state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by ha
 # and the file removed later was taken for a first start at the clock.)
 damaged_after_afresh(20, "\xff" x 8);
 {
-	open(my $wf, '>', "$datadir/global/flakeid.issued") or die $!;
+	open(my $wf, '>', "$datadir/flakeid.issued") or die $!;
 	print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $sysid\n";
 	close $wf;
 }
 $node->start;
 is(sqlstate_of($node, 'SELECT snowflake_new()'), 'XX001', 'a damaged state file beside a "no ID yet" witness naming no place: refused');
-ok(poll_until(sub { slurp_file("$datadir/global/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s }, timeout => 60),
+ok(poll_until(sub { slurp_file("$datadir/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s }, timeout => 60),
 	'the witness is given this directory\'s place and says IDs were issued')
-  or diag(slurp_file("$datadir/global/flakeid.issued"));
+  or diag(slurp_file("$datadir/flakeid.issued"));
 state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by hand: refused as missing, not a first start at the clock');
 # The same witness where no renewer runs (max_worker_processes too low for it: the calls renew the
 # marks themselves, as documented) and no state file: a first start, allowed by "no ID yet".  The
@@ -358,19 +358,19 @@ state_lost_refused($node, 'SELECT snowflake_new()', 'the file then removed by ha
 	my $lone_sysid = $lone->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()');
 	$lone->stop('fast');
 	unlink("$dir/flakeid.state");
-	open(my $wf, '>', "$dir/global/flakeid.issued") or die $!;
+	open(my $wf, '>', "$dir/flakeid.issued") or die $!;
 	print $wf "flakeid runs, and has issued no ID yet, in the cluster with system identifier $lone_sysid\n";
 	close $wf;
 	$lone->start;
 	# (sno: its first call reads the witness's place before its first save; snowflake's saved first)
 	$lone->safe_psql('postgres', 'CREATE TABLE t (id sno PRIMARY KEY); INSERT INTO t SELECT sno_new() FROM generate_series(1, 100)');
-	ok(-e "$dir/flakeid.state" && slurp_file("$dir/global/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s,
+	ok(-e "$dir/flakeid.state" && slurp_file("$dir/flakeid.issued") =~ /^flakeid issued IDs.*\nplace: /s,
 		'a "no ID yet" witness naming no place, no renewer: after the first IDs it names this directory and says IDs were issued')
-	  or diag(slurp_file("$dir/global/flakeid.issued"));
+	  or diag(slurp_file("$dir/flakeid.issued"));
 	state_lost_refused($lone, 'SELECT sno_new()', 'the state file then lost: refused as missing, not a first start at the clock');
 	# the witness as FORM: none, this cluster's "no ID yet" naming no place, or naming this data
 	# directory (its own inode, on timeline 1)
-	my $lone_witness = "$dir/global/flakeid.issued";
+	my $lone_witness = "$dir/flakeid.issued";
 	my $witness_as = sub {
 		my ($form) = @_;
 		unlink($lone_witness);

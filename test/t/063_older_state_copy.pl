@@ -321,11 +321,11 @@ $w->start;
 $w->safe_psql('postgres', 'SELECT count(snowflake_new()) FROM generate_series(1, 1000)');
 $w->stop('fast');
 File::Copy::copy("$wdir/../witness_case.state", "$wdir/flakeid.state") or die $!;
-unlink("$wdir/global/flakeid.issued") or die $!;
+unlink("$wdir/flakeid.issued") or die $!;
 $w->start;
 is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'an older copy put back, the witness removed: refused');
-ok(poll_until(sub { -e "$wdir/global/flakeid.issued" }, timeout => 60)
-	  && PostgreSQL::Test::Utils::slurp_file("$wdir/global/flakeid.issued") =~ /^flakeid issued IDs/,
+ok(poll_until(sub { -e "$wdir/flakeid.issued" }, timeout => 60)
+	  && PostgreSQL::Test::Utils::slurp_file("$wdir/flakeid.issued") =~ /^flakeid issued IDs/,
 	'the witness says IDs were issued (not "no ID yet")');
 $w->restart;
 like(message_of($w, 'SELECT snowflake_new()'), qr/state file is missing/,
@@ -336,17 +336,17 @@ like(message_of($w, 'SELECT snowflake_new()'), qr/state file is missing/,
 # aside beside the emptied witness, then the witness removed: a first start at the clock, 119 s below
 # the issued IDs: 1.4's last fresh eyes.)
 $w->stop('fast');
-unlink("$wdir/global/flakeid.issued");
+unlink("$wdir/flakeid.issued");
 system('rm', '-f', glob("$wdir/flakeid.state.older-copy-*"));
 File::Copy::copy("$wdir/../witness_case.state", "$wdir/flakeid.state") or die $!;
-open(my $empty, '>', "$wdir/global/flakeid.issued") or die $!;
+open(my $empty, '>', "$wdir/flakeid.issued") or die $!;
 close $empty;
 $w->start;
 is(sqlstate_of($w, 'SELECT snowflake_new()') . ' ' . (-f "$wdir/flakeid.state" ? 'in place' : 'moved'), 'XX001 in place',
 	'an older copy beside an emptied witness: refused, and left in place');
-ok(log_count($w, qr/"flakeid.state" is left in place: "global\/flakeid.issued" cannot be read as this cluster's/) >= 1, 'the log says why');
+ok(log_count($w, qr/"flakeid.state" is left in place: "flakeid.issued" cannot be read as this cluster's/) >= 1, 'the log says why');
 $w->stop('fast');
-unlink("$wdir/global/flakeid.issued") or die $!;
+unlink("$wdir/flakeid.issued") or die $!;
 $w->start;
 is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'the witness removed: the older copy is refused again (not a first start)');
 $w->restart;

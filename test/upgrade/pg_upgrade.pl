@@ -27,7 +27,8 @@ my $conf = join('', "shared_preload_libraries = 'flakeid'\n", "jit = off\n", "fl
 	"flakeid.siq_shard = 3\n", "flakeid.kuid_node = 'upgrade\@loopback'\n", "flakeid.snowflake_worker = 2\n");
 
 my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_path);
-$old->init(extra => [ '--encoding=UTF8', '--locale=C.UTF-8' ]);
+# (both with data checksums, 18's initdb default, which 1.4's witness under global/ broke: issue 80)
+$old->init(extra => [ '--encoding=UTF8', '--locale=C.UTF-8', '--data-checksums' ]);
 $old->append_conf('postgresql.conf', $conf);
 {
 	my $env = clock_env(fixed => '+55s');
@@ -75,8 +76,8 @@ sub upgrade
 {
 	my ($name, $with_state) = @_;
 	my $new = PostgreSQL::Test::Cluster->new($name, install_path => $new_path);
-	# (18's initdb turns data checksums on by default; pg_upgrade needs the old cluster's choice)
-	$new->init(extra => [ '--encoding=UTF8', '--locale=C.UTF-8', $new_major >= 18 && $old_major < 18 ? ('--no-data-checksums') : () ]);
+	# (pg_upgrade needs the old cluster's choice of checksums)
+	$new->init(extra => [ '--encoding=UTF8', '--locale=C.UTF-8', '--data-checksums' ]);
 	$new->append_conf('postgresql.conf', $conf);
 	my ($old_data, $new_data) = map { Cwd::abs_path($_) } $old->data_dir, $new->data_dir;
 	my $dir = PostgreSQL::Test::Utils::tempdir;
