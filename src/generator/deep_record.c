@@ -238,6 +238,9 @@ deep_record_load(uint32 state_deep_record, const uint64 *sealed)
 
 	deep_shared_init(deep_shared);	/* (again after a crash) */
 	deep_shared->named_id = state_deep_record;
+	/* (a state that names no record, of a release before 1.4, carries no seal of one: the record made here is taken) */
+	if (state_deep_record == 0)
+		sealed = NULL;
 	bytes = durable_file_read_all(DEEP_RECORD_FILE, DEEP_FILE_MAX, &size);
 	if (bytes != NULL)
 	{

@@ -84,12 +84,12 @@ generator_prepare(const GeneratorDef *def, int variant)
  * flakeid.generate_on_standby's to say.
  */
 static WitnessPlace
-witness_place(unsigned long long *recorded, unsigned long long *found, uint32 *conflicts)
+witness_place(bool recovering, unsigned long long *recorded, unsigned long long *found, uint32 *conflicts)
 {
 	WitnessPlace place;
 
 	*conflicts = 0;
-	if (RecoveryInProgress())
+	if (recovering)
 		return WITNESS_PLACE_NONE;
 	flakeid_lock_acquire();
 	place = state_witness_place(recorded, found, conflicts, ERROR);
@@ -110,13 +110,13 @@ witness_place(unsigned long long *recorded, unsigned long long *found, uint32 *c
  * data directory's own witness is written, or flakeid.take_over_from.
  */
 static void
-refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit)
+refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 {
 	const char *generator = promoted_bit == PROMOTED_PLAIN_KUID ? "kuid" : def->name;
 	unsigned long long recorded = 0,
 				found = 0;
 	uint32		conflicts;
-	WitnessPlace place = witness_place(&recorded, &found, &conflicts);
+	WitnessPlace place = witness_place(recovering, &recorded, &found, &conflicts);
 
 	/*
 	 * A witness that cannot be read as this cluster's names no place: this
@@ -150,7 +150,7 @@ refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit)
 				 errdetail("%s", promoted_bit == PROMOTED_PLAIN_KUID ?
 						   "kuid IDs carry no identity: beside the server it was promoted from, if that still runs, this server would issue its IDs from the marks both share." :
 						   "They came with the configuration its base backup copied: beside the server it was promoted from, if that still runs, this server would issue its IDs from the marks both share."),
-				 errhint("If the server it was promoted from is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload the configuration; set it beforehand on standbys meant for failover. If it still runs or may run again (a clone, a restore, a drill), set this server's identities to values no other server uses and restart the server (docs/OPERATIONS.md, \"A promoted standby\").")));
+				 errhint("If the server it was promoted from is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload the configuration, then reset it once this server generates (a base backup of it would carry it); set it beforehand on standbys meant for failover. If it still runs or may run again (a clone, a restore, a drill), set this server's identities to values no other server uses and restart the server (docs/OPERATIONS.md, \"A promoted standby\").")));
 }
 
 /*
@@ -164,23 +164,29 @@ generator_refuse_in_copy(const GeneratorDef *def)
 {
 	static bool checked[GEN_COUNT];
 
+	bool		recovering;
+
 	if (likely(checked[def->id]))
 		return;
-	refuse_in_copy(def, 1u << def->id);
+	/* (read once: a promotion between two reads marked a standby's backend checked unasked) */
+	recovering = RecoveryInProgress();
+	refuse_in_copy(def, 1u << def->id, recovering);
 	/* (not during recovery, where nothing is asked: a generating standby is asked again once promoted) */
-	checked[def->id] = !RecoveryInProgress();
+	checked[def->id] = !recovering;
 }
 
 void
 generator_refuse_plain_kuid_promoted(void)
 {
 	static bool checked = false;
+	bool		recovering;
 
 	if (likely(checked))
 		return;
 	shmem_require("kuid");		/* (before generator_prepare asks: the witness is read under flakeid_lock) */
-	refuse_in_copy(&generator_defs[GEN_KUID], PROMOTED_PLAIN_KUID);
-	checked = !RecoveryInProgress();
+	recovering = RecoveryInProgress();
+	refuse_in_copy(&generator_defs[GEN_KUID], PROMOTED_PLAIN_KUID, recovering);
+	checked = !recovering;
 }
 
 GeneratedId

@@ -213,18 +213,41 @@ identity_promotion_keeps(void)
 	return promotion_keeps_identities;
 }
 
+static uint64 derived_identity_seed(void);
+
 void
-identity_configured(int values[IDENTITY_COUNT])
+identity_effective(int64 values[IDENTITY_COUNT])
 {
 	for (int i = 0; i < IDENTITY_COUNT; i++)
-		values[i] = *identities[i].value;
+	{
+		const IdentityDef *id = &identities[i];
+		uint64		derived = identity_shared != NULL ? pg_atomic_read_u64(&identity_shared->derived[i]) : 0;
+
+		/*
+		 * Set; or derived (as this server derived it, or as it will from the
+		 * system identifier and the timeline it writes on: what the first
+		 * derivation gives outside Citus); or not known (-1: during
+		 * recovery, where no timeline of its own is written yet).
+		 */
+		if (*id->value >= 0)
+			values[i] = *id->value;
+		else if (derived != 0)
+			values[i] = DERIVED_VALUE(derived);
+		else if (!RecoveryInProgress())
+			values[i] = (int64) ((derived_identity_seed() >> id->shift) & id->mask);
+		else
+			values[i] = -1;
+	}
 }
 
 uint32
-identity_promotion_conflicts(const int upstream[IDENTITY_COUNT], bool known)
+identity_promotion_conflicts(const int64 upstream[IDENTITY_COUNT], bool known)
 {
 	/* kuid writes no identity, and so is always the upstream's */
 	uint32		conflicts = PROMOTED_PLAIN_KUID;
+	int64		now[IDENTITY_COUNT];
+
+	identity_effective(now);
 
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
@@ -236,16 +259,20 @@ identity_promotion_conflicts(const int upstream[IDENTITY_COUNT], bool known)
 		bool		same = true;
 
 		/*
-		 * Every identity the generator writes, set here and equal to the
-		 * upstream's (or the upstream's unknown: a witness of 1.4).  One
-		 * derived here is not the upstream's: it is derived from the
-		 * timeline, which the promotion changed.
+		 * Every identity the generator writes equal to the upstream's, as
+		 * each generates with it: set, or derived (a derived one is the
+		 * timeline's, which the promotion changed, but it is a few bits of
+		 * a hash, so the next timeline's equals it by chance: one cluster
+		 * in 32 for a snowflake worker; and a value set here may be the
+		 * one the upstream derived: 1.5's reviewer).  With the upstream's
+		 * unknown (a witness of 1.4), every identity set here is taken for
+		 * its own, and a derived one for the timeline's.
 		 */
 		for (int i = 0; i < nkinds; i++)
 		{
-			int			value = *identities[kinds[i]].value;
+			IdentityKind kind = kinds[i];
 
-			if (value < 0 || (known && upstream[kinds[i]] != value))
+			if (known ? (upstream[kind] < 0 || upstream[kind] != now[kind]) : *identities[kind].value < 0)
 				same = false;
 		}
 		if (same)

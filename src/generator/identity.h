@@ -23,19 +23,24 @@ extern bool identity_generate_on_standby(void);
 /* flakeid.promotion_keeps_identities (reloadable) */
 extern bool identity_promotion_keeps(void);
 
-/* each identity setting's value: -1 where it is derived (kuid_node: its fingerprint) */
-extern void identity_configured(int values[IDENTITY_COUNT]);
+/*
+ * Each identity as this server generates with it: the setting (kuid_node:
+ * its fingerprint), or the derived value (derived already, or as it will
+ * be from the system identifier and timeline); -1 where it is derived and
+ * not known yet (during recovery)
+ */
+extern void identity_effective(int64 values[IDENTITY_COUNT]);
 
 /*
  * On a server promoted from a standby: the generators (a bit per
  * GeneratorId, GEN_KUID for kuid96) whose every identity is set here to the
- * value its upstream generated with (`upstream`, as identity_configured
+ * value its upstream generated with (`upstream`, as identity_effective
  * gave it there; every value when !known), and PROMOTED_PLAIN_KUID always
  * (kuid writes no identity): beside the upstream, if it still runs, they
  * would issue its IDs from the marks both share.  Never 0: only
  * flakeid.promotion_keeps_identities ends kuid's refusal.
  */
-extern uint32 identity_promotion_conflicts(const int upstream[IDENTITY_COUNT], bool known);
+extern uint32 identity_promotion_conflicts(const int64 upstream[IDENTITY_COUNT], bool known);
 
 /*
  * The identity this server writes into IDs: the setting, or one derived

@@ -269,6 +269,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	}
 	if (verdict == PERSISTED_FOREIGN)
 	{
+		state_seal_foreign(persisted.has_stop, persisted.stop_checkpoint, persisted.stop_deep_size);
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the generator state file \"%s\" belongs to another cluster", STATE_FILE),

@@ -279,8 +279,8 @@ state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uin
 	/* (a cluster that never issued has no file, and a stop writes none) */
 	if (stat("flakeid.state", &st) != 0 || (*checkpoint = clean_stop_checkpoint()) == 0)
 		return false;
-	/* (flakeid.deep unused in this lifetime: as the loaded seal had it, or none: STATE_SEAL_DEEP_ANY) */
-	*deep_size = deep_used ? deep_size_now : loaded_sealed ? loaded_deep_size : STATE_SEAL_DEEP_ANY;
+	/* (flakeid.deep unused in this lifetime: as the loaded seal had it) */
+	*deep_size = deep_used || !loaded_sealed ? deep_size_now : loaded_deep_size;
 	/* (the notes are of a file sealed before: this one is sealed now; a failed save is refused anyway) */
 	forget(PASSED_FILE);
 	forget(EXPECTED_FILE);
@@ -332,9 +332,27 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 	return NULL;
 }
 
+void
+state_seal_foreign(bool has_stop, uint64 checkpoint, uint64 deep_size)
+{
+	/*
+	 * Another cluster's file, taken up as flakeid.accept_state_from says
+	 * (pg_upgrade's step 3), sealed at that cluster's clean stop: its
+	 * flakeid.deep is the very file that goes with it, and an older copy
+	 * is told by the bytes as at any sealed start.  A lifetime that could
+	 * not use one (the empty record a new cluster's first start made, or
+	 * none copied yet) carries this seal at its stop, as any does: sealed
+	 * with the bytes of the file it refused, the copy the refusal's hint
+	 * asks for was refused at the next start (1.4's audit, 067).
+	 */
+	loaded_sealed = has_stop && checkpoint != 0;
+	loaded_deep_size = loaded_sealed ? deep_size : 0;
+	sealed_stop_taken = loaded_sealed;
+}
+
 bool
 state_seal_deep_size(uint64 *size)
 {
 	*size = loaded_deep_size;
-	return sealed_stop_taken && loaded_deep_size != STATE_SEAL_DEEP_ANY;
+	return sealed_stop_taken;
 }

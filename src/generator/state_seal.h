@@ -12,18 +12,6 @@
 #define STATE_SEAL_READ_MAX		((size_t) 64 * 1024 * 1024)
 
 /*
- * The seal of flakeid.deep after a lifetime that could not use it and
- * carried no seal from its start (a state file taken up from another
- * cluster, a start after a crash): no bytes are expected, only the record
- * the state file names (its identifier).  Sealing the bytes of the file it
- * refused made the next start refuse the right one too: pg_upgrade's state
- * started once without flakeid.deep (the empty record its first start
- * made), then given the old cluster's as the refusal's hint said (1.4's
- * audit; test/t/067_postgres_tools.pl).
- */
-#define STATE_SEAL_DEEP_ANY		(UINT64_MAX - 1)
-
-/*
  * What seals a file's bytes: a 64-bit hash of them, seeded with their size;
  * 0 for no file, UINT64_MAX for one that cannot be read.  flakeid.deep is
  * sealed so: appends keep its identifier, and a rewrite its size.
@@ -91,6 +79,9 @@ extern void state_seal_refused_stop(void);
  * what the last clean stop left (palloc'd).  Never raises.
  */
 extern const char *state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size);
+
+/* At start, for a file of another cluster (its seal is that cluster's stop's): carries its seal of flakeid.deep */
+extern void state_seal_foreign(bool has_stop, uint64 checkpoint, uint64 deep_size);
 
 /*
  * Once the file is read: true where it is the one the clean stop this start

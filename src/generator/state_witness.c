@@ -41,8 +41,9 @@
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "
 #define WITNESS_READY_TEXT	"flakeid runs, and has issued no ID yet, in the cluster with system identifier "
 #define WITNESS_PLACE		"place: timeline %u, inode %llu"
-#define WITNESS_IDENTITIES	"identities: %d %d %d %d %d"
+#define WITNESS_IDENTITIES	"identities: "
 #define WITNESS_UPSTREAM	"promoted from identities: "
+#define WITNESS_EARLIER		"promoted earlier from identities: "
 #define WITNESS_UNKNOWN		"unknown"
 
 StaticAssertDecl(IDENTITY_COUNT == 5, "the witness's identities line names five");
@@ -70,21 +71,43 @@ typedef struct Witness
 	unsigned long long inode;	/* recorded */
 	unsigned long long file_inode;	/* the file's own */
 	bool		identified;		/* with an identities line (from 1.5) */
-	int			identities[IDENTITY_COUNT]; /* identity_configured() of its writer, outside recovery */
+	int64		identities[IDENTITY_COUNT]; /* identity_effective() of its writer, outside recovery */
 	WitnessUpstream upstream;	/* a promoted server's record of its upstream's, until resolved */
 } Witness;
 
-/* the identities line: five values, in IdentityKind's order */
-static bool
-parse_identities(const char *text, int values[IDENTITY_COUNT])
+/* the values after a line's label: five numbers in IdentityKind's order, or "unknown" */
+static void
+parse_identities(const char *text, const char *label, WitnessIdentities *ids)
 {
-	return sscanf(text, WITNESS_IDENTITIES, &values[0], &values[1], &values[2], &values[3], &values[4]) == IDENTITY_COUNT;
+	const char *line = strstr(text, label);
+	long long	v[IDENTITY_COUNT];
+
+	memset(ids, 0, sizeof(*ids));
+	if (line == NULL)
+		return;
+	line += strlen(label);
+	ids->present = true;
+	/* (values that cannot be read are unknown: every identity set is then taken for the upstream's) */
+	ids->known = strncmp(line, WITNESS_UNKNOWN, strlen(WITNESS_UNKNOWN)) != 0 &&
+		sscanf(line, "%lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4]) == IDENTITY_COUNT;
+	for (int i = 0; ids->known && i < IDENTITY_COUNT; i++)
+		ids->values[i] = (int64) v[i];
+}
+
+/* a line "LABEL values" or "LABEL unknown" after `text` */
+static char *
+with_identities(char *text, const char *label, const WitnessIdentities *ids)
+{
+	if (!ids->known)
+		return psprintf("%s%s" WITNESS_UNKNOWN "\n", text, label);
+	return psprintf("%s%s" INT64_FORMAT " " INT64_FORMAT " " INT64_FORMAT " " INT64_FORMAT " " INT64_FORMAT "\n",
+					text, label, ids->values[0], ids->values[1], ids->values[2], ids->values[3], ids->values[4]);
 }
 
 static void
 read_witness(Witness *w)
 {
-	char		text[512];
+	char		text[640];
 	int			fd;
 	ssize_t		size;
 	struct stat st;
@@ -130,20 +153,15 @@ read_witness(Witness *w)
 	w->ready = prefix == strlen(WITNESS_READY_TEXT);
 	place = strstr(text, "\nplace: ");
 	w->placed = place != NULL && sscanf(place + 1, WITNESS_PLACE, &w->timeline, &w->inode) == 2;
-	place = strstr(text, "\nidentities: ");
-	w->identified = place != NULL && parse_identities(place + 1, w->identities);
-	place = strstr(text, "\n" WITNESS_UPSTREAM);
-	if (place != NULL)
 	{
-		const char *values = place + 1 + strlen(WITNESS_UPSTREAM);
-		char		line[128];
+		WitnessIdentities own;
 
-		/* (values it cannot read are unknown: every set identity is then taken for the upstream's) */
-		w->upstream.present = true;
-		snprintf(line, sizeof(line), "identities: %s", values);
-		w->upstream.known = strncmp(values, WITNESS_UNKNOWN, strlen(WITNESS_UNKNOWN)) != 0 &&
-			parse_identities(line, w->upstream.values);
+		parse_identities(text, "\n" WITNESS_IDENTITIES, &own);
+		w->identified = own.present && own.known;
+		memcpy(w->identities, own.values, sizeof(w->identities));
 	}
+	parse_identities(text, "\n" WITNESS_UPSTREAM, &w->upstream.from);
+	parse_identities(text, "\n" WITNESS_EARLIER, &w->upstream.earlier);
 }
 
 bool
@@ -287,21 +305,22 @@ write_witness_as(bool issued, bool placed, TimeLineID timeline, unsigned long lo
 	 * in the postmaster, or while it replays) would be taken for its
 	 * upstream's.  There the line is kept as it was.
 	 */
-	if (IsUnderPostmaster && !RecoveryInProgress())
 	{
-		int			now[IDENTITY_COUNT];
+		WitnessIdentities own = {.present = true, .known = true};
 
-		identity_configured(now);
-		text = psprintf("%s" WITNESS_IDENTITIES "\n", text, now[0], now[1], now[2], now[3], now[4]);
+		if (IsUnderPostmaster && !RecoveryInProgress())
+			identity_effective(own.values);
+		else if (prior != NULL && prior->identified)
+			memcpy(own.values, prior->identities, sizeof(own.values));
+		else
+			own.present = false;
+		if (own.present)
+			text = with_identities(text, WITNESS_IDENTITIES, &own);
 	}
-	else if (prior != NULL && prior->identified)
-		text = psprintf("%s" WITNESS_IDENTITIES "\n", text, prior->identities[0], prior->identities[1],
-						prior->identities[2], prior->identities[3], prior->identities[4]);
-	if (upstream != NULL && upstream->present && upstream->known)
-		text = psprintf("%s" WITNESS_UPSTREAM "%d %d %d %d %d\n", text, upstream->values[0], upstream->values[1],
-						upstream->values[2], upstream->values[3], upstream->values[4]);
-	else if (upstream != NULL && upstream->present)
-		text = psprintf("%s" WITNESS_UPSTREAM WITNESS_UNKNOWN "\n", text);
+	if (upstream != NULL && upstream->from.present)
+		text = with_identities(text, WITNESS_UPSTREAM, &upstream->from);
+	if (upstream != NULL && upstream->earlier.present)
+		text = with_identities(text, WITNESS_EARLIER, &upstream->earlier);
 	if (!durable_file_write_through_temp(STATE_WITNESS_FILE, text, strlen(text), elevel))
 		return false;
 	remove_witness_1_4();
@@ -320,6 +339,29 @@ static bool
 write_witness(bool issued, const Witness *prior, const WitnessUpstream *upstream, int elevel)
 {
 	return write_witness_at(issued, 0, prior, upstream, elevel);
+}
+
+/*
+ * The witness `w` rewritten to say IDs were issued.  One placed on an
+ * earlier timeline keeps that place (its timeline, and the inode it names
+ * unless it named its own file): only state_witness_place takes it up,
+ * which sees a promotion in it.  Re-placed here, by a backend's first
+ * save after a promotion (snowflake_new's epoch, an advance, a floor), a
+ * clone of a primary that had issued nothing yet was never refused (1.5's
+ * reviewer: 355,025 snowflakes issued by both).  A "no ID yet" one of
+ * another data directory on this timeline (a copy's: a generator without
+ * identity saved first) keeps the place it names, so that the copy is still
+ * refused.
+ */
+static bool
+rewrite_issued(const Witness *w, int elevel)
+{
+	TimeLineID	timeline = current_timeline();
+
+	if (w->present && w->placed && w->timeline != timeline)
+		return write_witness_as(true, true, w->timeline, w->inode != w->file_inode ? w->inode : 0, w, &w->upstream, elevel);
+	return write_witness_at(true, w->ready && w->placed && w->timeline == timeline &&
+							w->inode != w->file_inode ? w->inode : 0, w, &w->upstream, elevel);
 }
 
 bool
@@ -363,13 +405,7 @@ state_witness_ensure(int elevel)
 		return witness_seen = true;
 	}
 
-	/*
-	 * A "no ID yet" witness of another data directory on this timeline (a
-	 * copy's: a generator without identity saved first) keeps the place it
-	 * names, so that the copy is still refused a derived identity.
-	 */
-	if (!write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
-						  w.inode != w.file_inode ? w.inode : 0, &w, &w.upstream, elevel))
+	if (!rewrite_issued(&w, elevel))
 		return false;
 	return witness_seen = true;
 }
@@ -395,8 +431,16 @@ state_witness_take_over(int elevel)
 	 * the state file lost later was a first start at the clock, below them
 	 * (1.4's ninth fresh eyes: 3 of 5 sno IDs again).
 	 */
-	/* (and no record of an upstream: a copy taken over replaces its original for good) */
-	if (!write_witness(true, NULL, NULL, elevel))
+	Witness		w;
+
+	/*
+	 * A promoted server's record of its upstream stays: the copy replaces
+	 * its own original for good, not that server's upstream, which may
+	 * still run (1.5's reviewer: a copy of a refused clone taken over
+	 * issued its upstream's IDs).
+	 */
+	read_witness(&w);
+	if (!write_witness(true, &w, &w.upstream, elevel))
 		return false;
 	witness_seen = true;
 	return true;
@@ -421,44 +465,55 @@ generator_names(uint32 conflicts)
 static bool
 identities_current(const Witness *w)
 {
-	int			now[IDENTITY_COUNT];
+	int64		now[IDENTITY_COUNT];
 
-	identity_configured(now);
+	identity_effective(now);
 	return w->identified && memcmp(now, w->identities, sizeof(now)) == 0;
+}
+
+/* the generators a record refuses (identity_promotion_conflicts of each of its parts) */
+static uint32
+record_conflicts(const WitnessUpstream *up)
+{
+	uint32		conflicts = 0;
+
+	if (up->from.present)
+		conflicts |= identity_promotion_conflicts(up->from.values, up->from.known);
+	if (up->earlier.present)
+		conflicts |= identity_promotion_conflicts(up->earlier.values, up->earlier.known);
+	return conflicts;
 }
 
 /*
  * This data directory's own witness, with a promotion's record of its
- * upstream: the generators still refused (identity_promotion_conflicts),
- * or 0 once flakeid.promotion_keeps_identities is on, the record then
- * dropped (kuid, which carries no identity, keeps it until then).  A
- * witness whose identities line is not this server's as it generates now
- * (none before 1.5; changed at a restart) is written again, so that a base
- * backup carries the present ones.  With flakeid_lock held; a rewrite that
- * fails is reported at `elevel` and made at the next look.
+ * upstream: the generators still refused (record_conflicts).  With
+ * flakeid.promotion_keeps_identities on, the part of the record naming the
+ * server it was promoted from is dropped (a record that server carried
+ * stays: the setting says nothing of its upstream).  A witness whose
+ * identities line is not this server's as it generates now (none before
+ * 1.5; changed at a restart) is written again, so that a base backup
+ * carries the present ones.  With flakeid_lock held; a rewrite that fails
+ * is logged and made at the next look (the record stays until then: the
+ * safe side).
  */
 static uint32
-own_witness_conflicts(const Witness *w, int elevel)
+own_witness_conflicts(const Witness *w)
 {
-	uint32		conflicts = 0;
+	WitnessUpstream up = w->upstream;
 	bool		resolved = false;
 
-	if (w->upstream.present)
+	if (up.from.present && identity_promotion_keeps())
 	{
-		conflicts = identity_promotion_conflicts(w->upstream.values, w->upstream.known);
-		if (identity_promotion_keeps())
-		{
-			ereport(LOG,
-					(errmsg("flakeid generates %s IDs on this promoted server with the identities of the server it was promoted from, as flakeid.promotion_keeps_identities says",
-							generator_names(conflicts)),
-					 errdetail("That server is taken to be gone for good: if it still runs, or runs again, both issue the same IDs.")));
-			conflicts = 0;
-			resolved = true;
-		}
+		ereport(LOG,
+				(errmsg("flakeid generates %s IDs on this promoted server with the identities of the server it was promoted from, as flakeid.promotion_keeps_identities says",
+						generator_names(identity_promotion_conflicts(up.from.values, up.from.known))),
+				 errdetail("That server is taken to be gone for good: if it still runs, or runs again, both issue the same IDs.")));
+		up.from.present = false;
+		resolved = true;
 	}
 	if (IsUnderPostmaster && !RecoveryInProgress() && (resolved || !identities_current(w)))
-		(void) write_witness(!w->ready, w, resolved ? NULL : &w->upstream, elevel);
-	return conflicts;
+		(void) write_witness(!w->ready, w, &up, LOG);
+	return record_conflicts(&up);
 }
 
 WitnessPlace
@@ -467,6 +522,7 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, uin
 	Witness		w;
 	TimeLineID	timeline = current_timeline();
 	WitnessUpstream upstream = {0};
+	uint32		kept = 0;
 
 	*conflicts = 0;
 	read_witness(&w);
@@ -478,7 +534,7 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, uin
 		return WITNESS_PLACE_UNKNOWN;
 	if (w.placed && w.timeline == timeline && w.inode == w.file_inode)
 	{
-		*conflicts = own_witness_conflicts(&w, elevel);
+		*conflicts = own_witness_conflicts(&w);
 		return WITNESS_PLACE_OURS;
 	}
 	if (w.placed && w.timeline == timeline)
@@ -488,14 +544,14 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, uin
 	 * Written on an earlier timeline: this server was promoted from a
 	 * standby (or a restore ended on a timeline of its own), and the
 	 * witness came with its base backup, with the identities its upstream
-	 * generated with.  A derived identity is this timeline's own, but one
-	 * set in the configuration came with the same base backup, and kuid
-	 * carries none: beside its upstream, if that still runs (a clone, a
+	 * generated with.  Identities set in the configuration came with the
+	 * same base backup, a derived one may equal the upstream's by chance,
+	 * and kuid carries none: beside its upstream, if that still runs (a clone, a
 	 * restore, a drill), this server would issue the upstream's IDs from
 	 * the marks both share (1.4's auditor: 86,346 of 100,000 sno and
 	 * snowflakes).  Nothing here tells that from a failover, so the
-	 * upstream's identities are recorded, and the generators that write
-	 * only those are refused (generator.c) until this server's are set
+	 * upstream's identities are recorded, and the generators whose
+	 * identities all equal them are refused (generator.c) until this server's are set
 	 * apart or flakeid.promotion_keeps_identities says the upstream is
 	 * gone for good (set beforehand on failover targets, so that they
 	 * generate at once).  A witness of 1.4 names no identities: every
@@ -504,12 +560,28 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, uin
 	 */
 	if (w.placed)
 	{
-		upstream.present = true;
-		upstream.known = w.identified;
-		memcpy(upstream.values, w.identities, sizeof(upstream.values));
-		*conflicts = identity_promotion_conflicts(upstream.values, upstream.known);
+		upstream.from.present = true;
+		upstream.from.known = w.identified;
+		memcpy(upstream.from.values, w.identities, sizeof(upstream.from.values));
+		kept = identity_promotion_conflicts(upstream.from.values, upstream.from.known);
+
+		/*
+		 * A record the server it was promoted from still carried (a clone
+		 * promoted, then a standby of it promoted) goes on: the setting
+		 * here speaks of that server only, not of its upstream, which may
+		 * still run (1.5's reviewer: 23,625 snowflakes issued by both).
+		 * Two records become one that knows no values: every identity set
+		 * here is taken for theirs.
+		 */
+		if (w.upstream.from.present && w.upstream.earlier.present)
+			upstream.earlier = (WitnessIdentities) {.present = true, .known = false};
+		else if (w.upstream.from.present)
+			upstream.earlier = w.upstream.from;
+		else
+			upstream.earlier = w.upstream.earlier;
 		if (identity_promotion_keeps())
-			upstream.present = false;
+			upstream.from.present = false;
+		*conflicts = record_conflicts(&upstream);
 	}
 	if (!write_witness(!w.ready, &w, &upstream, elevel))
 	{
@@ -521,20 +593,17 @@ state_witness_place(unsigned long long *recorded, unsigned long long *found, uin
 			 w.placed ? errdetail("It was recorded on timeline %u before.", w.timeline) :
 			 errdetail("It was written by an earlier release of flakeid, which did not record it.")));
 	if (w.placed && identity_promotion_keeps())
-	{
 		ereport(WARNING,
 				(errmsg("this promoted server generates %s IDs with the identities of the server it was promoted from, as flakeid.promotion_keeps_identities says",
-						generator_names(*conflicts)),
+						generator_names(kept)),
 				 errdetail("If that server still runs, or runs again, both issue the same IDs.")));
-		*conflicts = 0;
-	}
-	else if (w.placed)
+	if (w.placed && *conflicts != 0)
 		ereport(WARNING,
 				(errmsg("this promoted server refuses to generate %s IDs: their identities are those of the server it was promoted from",
 						generator_names(*conflicts)),
-				 errdetail("%s", upstream.known ? "Its identities came with the base backup's configuration; kuid IDs carry none." :
+				 errdetail("%s", upstream.from.known || !upstream.from.present ? "Its identities came with the base backup's configuration, or are those its upstream's own upstream generated with; kuid IDs carry none." :
 						   "That server's flakeid did not record its identities: every identity set here is taken for its own; kuid IDs carry none."),
-				 errhint("If that server is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload. If it still runs or may run again, set this server's identities apart and restart it (docs/OPERATIONS.md, \"A promoted standby\").")));
+				 errhint("If that server is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload, then reset it once this server generates (a base backup of it would carry it). If it still runs or may run again, set this server's identities apart and restart it (docs/OPERATIONS.md, \"A promoted standby\").")));
 	witness_seen = !w.ready;
 	return WITNESS_PLACE_OURS;
 }
@@ -594,7 +663,6 @@ state_witness_mark_issued(int elevel)
 						 STATE_WITNESS_FILE)));
 		return false;
 	}
-	/* (as state_witness_ensure: a "no ID yet" one of a copy's original keeps its place) */
-	return write_witness_at(true, w.ready && w.placed && w.timeline == current_timeline() &&
-							w.inode != w.file_inode ? w.inode : 0, &w, &w.upstream, elevel);
+	/* (as state_witness_ensure: an earlier timeline's, or a copy's original's, keeps its place) */
+	return rewrite_issued(&w, elevel);
 }

@@ -83,12 +83,22 @@ extern bool state_witness_mark_issued(int elevel);
  */
 extern bool state_witness_ensure(int elevel);
 
+/* identities as a witness records them (identity_effective's, in IdentityKind's order) */
+typedef struct WitnessIdentities
+{
+	bool		present;
+	bool		known;			/* the values were recorded (a witness of 1.4 names none) */
+	int64		values[IDENTITY_COUNT];
+} WitnessIdentities;
+
 /* a promoted server's record of the identities its upstream generated with (state_witness_place) */
 typedef struct WitnessUpstream
 {
-	bool		present;		/* recorded, and not resolved yet */
-	bool		known;			/* the values were recorded (a witness of 1.4 names none) */
-	int			values[IDENTITY_COUNT];	/* identity_configured() there, in IdentityKind's order */
+	WitnessIdentities from;		/* the server it was promoted from, until
+								 * flakeid.promotion_keeps_identities */
+	WitnessIdentities earlier;	/* the record that server still carried (a
+								 * promoted clone's), which the setting here
+								 * does not end */
 } WitnessUpstream;
 
 typedef enum WitnessPlace

@@ -42,6 +42,8 @@ static int	key_count = 0;
 static int	key_ids[MASK_MAX_KEYS];
 static Ff1Key keys[MASK_MAX_KEYS];
 static char refusal[320];		/* why there is no key: for the log and superusers */
+/* the same without the file's path, for every other role: what an application can pass on (1.4's audit) */
+static char public_refusal[320];
 
 /* the last cipher each type masked with, and unmasked with */
 typedef struct CachedCipher
@@ -101,6 +103,7 @@ static void
 refuse(const char *path, const char *why)
 {
 	snprintf(refusal, sizeof(refusal), "mask key file \"%s\" refused: %s", path, why);
+	snprintf(public_refusal, sizeof(public_refusal), "The key file was refused when the server last read it: %s (the server log names the file).", why);
 	ereport(LOG,
 			(errmsg("mask key file \"%s\" refused: %s", path, why),
 			 errhint("The mask functions have no key until the file is corrected and the configuration reloaded.")));
@@ -181,9 +184,11 @@ load_keys(void)
 	keys_stale = true;
 	forget_keys();
 	refusal[0] = '\0';
+	snprintf(public_refusal, sizeof(public_refusal), "The key file could not be used (the server log says why).");
 	if (mask_keys_file == NULL || mask_keys_file[0] == '\0')
 	{
 		snprintf(refusal, sizeof(refusal), "flakeid.mask_keys_file is not set");
+		snprintf(public_refusal, sizeof(public_refusal), "The server has no key file: flakeid.mask_keys_file is not set.");
 		keys_stale = false;
 		keys_reload = reload_seen;
 		return;
@@ -226,7 +231,7 @@ no_key(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("flakeid has no mask key"),
-			 superuser() ? errdetail("%s.", refusal) : 0,
+			 superuser() ? errdetail("%s.", refusal) : errdetail("%s", public_refusal),
 			 errhint("Set flakeid.mask_keys_file to a file of lines \"KEY_ID HEX_KEY\" that only the server's user can read, "
 					 "and reload the configuration.")));
 }

@@ -69,6 +69,14 @@ write_keys(0600, "1 $K1", "2 xyz");
 ok(refused_as(qr/refused: line 2: the key is not 64 hexadecimal digits/),
 	'a malformed line refuses the file, its line named in the log');
 is(sqlstate_of($node, "SELECT sno_mask(sno_new())"), '55000', '... and sno_mask is 55000');
+# a role that is not a superuser is told why, without the file's path (1.4: no DETAIL at all)
+sql("CREATE ROLE masker");
+{
+	my $message = message_of($node, "SET ROLE masker; SELECT sno_mask('222222222222222b')");
+	like($message, qr/ERROR:  flakeid has no mask key\nDETAIL:  The key file was refused when the server last read it: line 2: the key is not 64 hexadecimal digits/,
+		'another role is told why the mask functions have no key');
+	unlike($message, qr/mask\.keys|\Q$keys\E/, '... without the path of the key file');
+}
 
 unlink $keys;
 POSIX::mkfifo($keys, 0600) or die "mkfifo: $!";

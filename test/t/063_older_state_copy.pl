@@ -352,4 +352,33 @@ is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'the witness removed: the
 $w->restart;
 is(sqlstate_of($w, 'SELECT snowflake_new()'), 'XX001', 'and after a restart, the copy set aside: refused as missing');
 stop_checked($w);
+
+# An older flakeid.deep put back after a lifetime that could not use one:
+# a crash, the record lost, a start that refused back-fill and stopped
+# cleanly, then the older copy.  The clean stop seals the bytes the
+# lifetime's record had (none), so the older copy is refused; 1.5's first
+# try sealed no bytes there, and 1000 back-filled IDs were given again
+# (1.5's reviewer).
+my $d = flakeid_node('older_deep');
+sub dsql { return $d->safe_psql('postgres', $_[0]); }
+my $dd = $d->data_dir;
+dsql('CREATE TABLE b (id bigint)');
+dsql("INSERT INTO b SELECT snowflake_new_at('2024-01-01 00:00:00+00') FROM generate_series(1, 2000)");
+$d->stop('fast');
+File::Copy::copy("$dd/flakeid.deep", "$dd/../deep.older") or die $!;
+$d->start;
+dsql("INSERT INTO b SELECT snowflake_new_at('2024-02-01 00:00:00+00') FROM generate_series(1, 2000)");
+dsql('CHECKPOINT');
+$d->stop('immediate');
+rename("$dd/flakeid.deep", "$dd/../deep.lost") or die $!;
+$d->start;
+is(sqlstate_of($d, "SELECT snowflake_new_at('2024-02-01 00:00:00+00')"), 'XX001', 'the record lost after a crash: back-fill into past units refused');
+$d->stop('fast');
+File::Copy::copy("$dd/../deep.older", "$dd/flakeid.deep") or die $!;
+chmod(0600, "$dd/flakeid.deep");
+$d->start;
+is(sqlstate_of($d, "INSERT INTO b SELECT snowflake_new_at('2024-02-01 00:00:00+00') FROM generate_series(1, 1000)"), 'XX001',
+	'an older copy put back after it: still refused (XX001)');
+is(dsql('SELECT count(*) - count(DISTINCT id) FROM b'), '0', 'no back-filled ID given twice');
+stop_checked($d);
 done_testing();

@@ -108,6 +108,54 @@ is(sqlstate_of($clone, 'SELECT kuid_new()'), '55000', 'kuid, which carries none,
 }
 $clone->stop('fast');
 
+# 2b. a clone of a primary that had issued nothing yet (its witness "no ID
+# yet"), promoted with no renewer, so that a backend's first save (here
+# snowflake_horizon's record of the epoch) is the first to write the
+# witness after the promotion: it must keep the earlier timeline's place
+# for the promotion to be seen (1.5's first try re-placed it: 355,025
+# snowflakes issued by both, the reviewer's count)
+my $fresh = flakeid_node('fresh', %ids);
+ok(poll_until(sub { my $f = $fresh->data_dir . '/flakeid.issued'; -e $f && slurp_file($f) =~ /^flakeid runs, and has issued no ID yet/ }),
+	'a primary that has issued nothing yet: its witness says so');
+my ($fresh_clone) = flakeid_standby($fresh, 'fresh_clone', undef, clone => 1);
+restart_with($fresh_clone, max_worker_processes => 0, hot_standby => 'off');
+$fresh_clone->promote;
+$fresh_clone->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+is(sqlstate_of($fresh_clone, 'SELECT snowflake_horizon()'), 'ok', 'its first call after the promotion saves (no renewer runs)');
+is(sqlstate_of($fresh_clone, 'SELECT snowflake_new()'), '55000', 'a clone of a primary that had issued nothing yet: snowflake refused (55000)');
+is(sqlstate_of($fresh_clone, 'SELECT sno_new()'), '55000', '... sno too');
+is(sqlstate_of($fresh_clone, 'SELECT kuid_new()'), '55000', '... and kuid');
+
+# 2c. a failover target of that refused clone, promoted once the clone has
+# stopped: the setting speaks of the clone, not of its original, which
+# still runs; the clone's record goes on (1.5's first try dropped it:
+# 23,625 snowflakes issued by both)
+restart_with($fresh_clone);
+my ($grandchild) = flakeid_standby($fresh_clone, 'grandchild');
+$fresh_clone->stop('fast');
+$grandchild->promote;
+$grandchild->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+is(sqlstate_of($grandchild, 'SELECT snowflake_new()'), '55000',
+	"a failover target of a refused clone, promoted: still refused, its original's original runs (55000)");
+is(sqlstate_of($grandchild, 'SELECT kuid_new()'), '55000', '... kuid too');
+$grandchild->stop('fast');
+$fresh->stop('fast');
+
+# 2d. a derived identity compared as the server generated with it: a clone
+# that sets sno's partition to the value its original derived
+my $derived = flakeid_node('derived');
+psql_on($derived, 'SELECT sno_new()');
+my $partition = psql_on($derived, "SELECT identity_value FROM flakeid_identities() WHERE generator = 'sno'");
+psql_on($derived, 'CHECKPOINT');
+my ($pinned) = flakeid_standby($derived, 'pinned', undef, clone => 1);
+restart_with($pinned, 'flakeid.sno_partition' => $partition);
+$pinned->promote;
+$pinned->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+is(sqlstate_of($pinned, 'SELECT sno_new()'), '55000',
+	"a clone whose set sno partition ($partition) is the one its original derived: refused (55000)");
+$pinned->stop('fast');
+$derived->stop('fast');
+
 # 3. a failover target, promoted once its primary is gone
 my ($target) = flakeid_standby($primary, 'target');
 # 4. and a standby without the setting
