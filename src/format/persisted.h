@@ -42,7 +42,8 @@
 
 #define PERSISTED_NAME_MAX		32	/* a slot's name, its NUL included */
 #define PERSISTED_SLOTS_MAX		64	/* the slots one bounds or holding may name */
-#define PERSISTED_MARKS			3	/* the monotonic mark, sno's two (defs.h, MarkId) */
+#define PERSISTED_MARKS			3	/* the monotonic generators' latest mark, sno's two (MARKS entry) */
+#define PERSISTED_GENERATOR_MARKS 8	/* the monotonic generators' own marks one bounds may name (1.5) */
 #define PERSISTED_STATE_VERSION	4
 #define PERSISTED_PREPARED_VERSION 2
 #define PERSISTED_MARK_MAX		INT64_C(253402300800000000) /* 10000-01-01 in Unix µs: no save reaches it */
@@ -91,10 +92,26 @@ typedef struct PersistedAhead
 	UnitRuns	runs;
 } PersistedAhead;
 
+/* the mark of one monotonic generator, by the generator's name (1.5) */
+typedef struct PersistedGeneratorMark
+{
+	char		generator[PERSISTED_NAME_MAX];
+	int64_t		mark;			/* Unix µs; 0: none */
+} PersistedGeneratorMark;
+
 /* what bounds the IDs of one server (state.h, IssuedBounds), by slot name */
 typedef struct PersistedBounds
 {
+	/*
+	 * marks[0] bounds the IDs of every monotonic generator (siq, kuid,
+	 * snowflake): up to 1.4 they shared it.  From 1.5 each has its own,
+	 * written beside it in `generator_marks` (a MARK entry a release
+	 * before 1.5 skips), and marks[0] is the latest of them, so that such
+	 * a release resumes every one after it, as it always did.
+	 */
 	int64_t		marks[PERSISTED_MARKS]; /* Unix µs; 0: none */
+	uint32_t	ngenerator_marks;
+	PersistedGeneratorMark generator_marks[PERSISTED_GENERATOR_MARKS];
 	uint32_t	sno_ticktock;
 	uint32_t	nlows;
 	PersistedLow lows[PERSISTED_SLOTS_MAX];
@@ -173,6 +190,8 @@ extern void persisted_state_empty(PersistedState *state);
 extern bool persisted_add_low(PersistedBounds *bounds, const char *slot, uint32_t low);
 extern bool persisted_add_deep(PersistedBounds *bounds, const char *slot, uint64_t first, uint64_t last, uint32_t low);
 extern bool persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit);
+/* a monotonic generator's own mark: one per generator, at or below marks[0] */
+extern bool persisted_add_generator_mark(PersistedBounds *bounds, const char *generator, int64_t mark);
 /* a slot's runs of units issued ahead: one entry per slot, 1 to UNIT_RUNS_MAX valid runs */
 extern bool persisted_add_ahead(PersistedBounds *bounds, const char *slot, const UnitRuns *runs);
 

@@ -83,6 +83,19 @@ persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit)
 }
 
 bool
+persisted_add_generator_mark(PersistedBounds *bounds, const char *generator, int64_t mark)
+{
+	for (uint32_t i = 0; i < bounds->ngenerator_marks; i++)
+		if (strcmp(bounds->generator_marks[i].generator, generator) == 0)
+			return false;		/* one per generator */
+	if (bounds->ngenerator_marks >= PERSISTED_GENERATOR_MARKS ||
+		!copy_name(bounds->generator_marks[bounds->ngenerator_marks].generator, generator))
+		return false;
+	bounds->generator_marks[bounds->ngenerator_marks++].mark = mark;
+	return true;
+}
+
+bool
 persisted_add_ahead(PersistedBounds *bounds, const char *slot, const UnitRuns *runs)
 {
 	PersistedAhead *ahead = &bounds->ahead[bounds->nahead];

@@ -18,15 +18,21 @@ const char *const persisted_legacy_slots[LEGACY_SLOTS] = {
 /* --- writing ------------------------------------------------------------------- */
 
 size_t
-entry_begin(Writer *w, EntryTag tag)
+entry_begin_flags(Writer *w, EntryTag tag, uint16_t flags)
 {
 	size_t		at;
 
 	PUT_AS(w, uint16_t, (uint16_t) tag);
-	PUT_AS(w, uint16_t, PERSISTED_REQUIRED);
+	PUT_AS(w, uint16_t, flags);
 	at = w->size;
 	PUT_AS(w, uint32_t, 0);
 	return at;
+}
+
+size_t
+entry_begin(Writer *w, EntryTag tag)
+{
+	return entry_begin_flags(w, tag, PERSISTED_REQUIRED);
 }
 
 void
@@ -68,6 +74,19 @@ entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds)
 	PUT_AS(w, uint32_t, PERSISTED_MARKS);
 	put(w, bounds->marks, sizeof(bounds->marks));
 	entry_end(w, at);
+	/*
+	 * (not required: a release before 1.5 skips them and resumes every
+	 * monotonic generator after marks[0], their latest, as it always did;
+	 * never a repeat, only the excursion of one carried to the others)
+	 */
+	for (uint32_t i = 0; i < bounds->ngenerator_marks; i++)
+	{
+		at = entry_begin_flags(w, ENTRY_MARK, 0);
+		put(w, &side, 1);
+		put_name(w, bounds->generator_marks[i].generator);
+		PUT_AS(w, int64_t, bounds->generator_marks[i].mark);
+		entry_end(w, at);
+	}
 	for (uint32_t i = 0; i < bounds->nlows; i++)
 	{
 		at = slot_entry_begin(w, ENTRY_LOW, side, bounds->lows[i].slot);
@@ -203,6 +222,18 @@ read_floor(Reader *r, const EntrySink *sink)
 }
 
 static bool
+read_generator_mark(Reader *r, const EntrySink *sink)
+{
+	PersistedBounds *bounds = get_side(r, sink);
+	char		name[PERSISTED_NAME_MAX];
+	int64_t		mark = 0;
+
+	/* (the range a save writes, as marks_possible holds the MARKS entry's to it) */
+	return bounds != NULL && get_name(r, name) && get(r, &mark, 8) && mark >= 0 && mark < PERSISTED_MARK_MAX &&
+		persisted_add_generator_mark(bounds, name, mark);
+}
+
+static bool
 read_ahead(Reader *r, const EntrySink *sink)
 {
 	PersistedBounds *bounds = get_side(r, sink);
@@ -285,6 +316,8 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 			return read_floor(r, sink);
 		case ENTRY_AHEAD:
 			return read_ahead(r, sink);
+		case ENTRY_MARK:
+			return read_generator_mark(r, sink);
 	}
 	return false;
 }
@@ -292,7 +325,7 @@ read_payload(uint16_t tag, Reader *r, const EntrySink *sink)
 static bool
 tag_known(uint16_t tag)
 {
-	return tag >= ENTRY_EPOCH && tag <= ENTRY_AHEAD;
+	return tag >= ENTRY_EPOCH && tag <= ENTRY_MARK;
 }
 
 PersistedVerdict

@@ -29,7 +29,8 @@ typedef enum EntryTag
 	ENTRY_SAVED = 10,			/* as HOLDING, the WAL position first: what a save of flakeid.prepared knew (1.4) */
 	ENTRY_TIMELINE = 11,		/* uint32: the timeline of SAVED's WAL position (1.4) */
 	ENTRY_STOPPED = 12,			/* uint64 the clean stop's checkpoint (0: saved while running), uint64 flakeid.deep's size (1.4) */
-	ENTRY_AHEAD = 13			/* side, slot name, uint32 count, (uint64 low, high)...: units issued ahead (1.4) */
+	ENTRY_AHEAD = 13,			/* side, slot name, uint32 count, (uint64 low, high)...: units issued ahead (1.4) */
+	ENTRY_MARK = 14				/* side, generator name, int64 mark: a monotonic generator's own (1.5; not required) */
 } EntryTag;
 
 #define SIDE_OWN		0
@@ -83,8 +84,9 @@ get(Reader *r, void *data, size_t n)
 	return true;
 }
 
-/* starts an entry; entry_end fills in its length */
+/* starts an entry; entry_end fills in its length (entry_begin_flags: with these flags, not REQUIRED) */
 extern size_t entry_begin(Writer *w, EntryTag tag);
+extern size_t entry_begin_flags(Writer *w, EntryTag tag, uint16_t flags);
 extern void entry_end(Writer *w, size_t at);
 
 extern void entries_put_bounds(Writer *w, uint8_t side, const PersistedBounds *bounds);

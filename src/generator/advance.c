@@ -108,7 +108,7 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 	if (def->ticktock)
 		latest[MARK_SNO_FLAG0] = latest[MARK_SNO_FLAG1] = def->format->unit_start(through_unit + 1);
 	else
-		latest[MARK_MONOTONIC] = def->format->unit_start(through_unit + 1);
+		latest[def->mark] = def->format->unit_start(through_unit + 1);
 	/* (an error releases the lock with the transaction's abort, as everywhere) */
 	flakeid_lock_acquire();
 	(void) mark_renew_latest_locked(latest, MARK_RENEW_US, ERROR);

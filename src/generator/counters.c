@@ -44,21 +44,22 @@ counters_init(void)
 }
 
 /*
- * Each counter whose last used unit is below the one holding its mark
- * moves to that unit with its sequence used up, so its next ID is in a
+ * Each counter whose last used unit is below the one holding its
+ * generator's own mark (never another generator's: defs.h, MarkId) moves
+ * to that unit with its sequence used up, so its next ID is in a
  * later unit than anything issued before the mark (a clock behind counts
  * on from there, or for sno follows its timeline).  Counters never move
  * down.
  */
 static void
-resume_monotonic(int64 mark_unix_us)
+resume_monotonic(const int64 marks[MARK_COUNT])
 {
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
-		uint64		unit = mark_unit(def->format, mark_unix_us);
+		uint64		unit;
 
-		if (def->ticktock || unit == 0)
+		if (def->ticktock || (unit = mark_unit(def->format, marks[def->mark])) == 0)
 			continue;
 		for (int v = 0; v < def->variants; v++)
 		{
@@ -166,7 +167,7 @@ counters_resume(const int64 marks[MARK_COUNT], bool flag)
 	/* (before the counters move: back-fill that sees them moved sees the record) */
 	record_resumed_ahead(marks, flag);
 	pg_memory_barrier();
-	resume_monotonic(marks[MARK_MONOTONIC]);
+	resume_monotonic(marks);
 	/* (+1: a horizon given at C closed the counter through C - 1, the unit of a mark saved after it) */
 	counters_raise_sno_floor(Max(sno_mark0, sno_mark1) + 1);
 	flag = resume_sno(&marks[MARK_SNO_FLAG0], flag);

@@ -58,20 +58,32 @@ typedef enum IdentityKind
 
 /*
  * The saved marks (marks.c).  Every ID lies before the mark of its counter:
- * one mark for the generators with the monotonic rule, and one per sno
+ * one mark per generator with the monotonic rule, and one per sno
  * tick-tock value.  sno IDs never run ahead of the clock, but the monotonic
  * generators count on ahead of a clock that stepped back; with one mark for
  * both, sno would resume after a restart where they were, and wait for the
  * clock to get there.  sno's mark of the value in use is the bound of that
  * value when it toggles, so a toggle needs no save of its own.
+ *
+ * Up to 1.4 the monotonic generators shared one mark, so that one
+ * generator's time ahead (kuid minted a week ahead through a clock
+ * excursion) carried every other after a restart: snowflakes dated a week
+ * ahead, below no horizon (1.4's second auditor).  Each now resumes after
+ * its own; the state file keeps the latest of them where 1.4 reads its one
+ * mark (format/persisted.h), and a file of 1.4 gives its one to all three.
  */
 typedef enum MarkId
 {
-	MARK_MONOTONIC,				/* siq, kuid, kuid96, snowflake */
+	MARK_SIQ,					/* siq, every kind */
+	MARK_KUID,					/* kuid and kuid96 */
+	MARK_SNOWFLAKE,
 	MARK_SNO_FLAG0,				/* sno IDs with tick-tock 0 */
 	MARK_SNO_FLAG1,				/* sno IDs with tick-tock 1 */
 	MARK_COUNT
 } MarkId;
+
+/* the marks of the monotonic generators: MARK_SIQ up to this */
+#define MARK_MONOTONIC_COUNT	(MARK_SNOWFLAKE + 1)
 
 /* how far ahead of the clock the saved mark reaches, and when to renew it */
 #define MARK_RESERVE_US		(2 * USECS_PER_SEC)
@@ -128,6 +140,7 @@ typedef struct GeneratorDef
 	GeneratorId id;
 	const FlakeFormat *format;	/* the units its counter word counts in */
 	bool		ticktock;		/* sno's rule (docs/spec/sno.md §5.1), else the monotonic one */
+	MarkId		mark;			/* the monotonic rule's: the generator's own mark (sno: both of MARK_SNO_FLAG*) */
 	bool		coarse_clock;	/* may read the coarse clock (clock.c) */
 	bool		records_epoch;	/* its IDs depend on the snowflake epoch (epoch.c) */
 	int			variants;		/* counters it keeps: one per siq kind, else 1 */
@@ -143,7 +156,7 @@ typedef struct GeneratorDef
 static inline MarkId
 mark_of(const GeneratorDef *def, uint64 word)
 {
-	return !def->ticktock ? MARK_MONOTONIC : counter_flag(word) ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0;
+	return !def->ticktock ? def->mark : counter_flag(word) ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0;
 }
 
 /* the unit of `format` holding a mark; 0 for no mark, or one before the format's range */

@@ -116,10 +116,14 @@ mark_desc(StringInfo buf, XLogReaderState *record)
 						 decoded.deep_unit.slot, decoded.deep_unit.unit, decoded.deep_unit.low);
 		return;
 	}
+	/* (the record's layout, format/persisted.h: the latest monotonic mark, sno's two, then each generator's) */
 	appendStringInfo(buf, "mark: " INT64_FORMAT ", sno mark 0: " INT64_FORMAT ", sno mark 1: " INT64_FORMAT ", sno tick-tock: %u, snowflake epoch: " INT64_FORMAT ", back-fill low-waters: %u, deep units: %u, counters with runs ahead: %u",
-					 decoded.bounds.marks[MARK_MONOTONIC], decoded.bounds.marks[MARK_SNO_FLAG0],
-					 decoded.bounds.marks[MARK_SNO_FLAG1], decoded.bounds.sno_ticktock, decoded.snowflake_epoch_ms,
+					 decoded.bounds.marks[0], decoded.bounds.marks[1],
+					 decoded.bounds.marks[2], decoded.bounds.sno_ticktock, decoded.snowflake_epoch_ms,
 					 decoded.bounds.nlows, decoded.bounds.ndeep, decoded.bounds.nahead);
+	for (uint32 i = 0; i < decoded.bounds.ngenerator_marks; i++)
+		appendStringInfo(buf, ", %s mark: " INT64_FORMAT, decoded.bounds.generator_marks[i].generator,
+						 decoded.bounds.generator_marks[i].mark);
 }
 
 static const char *

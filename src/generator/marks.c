@@ -55,7 +55,7 @@ ahead_to_save(IssuedBounds *bounds, const int64 marks[MARK_COUNT])
 	for (int g = 0; g < GEN_COUNT; g++)
 	{
 		const GeneratorDef *def = &generator_defs[g];
-		int64		mark = def->ticktock ? Max(marks[MARK_SNO_FLAG0], marks[MARK_SNO_FLAG1]) : marks[MARK_MONOTONIC];
+		int64		mark = def->ticktock ? Max(marks[MARK_SNO_FLAG0], marks[MARK_SNO_FLAG1]) : marks[def->mark];
 		uint64		now = 0;
 
 		(void) def->format->units_at(clock_read(def), &now);
@@ -396,6 +396,7 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 	OwnBounds	own;
 	int64	   *marks = own.marks;
 	bool		lowered = false;
+	int64		latest_mark = 0;
 
 	if (!mark_state_usable())
 	{
@@ -409,11 +410,12 @@ mark_save_high_water(const int64 latest[MARK_COUNT])
 			marks[m] = latest[m] + 1;
 			lowered = true;
 		}
+	for (int m = 0; m < MARK_COUNT; m++)
+		latest_mark = Max(latest_mark, marks[m]);
 	current_state(&state, &own);
 	/* (sealed after a clean stop even if nothing was lowered: state_seal.c) */
 	if (state_save_at_stop(&state, lowered, deep_record_usable(), state_seal_of_file(DEEP_RECORD_FILE)) && lowered)
 		ereport(LOG,
 				(errmsg("saved the generators' high-water mark %s at shutdown",
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(Max(Max(marks[MARK_MONOTONIC], marks[MARK_SNO_FLAG0]),
-																			   marks[MARK_SNO_FLAG1]))))));
+						timestamptz_to_str(flakeid_timestamptz_from_unix_us(latest_mark)))));
 }

@@ -11,6 +11,7 @@
 
 #include "access/xlog.h"
 #include "common/controldata_utils.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "utils/datetime.h"
@@ -24,6 +25,7 @@
 #include "generator/state_witness.h"
 #include "generator/settings.h"
 #include "generator/shmem.h"
+#include "generator/table.h"
 
 MarkShared *mark_shared = NULL;
 LWLockPadded *mark_locks = NULL;
@@ -237,19 +239,29 @@ mark_load_state(FlakeidPersisted *saved)
 		if (mark_state_file_says_issued() && stat("flakeid.state", &st) == 0)
 			(void) state_witness_ensure(LOG);
 	}
-	if (saved->own.marks[MARK_MONOTONIC] > 0 || saved->own.marks[MARK_SNO_FLAG0] > 0 || saved->own.marks[MARK_SNO_FLAG1] > 0)
 	{
-		/* timestamptz_to_str returns a static buffer: one call per message part */
-		char		monotonic[MAXDATELEN + 1];
-		bool		flag = saved->own.sno_ticktock != 0;
+		bool		any = false;
 
-		strlcpy(monotonic, timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[MARK_MONOTONIC])),
-				sizeof(monotonic));
-		ereport(LOG,
-				(errmsg("generators resume after the saved mark %s; sno after %s with tick-tock %u",
-						monotonic,
-						timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[flag ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0])),
-						flag ? 1 : 0)));
+		for (int m = 0; m < MARK_COUNT; m++)
+			any |= saved->own.marks[m] > 0;
+		if (any)
+		{
+			/* timestamptz_to_str returns a static buffer: one call per part */
+			StringInfoData marks;
+			bool		flag = saved->own.sno_ticktock != 0;
+
+			initStringInfo(&marks);
+			for (int g = 0; g < GEN_COUNT; g++)
+				if (!generator_defs[g].ticktock)
+					appendStringInfo(&marks, "%s after %s; ", generator_defs[g].name,
+									 timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[generator_defs[g].mark])));
+			ereport(LOG,
+					(errmsg("generators resume after their saved marks: %ssno after %s with tick-tock %u",
+							marks.data,
+							timestamptz_to_str(flakeid_timestamptz_from_unix_us(saved->own.marks[flag ? MARK_SNO_FLAG1 : MARK_SNO_FLAG0])),
+							flag ? 1 : 0)));
+			pfree(marks.data);
+		}
 	}
 }
 

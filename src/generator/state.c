@@ -56,7 +56,17 @@ void
 bounds_to_persisted(const IssuedBounds *bounds, PersistedBounds *persisted)
 {
 	persisted_bounds_empty(persisted);
-	memcpy(persisted->marks, bounds->marks, sizeof(persisted->marks));
+	/* (format/persisted.h: the latest monotonic mark where 1.4 reads its one, and each beside it) */
+	for (int g = 0; g < GEN_COUNT; g++)
+		if (!generator_defs[g].ticktock)
+		{
+			int64		mark = bounds->marks[generator_defs[g].mark];
+
+			persisted->marks[0] = Max(persisted->marks[0], mark);
+			(void) persisted_add_generator_mark(persisted, generator_defs[g].name, mark);
+		}
+	persisted->marks[1] = bounds->marks[MARK_SNO_FLAG0];
+	persisted->marks[2] = bounds->marks[MARK_SNO_FLAG1];
 	persisted->sno_ticktock = bounds->sno_ticktock & 1;
 	persisted->backfill_floor_us = bounds->backfill_floor;
 	for (int s = 0; s < GEN_SLOT_COUNT; s++)
@@ -78,7 +88,23 @@ const char *
 bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds)
 {
 	bounds_set_empty(bounds);
-	memcpy(bounds->marks, persisted->marks, sizeof(bounds->marks));
+	/* a monotonic generator the file names no mark of (1.4's, or a record of 1.4) takes the one they shared */
+	for (int m = 0; m < MARK_MONOTONIC_COUNT; m++)
+		bounds->marks[m] = persisted->marks[0];
+	bounds->marks[MARK_SNO_FLAG0] = persisted->marks[1];
+	bounds->marks[MARK_SNO_FLAG1] = persisted->marks[2];
+	for (uint32 i = 0; i < persisted->ngenerator_marks; i++)
+	{
+		const PersistedGeneratorMark *own = &persisted->generator_marks[i];
+		int			g;
+
+		for (g = 0; g < GEN_COUNT; g++)
+			if (!generator_defs[g].ticktock && strcmp(generator_defs[g].name, own->generator) == 0)
+				break;
+		if (g == GEN_COUNT)
+			return own->generator;
+		bounds->marks[generator_defs[g].mark] = own->mark;
+	}
 	bounds->sno_ticktock = persisted->sno_ticktock & 1;
 	bounds->backfill_floor = persisted->backfill_floor_us;
 	for (uint32 i = 0; i < persisted->nlows; i++)

@@ -46,25 +46,25 @@ sno_pool(int variant pg_attribute_unused())
 
 const GeneratorDef generator_defs[GEN_COUNT] = {
 	[GEN_SNO] = {
-		.name = "sno", .id = GEN_SNO, .format = &sno_format, .ticktock = true, .coarse_clock = true,
+		.name = "sno", .id = GEN_SNO, .format = &sno_format, .ticktock = true, .mark = MARK_SNO_FLAG0, .coarse_clock = true,
 		.variants = 1, .first_slot = 0,
 		.nidentities = 1, .identities = {IDENTITY_SNO_PARTITION},
 		.pool = sno_pool, .describe_settings = identity_describe_sno_pool,
 	},
 	[GEN_SIQ] = {
-		.name = "siq", .id = GEN_SIQ, .format = &siq_format,
+		.name = "siq", .id = GEN_SIQ, .format = &siq_format, .mark = MARK_SIQ,
 		.variants = SIQ_NAMED_KINDS, .first_slot = 1,
 		.nidentities = 1, .identities = {IDENTITY_SIQ_SHARD},
 		.pool = siq_pool, .variant_name = siq_kind_label, .describe_settings = identity_describe_siq_domain,
 	},
 	/* kuid96 resolves its node itself: kuid IDs carry none */
 	[GEN_KUID] = {
-		.name = "kuid", .id = GEN_KUID, .format = &kuid_format,
+		.name = "kuid", .id = GEN_KUID, .format = &kuid_format, .mark = MARK_KUID,
 		.variants = 1, .first_slot = 1 + SIQ_NAMED_KINDS,
 		.pool = kuid_pool,
 	},
 	[GEN_SNOWFLAKE] = {
-		.name = "snowflake", .id = GEN_SNOWFLAKE, .format = &snowflake_format, .records_epoch = true,
+		.name = "snowflake", .id = GEN_SNOWFLAKE, .format = &snowflake_format, .mark = MARK_SNOWFLAKE, .records_epoch = true,
 		.variants = 1, .first_slot = 2 + SIQ_NAMED_KINDS,
 		.nidentities = 2, .identities = {IDENTITY_SNOWFLAKE_WORKER, IDENTITY_SNOWFLAKE_PROCESS},
 		.pool = snowflake_pool, .describe_settings = epoch_describe,

@@ -61,7 +61,7 @@ my $node = server("$work/v1.state");
 is(sql($node, "SELECT now() < '2040-01-01 00:00:01.889+00'"), 't', "the server's clock is behind every ID the 1.0 file covers");
 is(log_count($node, qr/upgraded the generator state file from version 1 to version 4/), 1,
 	'the server logs that it upgraded the file from version 1 to 4');
-is(log_count($node, qr/generators resume after the saved mark 2040-01-01 00:00:03.866103/), 1, 'the server logs the mark it resumes after');
+is(log_count($node, qr/generators resume after their saved marks: siq after 2040-01-01 00:00:03.866103[^;]*; kuid after 2040-01-01 00:00:03.866103[^;]*; snowflake after 2040-01-01 00:00:03.866103/), 1, 'the server logs the mark it resumes after');
 is(file_version($node->data_dir . '/flakeid.state'), 4, 'the file on disk is now version 4');
 File::Copy::copy($node->data_dir . '/flakeid.state', "$work/foreign.state") or die "foreign.state: $!";
 is(sql($node, "SELECT count(*) FILTER (WHERE t <= '$fixture_mark'), count(*)

@@ -206,6 +206,8 @@ fill_bounds(PersistedBounds *bounds, int64_t base)
 	persisted_add_low(bounds, "siq user", 2000);
 	persisted_add_low(bounds, "a generator of 1.9", 7);
 	persisted_add_deep(bounds, "snowflake", 100, 200, 0);
+	persisted_add_generator_mark(bounds, "siq", base - 7);
+	persisted_add_generator_mark(bounds, "snowflake", base);
 }
 
 static void
@@ -399,22 +401,30 @@ test_deep(void)
  * 16 on: tag, flags, length, payload), if it is required and of a tag after
  * 1.3's last (1.3 then refuses the file as too new); 0 otherwise.
  */
+/* the entry at `at` of bytes ending at `end`: its tag and flags, and where the next begins (false: none) */
+static bool
+entry_at(const uint8_t *out, size_t at, size_t end, uint16_t *tag, uint16_t *flags, size_t *next)
+{
+	uint32_t	length;
+
+	if (at + 8 > end)
+		return false;
+	memcpy(tag, out + at, 2);
+	memcpy(flags, out + at + 2, 2);
+	memcpy(&length, out + at + 4, 4);
+	*next = at + 8 + length;
+	return true;
+}
+
 static size_t
 first_entry_required(const uint8_t *out, size_t size, uint16_t wanted)
 {
-	for (size_t at = 16; at + 8 <= size - 4;)
-	{
-		uint16_t	tag,
-					flags;
-		uint32_t	length;
+	uint16_t	tag,
+				flags;
 
-		memcpy(&tag, out + at, 2);
-		memcpy(&flags, out + at + 2, 2);
-		memcpy(&length, out + at + 4, 4);
+	for (size_t at = 16, next; entry_at(out, at, size - 4, &tag, &flags, &next); at = next)
 		if (tag == wanted)
 			return (flags & PERSISTED_REQUIRED) != 0 && tag > ENTRY_HOLDING ? at : 0;
-		at += 8 + length;
-	}
 	return 0;
 }
 
@@ -543,6 +553,63 @@ test_unknown_entries(void)
 			   (required ? PERSISTED_TOO_NEW : PERSISTED_OK),
 			   "an unknown entry %s: %s", required ? "marked required" : "not marked required",
 			   required ? "TOO_NEW (dropping it could repeat an ID)" : "skipped");
+	}
+}
+
+/*
+ * 1.5's MARK entries, a monotonic generator's own mark each: not required,
+ * so that 1.4 reads the file (and a 1.5 primary's records) and resumes
+ * every monotonic generator after MARKS' first mark, their latest; one per
+ * generator, in the marks' range.
+ */
+static void
+test_generator_marks(void)
+{
+	PersistedBounds bounds;
+	uint8_t		out[PERSISTED_FILE_MAX];
+	size_t		size;
+	int			entries = 0,
+				required = 0;
+	uint16_t	tag,
+				flags;
+
+	persisted_bounds_empty(&bounds);
+	bounds.marks[0] = INT64_C(2000000000000000);
+	tap_ok(persisted_add_generator_mark(&bounds, "kuid", INT64_C(2000000000000000)) &&
+		   persisted_add_generator_mark(&bounds, "snowflake", INT64_C(1800000000000000)) &&
+		   !persisted_add_generator_mark(&bounds, "kuid", 5) && !persisted_add_generator_mark(&bounds, "", 5),
+		   "a generator's mark: one per generator, a name that is one");
+	size = persisted_issued_encode(&bounds, 1, out, sizeof(out));
+	for (size_t at = 8, next; entry_at(out, at, size, &tag, &flags, &next); at = next)
+		if (tag == ENTRY_MARK)
+		{
+			entries++;
+			required += (flags & PERSISTED_REQUIRED) != 0;
+		}
+	tap_ok(entries == 2 && required == 0, "an ISSUED record carries each generator's mark, in %d entries none required",
+		   entries);
+	tap_ok(persisted_record_decode(PERSISTED_RECORD_ISSUED, out, size, &record) == PERSISTED_OK &&
+		   record.bounds.ngenerator_marks == 2 && record.bounds.generator_marks[1].mark == INT64_C(1800000000000000) &&
+		   strcmp(record.bounds.generator_marks[1].generator, "snowflake") == 0,
+		   "and reads back as written");
+	for (int bad = 0; bad < 3; bad++)
+	{
+		static const char *const what[] = {"below 0", "at the marks' limit", "named twice"};
+		Writer		w = {out + size, sizeof(out) - size, 0, false};
+		uint8_t		side = 0;
+		uint32_t	total;
+		size_t		at = entry_begin_flags(&w, ENTRY_MARK, 0);
+
+		put(&w, &side, 1);
+		put(&w, bad == 2 ? "\x04kuid" : "\x03siq", bad == 2 ? 5 : 4);
+		PUT_AS(&w, int64_t, bad == 0 ? -1 : bad == 1 ? PERSISTED_MARK_MAX : 7);
+		entry_end(&w, at);
+		total = (uint32_t) (size + w.size);
+		memcpy(out + 4, &total, 4);
+		tap_ok(persisted_record_decode(PERSISTED_RECORD_ISSUED, out, total, &record) == PERSISTED_DAMAGED,
+			   "a generator's mark %s: DAMAGED", what[bad]);
+		total = (uint32_t) size;
+		memcpy(out + 4, &total, 4);
 	}
 }
 
@@ -715,6 +782,7 @@ main(int argc, char **argv)
 	test_deep_required();
 	test_ahead();
 	test_unknown_entries();
+	test_generator_marks();
 	test_impossible_files();
 	test_random_damage(seed_text ? strtoull(seed_text, NULL, 10) : 20261125);
 	return tap_done();
