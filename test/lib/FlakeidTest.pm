@@ -269,7 +269,7 @@ sub psql_together
 # session(NODE, db => DB, connstr => CONNSTR): one psql session that stays
 # open (a transaction held across checks, a poller); $session->query(SQL)
 # runs SQL in it and returns its output, dying on an ERROR, and
-# $session->close ends it.  query() waits at most 300 s.
+# $session->close ends it.  query() and close wait at most 300 s each.
 sub session
 {
 	my ($node, %opt) = @_;
@@ -297,6 +297,10 @@ sub FlakeidTest::Session::query
 sub FlakeidTest::Session::close
 {
 	my ($self) = @_;
+	# (300 s from the close: the timer of the last query ran on while the
+	# session was idle, and an idle 316 s (056's A17 listing, CI of 34cfd70
+	# on 15) ended the close in "IPC::Run: timeout")
+	$self->{timer}->start(300);
 	$self->{in} .= "\\q\n";
 	$self->{run}->finish;
 }
