@@ -176,6 +176,7 @@ mark_load_state(FlakeidPersisted *saved)
 		: load == STATE_LOAD_FOREIGN ? STATE_FOREIGN
 		: load == STATE_LOAD_MISSING ? STATE_MISSING
 		: load == STATE_LOAD_STALE ? STATE_STALE : STATE_USABLE;
+	mark_shared->stale_unsaved = load == STATE_LOAD_STALE && state_seal_stale_unsaved();
 	/*
 	 * With flakeid.start_afresh on, a missing state file beside no witness
 	 * is started afresh too, never a first start at the clock: an operator
@@ -297,6 +298,12 @@ mark_refuse_unusable_state(void)
 				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before, or found one there that it could not use (or is not this cluster's, which cannot say it did not): without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
 				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
+	if (mark_shared->state_refusal == STATE_STALE && mark_shared->stale_unsaved)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file is not the one the last clean stop saved, so generation is refused"),
+				 errdetail("The save of \"flakeid.state\" at the last clean stop failed (the server log of that stop says why), so the file in place was saved before it and carries no seal of it: flakeid cannot tell it from an older copy, without what was saved since, from which new IDs could repeat issued ones."),
+				 errhint("Mend what made the save fail (the server log of that stop says why), then set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	if (mark_shared->state_refusal == STATE_STALE)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

@@ -76,6 +76,7 @@ typedef struct MarkShared
 	uint32		state_file_version; /* of the file read at start; 0: none */
 	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
 	bool		afresh_failed;	/* flakeid.start_afresh was on for a refused state, and could not act */
+	bool		stale_unsaved;	/* STATE_STALE, and the last clean stop's save had failed (state_seal.h) */
 	bool		old_marks_ahead;	/* state_load_refused_old_marks_ahead() at start */
 	bool		old_version_on_disk;	/* an older release's file taken up, whose upgrade at start failed */
 } MarkShared;

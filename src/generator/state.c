@@ -354,6 +354,11 @@ state_save_at_stop(const FlakeidPersisted *state, bool lowered, bool deep_used, 
 	uint64		deep_size;
 
 	if (state_seal_at_stop(deep_used, deep_size_now, &checkpoint, &deep_size))
-		return save(state, LOG, checkpoint, deep_size);
+	{
+		if (save(state, LOG, checkpoint, deep_size))
+			return true;
+		state_seal_unsaved_stop(checkpoint);
+		return false;
+	}
 	return lowered && save(state, LOG, 0, state_seal_carried_deep());
 }

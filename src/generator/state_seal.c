@@ -63,6 +63,8 @@
 #define PASSED_TEXT		"flakeid issued no ID from the clean stop at %X/%X to the clean stop at %X/%X\n"
 #define EXPECTED_FILE	"flakeid.state.expected"
 #define EXPECTED_TEXT	"flakeid takes only the state file the clean stop at %X/%X sealed\n"
+#define UNSAVED_FILE	"flakeid.state.unsaved"
+#define UNSAVED_TEXT	"flakeid could not save the state file at the clean stop at %X/%X\n"
 
 /*
  * In the postmaster: the stop whose seal the file must carry at this start
@@ -79,6 +81,7 @@ static bool loaded_sealed = false;	/* the loaded file names a seal of flakeid.de
 static bool deep_refused = false;	/* flakeid.deep was refused at this start */
 static uint64 loaded_deep_size = 0;
 static bool sealed_stop_taken = false;	/* the file is the one the stop it started from sealed */
+static bool stale_unsaved = false;	/* the file was refused, and the stop's own save had failed */
 
 /* pg_control's checkpoint position if it says the server stopped cleanly as a primary, else 0 */
 static uint64
@@ -135,6 +138,38 @@ forget(const char *path)
 		ereport(LOG, (errcode_for_file_access(), errmsg("could not remove file \"%s\": %m", path)));
 }
 
+/* the stop whose save failed (UNSAVED_FILE), or 0 without a note that can be read */
+static uint64
+read_unsaved(void)
+{
+	uint8		text[200];
+	size_t		size;
+	unsigned int hi,
+				lo;
+
+	if (durable_file_read(UNSAVED_FILE, text, sizeof(text) - 1, &size) != DURABLE_READ_OK)
+		return 0;
+	text[size] = '\0';
+	if (sscanf((char *) text, UNSAVED_TEXT, &hi, &lo) != 2)
+		return 0;
+	return ((uint64) hi << 32) | lo;
+}
+
+void
+state_seal_unsaved_stop(uint64 checkpoint)
+{
+	char	   *text = psprintf(UNSAVED_TEXT, LSN_FORMAT_ARGS(checkpoint));
+
+	/* (where even this cannot be written, the refusal says only that it may have failed) */
+	(void) durable_file_write(UNSAVED_FILE, text, strlen(text), LOG);
+}
+
+bool
+state_seal_stale_unsaved(void)
+{
+	return stale_unsaved;
+}
+
 /* the note's two stops, or false without one */
 static bool
 read_passed(uint64 *from, uint64 *to)
@@ -165,6 +200,7 @@ state_seal_start(void)
 	deep_refused = false;
 	loaded_deep_size = 0;
 	sealed_stop_taken = false;
+	stale_unsaved = false;
 	/*
 	 * (a start after a clean stop replays nothing before its checkpoint, archive recovery included;
 	 * a standby replays its primary's saves from its own restartpoint: not covered)
@@ -214,6 +250,7 @@ state_seal_usable(void)
 	taken_once = true;
 	/* (whatever let the file be taken, a refusal's note is spent: a save while running seals 0) */
 	forget(EXPECTED_FILE);
+	forget(UNSAVED_FILE);
 }
 
 void
@@ -284,6 +321,7 @@ state_seal_at_stop(bool deep_used, uint64 deep_size_now, uint64 *checkpoint, uin
 	/* (the notes are of a file sealed before: this one is sealed now; a failed save is refused anyway) */
 	forget(PASSED_FILE);
 	forget(EXPECTED_FILE);
+	forget(UNSAVED_FILE);
 	return true;
 }
 
@@ -321,6 +359,19 @@ state_seal_stale(bool has_stop, uint64 checkpoint, uint64 deep_size)
 		return NULL;
 	if (started_at_stop == UINT64_MAX)
 		return psprintf("\"%s\", which a refusal of an older copy left, cannot be read, so no file's seal can be checked against it.", EXPECTED_FILE);
+	/*
+	 * (the stop's own save failed, and said so in a note: the refusal says
+	 * that, not "an older copy or"; 1.4's second auditor, whose stop could
+	 * not write its temporary file, was told only that it might be either.
+	 * The file is still refused: nothing tells it from a copy restored over
+	 * it since)
+	 */
+	if (checkpoint == 0 && read_unsaved() == started_at_stop)
+	{
+		stale_unsaved = true;
+		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and its save of the file at that stop failed (the server log of that stop says why; \"%s\" notes it): the file was saved before that stop, while the server ran, and carries no seal of it.",
+						LSN_FORMAT_ARGS(started_at_stop), UNSAVED_FILE);
+	}
 	if (checkpoint == 0)
 		return psprintf("The server stopped cleanly at the checkpoint at %X/%X, and the file was saved while a server ran, before that stop: an older copy, or the save at that stop failed or was cut short (the postmaster killed after its shutdown checkpoint).",
 						LSN_FORMAT_ARGS(started_at_stop));

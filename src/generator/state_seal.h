@@ -55,6 +55,16 @@ extern void state_seal_refuse(void);
 extern void state_seal_usable(void);
 
 /*
+ * In the postmaster as it exits, when the clean stop's save of the state
+ * file failed: notes that stop (flakeid.state.unsaved), so that the next
+ * start's refusal of the unsealed file says the stop's own save failed.
+ * Never raises.  state_seal_stale_unsaved: whether this start's refusal
+ * was of that kind.
+ */
+extern void state_seal_unsaved_stop(uint64 checkpoint);
+extern bool state_seal_stale_unsaved(void);
+
+/*
  * At start: flakeid.deep was refused; then the seal of flakeid.deep a save
  * while running carries (the one the loaded file named, so that the very
  * file is known after a crash too; else 0).

@@ -14,6 +14,7 @@ use warnings;
 use FlakeidTest;
 use Test::More;
 use File::Copy ();
+use PostgreSQL::Test::Utils;
 
 my $node = flakeid_node('older_copy', restart_after_crash => 'on');   # (a backend's crash restarts shared memory: part 2)
 my $datadir = $node->data_dir;
@@ -381,4 +382,30 @@ is(sqlstate_of($d, "INSERT INTO b SELECT snowflake_new_at('2024-02-01 00:00:00+0
 	'an older copy put back after it: still refused (XX001)');
 is(dsql('SELECT count(*) - count(DISTINCT id) FROM b'), '0', 'no back-filled ID given twice');
 stop_checked($d);
+
+# The clean stop's own save fails (here a directory where its temporary
+# file goes, which no save can remove): the next start refuses the file
+# saved while the server ran, as it must (nothing tells it from an older
+# copy), and says that the stop's save failed, not "an older copy, or"
+# (1.4's second auditor; issue 80, item 4).  A note beside the state
+# records the stop, flakeid.state.unsaved; a start afresh takes it away.
+my $u = flakeid_node('unsaved_stop');
+my $ud = $u->data_dir;
+$u->safe_psql('postgres', 'SELECT sno_new(), snowflake_new()');
+mkdir("$ud/flakeid.state.tmp") && mkdir("$ud/flakeid.state.tmp/held") or die "flakeid.state.tmp: $!";
+$u->stop('fast');
+ok(log_count($u, qr/could not remove file "flakeid.state.tmp"/) >= 1, "the stop's save failed on the directory in its way");
+ok(-f "$ud/flakeid.state.unsaved", '... and the stop noted it (flakeid.state.unsaved)');
+rmdir("$ud/flakeid.state.tmp/held") && rmdir("$ud/flakeid.state.tmp") or die "flakeid.state.tmp: $!";
+$u->start;
+like(slurp_file($u->logfile), qr/its save of the file at that stop failed \(the server log of that stop says why/,
+	'the start logs that the stop\'s own save failed');
+like(message_of($u, 'SELECT snowflake_new()'),
+	qr/ERROR:  flakeid's generator state file is not the one the last clean stop saved.*DETAIL:  The save of "flakeid.state" at the last clean stop failed.*HINT:  Mend what made the save fail/s,
+	'a call is refused (XX001), its DETAIL saying the stop\'s save failed, the hint the way on');
+$u->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
+$u->restart;
+is(sqlstate_of($u, 'SELECT snowflake_new()'), 'ok', 'a start afresh generates again');
+ok(!-e "$ud/flakeid.state.unsaved", '... and the note is gone');
+stop_checked($u);
 done_testing();
