@@ -192,6 +192,12 @@ extern bool persisted_add_deep(PersistedBounds *bounds, const char *slot, uint64
 extern bool persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit);
 /* a monotonic generator's own mark: one per generator, at or below marks[0] */
 extern bool persisted_add_generator_mark(PersistedBounds *bounds, const char *generator, int64_t mark);
+/*
+ * Whether every generator's own mark lies at or below marks[0], as every
+ * writer keeps them: one above would be read by 1.5 and skipped by 1.4,
+ * which would resume below it.  A file or record with one is DAMAGED.
+ */
+extern bool persisted_generator_marks_possible(const PersistedBounds *bounds);
 /* a slot's runs of units issued ahead: one entry per slot, 1 to UNIT_RUNS_MAX valid runs */
 extern bool persisted_add_ahead(PersistedBounds *bounds, const char *slot, const UnitRuns *runs);
 

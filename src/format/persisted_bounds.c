@@ -83,6 +83,15 @@ persisted_add_unit(PersistedHolding *holding, const char *slot, uint64_t unit)
 }
 
 bool
+persisted_generator_marks_possible(const PersistedBounds *bounds)
+{
+	for (uint32_t i = 0; i < bounds->ngenerator_marks; i++)
+		if (bounds->generator_marks[i].mark > bounds->marks[0])
+			return false;
+	return true;
+}
+
+bool
 persisted_add_generator_mark(PersistedBounds *bounds, const char *generator, int64_t mark)
 {
 	for (uint32_t i = 0; i < bounds->ngenerator_marks; i++)

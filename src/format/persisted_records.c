@@ -96,7 +96,10 @@ persisted_record_decode(uint8_t info, const uint8_t *data, size_t size, Persiste
 		case PERSISTED_RECORD_ISSUED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;
-			return entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
+			verdict = entries_read(data + RECORD_HEADER, size - RECORD_HEADER, &sink);
+			if (verdict == PERSISTED_OK && !persisted_generator_marks_possible(&record->bounds))
+				return PERSISTED_DAMAGED;
+			return verdict;
 		case PERSISTED_RECORD_PREPARED:
 			if (!record_header(data, size, &version))
 				return PERSISTED_DAMAGED;

@@ -184,7 +184,7 @@ marks_possible(const PersistedBounds *bounds)
 	for (int m = 0; m < PERSISTED_MARKS; m++)
 		if (bounds->marks[m] < 0 || bounds->marks[m] >= PERSISTED_MARK_MAX)
 			return false;
-	return true;
+	return persisted_generator_marks_possible(bounds);
 }
 
 PersistedVerdict

@@ -592,9 +592,9 @@ test_generator_marks(void)
 		   record.bounds.ngenerator_marks == 2 && record.bounds.generator_marks[1].mark == INT64_C(1800000000000000) &&
 		   strcmp(record.bounds.generator_marks[1].generator, "snowflake") == 0,
 		   "and reads back as written");
-	for (int bad = 0; bad < 3; bad++)
+	for (int bad = 0; bad < 4; bad++)
 	{
-		static const char *const what[] = {"below 0", "at the marks' limit", "named twice"};
+		static const char *const what[] = {"below 0", "at the marks' limit", "named twice", "above MARKS' first (1.4 would resume below it)"};
 		Writer		w = {out + size, sizeof(out) - size, 0, false};
 		uint8_t		side = 0;
 		uint32_t	total;
@@ -602,7 +602,7 @@ test_generator_marks(void)
 
 		put(&w, &side, 1);
 		put(&w, bad == 2 ? "\x04kuid" : "\x03siq", bad == 2 ? 5 : 4);
-		PUT_AS(&w, int64_t, bad == 0 ? -1 : bad == 1 ? PERSISTED_MARK_MAX : 7);
+		PUT_AS(&w, int64_t, bad == 0 ? -1 : bad == 1 ? PERSISTED_MARK_MAX : bad == 2 ? 7 : INT64_C(2000000000000001));
 		entry_end(&w, at);
 		total = (uint32_t) (size + w.size);
 		memcpy(out + 4, &total, 4);
