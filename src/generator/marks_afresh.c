@@ -21,6 +21,7 @@
 #include "generator/deep_record.h"
 #include "generator/durable_file.h"
 #include "generator/marks_setup.h"
+#include "generator/state.h"
 #include "generator/state_seal.h"
 #include "generator/state_witness.h"
 #include "generator/settings.h"
@@ -49,7 +50,8 @@
  * (every save before it read a clock at or before it; a clock set back
  * since leaves it ahead), and the marks of the unusable file where it
  * could be read (an old release's file refused for its marks, another
- * cluster's), less the 62 s a save leaves them ahead.  Saves after the
+ * cluster's; for a start afresh, the files set aside as older copies too,
+ * fold_set_aside_copies), less the 62 s a save leaves them ahead.  Saves after the
  * checkpoint are in the WAL, which crash recovery replays into the
  * primary's bounds and takes up when it ends.  Unix µs.
  */
@@ -130,9 +132,39 @@ set_state_aside(const char *aside)
 	return fsync_fname_ext(".", true, false, LOG) == 0;
 }
 
+/*
+ * Folds into *saved the marks of every state file of this cluster that a
+ * refusal set aside as an older copy (state_seal_set_aside:
+ * flakeid.state.older-copy-<time>-<pid>, in the data directory): the
+ * number of such files it read.  A file refused as "not the one the last
+ * clean stop saved" is moved at that start, before any start afresh; it
+ * may be this server's latest save (the stop's own save failed, or was cut
+ * short), with marks past the clock + 62 s afresh would otherwise take.
+ * Left out, the start afresh that the refusal's hint asks for resumed below
+ * IDs issued ahead of the clock (1.5's auditor: 124,238 of 301,000
+ * snowflakes minted an hour ahead, issued again once the clock got there).
+ * A true older copy's marks lie below the latest, and change nothing.
+ */
+static int
+fold_set_aside_copies(FlakeidPersisted *saved)
+{
+	static const char prefix[] = "flakeid.state.older-copy-";
+	DIR		   *dir = AllocateDir(".");
+	struct dirent *de;
+	int			read = 0;
+
+	while ((de = ReadDirExtended(dir, ".", LOG)) != NULL)
+		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) == 0 && state_fold_marks_of(de->d_name, saved))
+			read++;
+	if (dir != NULL)
+		FreeDir(dir);
+	return read;
+}
+
 bool
 start_state_afresh(FlakeidPersisted *saved)
 {
+	int			copies = fold_set_aside_copies(saved);
 	int64		now = afresh_instant(saved);
 	/* (known where the refused file was read for its marks: an old release's, another cluster's; else -1) */
 	int64		epoch = saved->snowflake_epoch_ms;
@@ -161,7 +193,7 @@ start_state_afresh(FlakeidPersisted *saved)
 	ereport(LOG,
 			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
 					resume),
-			 errdetail("The unusable state file was set aside as \"%s\" (if there was one).", aside),
+			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside as older copies (\"flakeid.state.older-copy-*\") too.", aside, copies),
 			 errhint("Set flakeid.start_afresh = off again. " BACKFILL_LOSS_HINT)));
 	return true;
 }

@@ -101,8 +101,15 @@ bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds)
 		for (g = 0; g < GEN_COUNT; g++)
 			if (!generator_defs[g].ticktock && strcmp(generator_defs[g].name, own->generator) == 0)
 				break;
+		/*
+		 * (the entry is not required: one naming a generator this release
+		 * has no monotonic mark for, a later release's, is left out, as
+		 * 1.4 leaves them all out, and the latest mark above covers it.
+		 * Refused, its reason was "written by a newer version" of a file
+		 * whose version this release reads: 1.5's auditor)
+		 */
 		if (g == GEN_COUNT)
-			return own->generator;
+			continue;
 		bounds->marks[generator_defs[g].mark] = own->mark;
 	}
 	bounds->sno_ticktock = persisted->sno_ticktock & 1;
@@ -209,6 +216,39 @@ old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
 								version, timestamptz_to_str(flakeid_timestamptz_from_unix_us(sides[side]->marks[m])),
 								(int) (lead / USECS_PER_SEC));
 	return NULL;
+}
+
+/*
+ * Folds the marks of the state file at PATH (relative to the data
+ * directory) into *into, the later of each, and its snowflake epoch where
+ * *into knows none: for start afresh, whose resume point must lie past the
+ * marks of a file a refusal set aside (marks_afresh.c).  Only a file of
+ * this cluster that this release reads whole counts; false for any other,
+ * which is left out.  Never raises.
+ */
+bool
+state_fold_marks_of(const char *path, FlakeidPersisted *into)
+{
+	static uint8 file[PERSISTED_FILE_MAX];
+	static PersistedState persisted;
+	FlakeidPersisted read;
+	IssuedBounds *sides[] = {&into->own, &into->upstream};
+	const IssuedBounds *read_sides[] = {&read.own, &read.upstream};
+	uint32		version;
+	size_t		size;
+
+	if (durable_file_read(path, file, sizeof(file), &size) != DURABLE_READ_OK ||
+		persisted_state_decode(file, size, GetSystemIdentifier(), &persisted, &version) != PERSISTED_OK)
+		return false;
+	if (bounds_from_persisted(&persisted.own, &read.own) != NULL ||
+		bounds_from_persisted(&persisted.upstream, &read.upstream) != NULL)
+		return false;
+	for (int side = 0; side < 2; side++)
+		for (int m = 0; m < MARK_COUNT; m++)
+			sides[side]->marks[m] = Max(sides[side]->marks[m], read_sides[side]->marks[m]);
+	if (into->snowflake_epoch_ms < 0)
+		into->snowflake_epoch_ms = persisted.snowflake_epoch_ms;
+	return true;
 }
 
 /*

@@ -80,6 +80,14 @@ extern void bounds_set_empty(IssuedBounds *bounds);
 extern void bounds_to_persisted(const IssuedBounds *bounds, PersistedBounds *persisted);
 extern const char *bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds);
 
+/*
+ * Folds the marks (the later of each) and the snowflake epoch (where none is
+ * known) of this cluster's state file at PATH into *into: false, and
+ * nothing folded, for a file of another cluster or one this release cannot
+ * read whole.  Never raises.
+ */
+extern bool state_fold_marks_of(const char *path, FlakeidPersisted *into);
+
 /* reads the file; *file_version is 0 when there is none.  Never raises. */
 extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
 

@@ -389,8 +389,24 @@ stop_checked($d);
 # copy), and says that the stop's save failed, not "an older copy, or"
 # (1.4's second auditor; issue 80, item 4).  A note beside the state
 # records the stop, flakeid.state.unsaved; a start afresh takes it away.
-my $u = flakeid_node('unsaved_stop');
+#
+# The file that start refuses is this server's own latest save, and the
+# start afresh its hint asks for must resume past its marks: here the
+# generators minted an hour ahead of the clock (an NTP excursion) before
+# the stop.  1.5's auditor: the refusing start had moved the file aside as
+# an older copy, the start afresh found none and resumed at the clock +
+# 62 s, and 124,238 of 301,000 snowflakes were issued again once the clock
+# got there.
+my $u = flakeid_node('unsaved_stop', 'flakeid.allow_debug_clock_offset' => 'on');
 my $ud = $u->data_dir;
+my %ahead = (snowflake => 'snowflake_new()', siq => "siq_new('user')", kuid => 'kuid_new()', kuid96 => 'kuid96_new()');
+my %type = (snowflake => 'bigint', siq => 'siq', kuid => 'kuid', kuid96 => 'kuid96');
+my %latest;
+for my $t (sort keys %ahead)
+{
+	$latest{$t} = $u->safe_psql('postgres',
+		"SET flakeid.debug_clock_offset_ms = 3600000; SELECT max(x)::text FROM (SELECT $ahead{$t} x FROM generate_series(1, 2000)) s");
+}
 $u->safe_psql('postgres', 'SELECT sno_new(), snowflake_new()');
 mkdir("$ud/flakeid.state.tmp") && mkdir("$ud/flakeid.state.tmp/held") or die "flakeid.state.tmp: $!";
 $u->stop('fast');
@@ -407,5 +423,12 @@ $u->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
 $u->restart;
 is(sqlstate_of($u, 'SELECT snowflake_new()'), 'ok', 'a start afresh generates again');
 ok(!-e "$ud/flakeid.state.unsaved", '... and the note is gone');
+like(slurp_file($u->logfile), qr/resume after the marks of the 1 state files of this cluster set aside as older copies/,
+	'... after the marks of the file the refusal set aside, it logs');
+for my $t (sort keys %ahead)
+{
+	is($u->safe_psql('postgres', "SELECT $ahead{$t} > '$latest{$t}'::$type{$t}"), 't',
+		"... and $t resumes above the IDs it minted an hour ahead of the clock before the stop");
+}
 stop_checked($u);
 done_testing();
