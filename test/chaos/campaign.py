@@ -15,6 +15,7 @@ Exits 1 on any violation.  Run through test/chaos/run, which builds and
 installs flakeid and runs this as the servers' user."""
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -22,6 +23,7 @@ import re
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 
@@ -57,7 +59,8 @@ class Faults:
         'reload': 4, 'restart with a refused setting': 3, 'standby crash': 3,
         'max_prepared_transactions lowered': 2, 'copy started as a second primary': 2,
         'state file damaged and its hint followed': 2, 'older state file restored': 2,
-        'logical cutover': 2,
+        'logical cutover': 2, 'clone promoted beside its original': 2, 'base backup and pg_checksums': 2,
+        'clock excursion that returns': 2, 'leftover temporary files': 2,
     }
 
     def __init__(self, system, rng, log):
@@ -69,6 +72,8 @@ class Faults:
         self.sync_cleared_at = 0
         self.mark_synchronous = system.settings['flakeid.mark_synchronous'] == 'on'
         self.afresh = False    # an operator started the generators afresh, or a cutover's step raised the floor
+        self.ahead_until = 0   # until when a generator that went ahead in a clock excursion lies far ahead
+        self.ahead_of = {}     # format -> the same, per format
 
     only = None     # --kinds: the kinds a replay is limited to
     without = ()    # --without: kinds left out
@@ -78,8 +83,15 @@ class Faults:
         kinds = [k for k in self.KINDS if (self.only is None or k in self.only) and k not in self.without]
         return self.rng.choices(kinds, weights=[self.KINDS[k] for k in kinds])[0]
 
+    # the kinds that wait out a clock excursion's lead first (wait_out_excursion)
+    AFTER_AN_EXCURSION_WAIT = ('logical cutover', 'state file damaged and its hint followed',
+                               'older state file restored')
+
     def run(self, kind):
+        waited = self.wait_out_excursion() if kind in self.AFTER_AN_EXCURSION_WAIT else 0
         rec = {'kind': kind, 't0': time.time(), 'down': False, 'moves_clock': False, 'steps_back': False}
+        if waited:
+            rec['waited for the clock to catch up with an excursion, s'] = waited
         method = getattr(self, 'f_' + re.sub(r'[^a-z0-9]+', '_', kind).strip('_'))
         rec.update(method() or {})
         rec['t1'] = time.time()
@@ -311,6 +323,21 @@ class Faults:
     # back-fill's record of deep units and the prepared transactions' holdings (docs/OPERATIONS.md)
     FILES = {'state': 'flakeid.state', 'deep': 'flakeid.deep', 'prepared': 'flakeid.prepared'}
 
+    def wait_out_excursion(self):
+        """Before a fault whose steps count on no generator lying far ahead
+        of the clock (a cutover's advance, which refuses a column more than
+        60 s ahead; a start afresh, which resumes every generator after the
+        latest instant a save may have read, a checkpoint's of the excursion
+        included): after a clock excursion the operator waits until the
+        clock has caught up with what went ahead, as docs/OPERATIONS.md says
+        ("after an excursion of seconds or minutes, nothing: the clock
+        catches up").  The seconds it waited."""
+        wait = self.ahead_until - time.time()
+        if wait <= 0:
+            return 0
+        time.sleep(wait)
+        return round(wait)
+
     def operator_check(self, node):
         """What an operator runs after a start (docs/OPERATIONS.md): every
         stateful generator, a back-fill into a past unit and a horizon.
@@ -343,13 +370,16 @@ class Faults:
                     self.rec.ids.append((fmt, got, how, origin, next(self.rec.seq), time.time(), None))
         return None
 
-    def follow_hints(self, p, rec, moved=None):
+    def follow_hints(self, p, rec, moved=None, leftovers=()):
         """Restarts P and does what each refusal's hint says until nothing is
         refused as damaged (at most three hints): flakeid.start_afresh for a
         lost or damaged file (set back once the server is up), the very file
         put back where it was moved (MOVED: its path and where it went), a
-        damaged flakeid.prepared removed.  A refusal left, or no hint to
-        follow, is a problem of the fault."""
+        damaged flakeid.prepared removed, the temporary files a fault left
+        (LEFTOVERS, paths in P's data directory) removed where the hint says
+        to correct what the log names (1.4's, for a save that cannot write
+        them).  A refusal left, or no hint to follow, is a problem of the
+        fault."""
         conf = os.path.join(p.data, 'node.conf')
         saved = open(conf).read()
         followed = []
@@ -374,6 +404,14 @@ class Faults:
             elif 'Remove the file' in hint:
                 os.unlink(os.path.join(p.data, self.FILES['prepared']))
                 followed.append('flakeid.prepared removed')
+            elif 'Correct what the log names' in hint and any(
+                    os.path.exists(os.path.join(p.data, l)) for l in leftovers):
+                for l in leftovers:
+                    try:
+                        os.unlink(os.path.join(p.data, l))
+                    except FileNotFoundError:
+                        pass
+                followed.append('the leftover temporary files removed')
             else:
                 p.start()
                 rec['problem'] = 'refused with %s, and the hint says nothing to do: %s' % (refusal[0], hint)
@@ -602,6 +640,413 @@ class Faults:
         n.start()
         return {'node': n.name}
 
+    # --- PostgreSQL's own tools, a clone, the clock and leftover files (issue 80, item 5) ---------
+    @contextlib.contextmanager
+    def clients_held(self):
+        """The clients stopped, as the cutover stops them: the direct ones
+        at the workload's gate, the others by pgbouncer's PAUSE (their
+        calls queue there, up to its query_wait_timeout of 20 s)."""
+        s, w = self.s, self.workload
+        paused = False
+        try:
+            if not w.hold(60):
+                raise SystemFault('the direct clients were still at work 60 s after the gate closed')
+            s.bouncer_admin('PAUSE postgres')
+            paused = True
+            yield
+        finally:
+            if paused:
+                s.bouncer_admin('RESUME postgres')
+            w.release()
+
+    def origin_of(self, c):
+        return tuple(c.execute('SELECT inet_server_port(), pg_postmaster_start_time()::text, '
+                               'pg_backend_pid()').fetchone())
+
+    def mint_on(self, node, formats, seconds, results, counts):
+        """Mints every format of FORMATS on NODE, 1,000 IDs a call, round after
+        round for SECONDS (one round at least), every ID recorded as any
+        call's; RESULTS[format] is 'ok' or the SQLSTATE of its first refusal
+        (after which the format is left out), COUNTS[format] the IDs had."""
+        try:
+            with psycopg.connect(node.conninfo(connect_timeout=5), autocommit=True) as c:
+                c.execute("SET statement_timeout = '20s'")
+                origin = self.origin_of(c)
+                left = list(formats)
+                end = time.time() + seconds
+                while left:
+                    for f in list(left):
+                        try:
+                            got = c.execute('SELECT %s::text FROM generate_series(1, 1000)' % f['new']).fetchall()
+                        except psycopg.Error as e:
+                            self.rec.error(e)
+                            results[f['format']] = getattr(e, 'sqlstate', None) or type(e).__name__
+                            left.remove(f)
+                            if c.closed or c.broken:    # (55000 is an OperationalError too: not the test)
+                                for g in left:
+                                    results.setdefault(g['format'], 'the connection lost')
+                                return
+                            continue
+                        t = time.time()
+                        self.rec.ids.extend((f['format'], r[0], 'live', origin, next(self.rec.seq), t, None)
+                                            for r in got)
+                        results.setdefault(f['format'], 'ok')
+                        counts[f['format']] = counts.get(f['format'], 0) + len(got)
+                    if time.time() >= end:
+                        break
+        except psycopg.Error as e:
+            self.rec.error(e)
+            for f in formats:
+                results.setdefault(f['format'], 'no connection: %s' % str(e).strip().splitlines()[0][:80])
+
+    def mint_beside(self, nodes, seconds):
+        """mint_on each of NODES ({name: node}) at once, a thread each: {name: (results, counts)}."""
+        out = {name: ({}, {}) for name in nodes}
+        threads = [threading.Thread(target=self.mint_on, args=(n, self.all_formats, seconds) + out[name], daemon=True)
+                   for name, n in nodes.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(seconds + 120)
+        return out
+
+    # the identities an operator gives a clone, apart from every other server's (IDENTITIES)
+    CLONE_IDENTITIES = {'flakeid.sno_partition': 4243, 'flakeid.siq_shard': 8, 'flakeid.snowflake_worker': 4,
+                        'flakeid.snowflake_process': 6, 'flakeid.kuid_node': "'pg@clone'"}
+
+    def f_clone_promoted_beside_its_original(self):
+        """A clone for staging or a drill (docs/OPERATIONS.md, "A promoted
+        standby"): pg_basebackup -R of the primary (its data checksums
+        verified), started as a standby and promoted while the primary
+        runs.  It is no failover target: flakeid.promotion_keeps_identities,
+        which the base backup carried from the primary's configuration, is
+        set off in its own.  Both then mint every format at once for 3 to 5
+        s, every ID counted as handed out (a repeat between the two is
+        repeated); with its original's identities the clone must refuse
+        every generator but flax (55000: the checker's rule 'clone').  Then
+        the operator either stops it, or sets its identities apart and
+        restarts it, and both mint at once again: every generator but kuid
+        (no identity: refused still) must generate.  1.4 minted the
+        original's IDs there (068's negative control: 80,967 of those
+        minted at once for 3 s).  The clone is stopped and removed after;
+        its log is kept for the checker."""
+        p = self.s.primary
+        clone = Node(self.s, 'clone', free_port(self.s.ports))
+        clone.set_offset(p.offset)       # (the same host's clock)
+        rec = {'node': clone.name, 'port': clone.port, 'of': p.name}
+        shutil.rmtree(clone.data, ignore_errors=True)
+        try:
+            since = p.log_size()
+            try:
+                clone.run([clone.bin('pg_basebackup'), '-d', p.conninfo(application_name=clone.name), '-D',
+                           clone.data, '-R', '-X', 'stream', '-c', 'fast'], timeout=300)
+            except SystemFault as e:
+                rec['tool failed'] = 'pg_basebackup of the primary for a clone: %s; the primary\'s log: %s' % (
+                    e, p.log_errors(since) or 'no ERROR')
+                return rec
+            # its own port, not a failover target, no synchronous standby of its own to wait for
+            with open(os.path.join(clone.data, 'node.conf'), 'w') as f:
+                f.write('port = %d\nflakeid.promotion_keeps_identities = off\n' % clone.port)
+            auto = os.path.join(clone.data, 'postgresql.auto.conf')
+            lines = [l for l in open(auto) if not l.startswith('synchronous_standby_names')]
+            with open(auto, 'w') as f:
+                f.writelines(lines)
+            clone.start()
+            clone.run([clone.bin('pg_ctl'), '-D', clone.data, '-w', '-t', '60', 'promote'])
+            deadline = time.time() + 30
+            while clone.in_recovery():
+                if time.time() > deadline:
+                    raise SystemFault('the clone still in recovery 30 s after its promotion')
+                time.sleep(0.1)
+            phases = []
+            got = self.mint_beside({'original': p, 'clone': clone}, self.rng.uniform(3, 5))
+            phases.append({'identities': "the original's", 'clone': got['clone'][0], 'clone issued': got['clone'][1],
+                           'original': got['original'][0]})
+            if self.rng.random() < 0.5:
+                clone.stop('fast')
+                with open(os.path.join(clone.data, 'node.conf'), 'a') as f:
+                    f.writelines('%s = %s\n' % kv for kv in self.CLONE_IDENTITIES.items())
+                clone.start()
+                got = self.mint_beside({'original': p, 'clone': clone}, self.rng.uniform(2, 4))
+                phases.append({'identities': 'set apart', 'clone': got['clone'][0],
+                               'clone issued': got['clone'][1], 'original': got['original'][0]})
+                rec['healed'] = 'its identities set apart (and a restart), then stopped'
+            else:
+                rec['healed'] = 'stopped'
+            rec['clone phases'] = phases
+        finally:
+            try:
+                if clone.running():
+                    clone.stop('fast')
+            finally:
+                kept = os.path.join(self.s.workdir, 'clone-%d.log' % len(self.s.retired_logs))
+                try:
+                    shutil.move(clone.log, kept)
+                    self.s.retired_logs.append(kept)
+                except OSError:
+                    pass
+                shutil.rmtree(clone.dir, ignore_errors=True)
+                self.s.ports.discard(clone.port)
+        return rec
+
+    def f_base_backup_and_pg_checksums(self):
+        """An operator's tools over the running system (docs/OPERATIONS.md:
+        they pass over flakeid's files on every major, with data checksums
+        on or off): a pg_basebackup of the primary, plain (then
+        pg_verifybackup) or tar, its WAL streamed or fetched, checksums
+        verified where the cluster has them; then pg_checksums on a node
+        stopped cleanly: the primary (--check, and half the time --disable,
+        --enable and --check again; on a cluster without checksums --enable,
+        --check and --disable) or a standby (--check, or on one without
+        them, the same three), started again after.  Any of them failing is
+        a violation ('tool failed'): 1.4's global/flakeid.issued failed a
+        checksummed base backup on 15 and every pg_checksums run."""
+        p = self.s.primary
+        failed = []
+        form, wal = self.rng.choice(['plain', 'tar']), self.rng.choice(['stream', 'fetch'])
+        target = os.path.join(self.s.workdir, 'backup')
+        shutil.rmtree(target, ignore_errors=True)
+        since = p.log_size()
+        try:
+            p.run([p.bin('pg_basebackup'), '-d', p.conninfo(application_name='backup'), '-D', target,
+                   '-F', form[0], '-X', wal, '-c', 'fast'], timeout=300)
+            if form == 'plain':
+                p.run([p.bin('pg_verifybackup'), target], timeout=300)
+        except SystemFault as e:
+            failed.append('%s; the primary\'s log: %s' % (e, p.log_errors(since) or 'no ERROR'))
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+        n = p if self.rng.random() < 0.6 else self.rng.choice([self.s.by_role('sync'), self.s.by_role('async')])
+        rec = {'node': n.name, 'port': n.port, 'backup': '%s, WAL %s' % (form, wal)}
+        if n is p:
+            rec.update(down=True, moves_clock=True)
+        n.stop('fast')
+        steps = []
+        try:
+            if not n.data_checksums():
+                steps = ['--enable', '--check', '--disable']
+            elif n is p and self.rng.random() < 0.5:
+                steps = ['--check', '--disable', '--enable', '--check']
+            else:
+                steps = ['--check']
+            for step in steps:
+                try:
+                    n.run([n.bin('pg_checksums'), '-D', n.data, step], timeout=600)
+                except SystemFault as e:
+                    failed.append('pg_checksums %s on %s: %s' % (step, n.name, e))
+                    break
+        finally:
+            n.start()
+        rec['pg_checksums'] = steps
+        if failed:
+            rec['tool failed'] = '; '.join(failed)
+        return rec
+
+    EXCURSION = (90, 150)     # seconds a clock excursion goes forward (the clock steps above: 8 s at most)
+    # the mark each stateful format's generator resumes after (kuid96 shares kuid's counter)
+    MARK_OF = {'sno': 'sno', 'siq': 'siq', 'kuid': 'kuid', 'kuid96': 'kuid', 'snowflake': 'snowflake'}
+
+    def f_clock_excursion_that_returns(self):
+        """An NTP accident on the primary (docs/OPERATIONS.md, "Each
+        generator has marks of its own"): with the clients stopped (as for a
+        cutover: nothing else mints or reads a horizon meanwhile), its clock
+        goes forward by EXCURSION seconds, a job inserts rows of one or two
+        of siq, kuid (kuid, kuid96 or both) and snowflake (and half the time
+        sno), the server is restarted (a fast or an immediate stop) and the
+        clock set back, in either order, and one ID of every format is
+        minted to see how far ahead of the clock each now lies ('leads');
+        then the clients go on.  The generators that minted in the
+        excursion stay ahead until the clock catches up (by design: the
+        pollers read their rows late, and the end of the history waits for
+        that); every other must mint at the clock (the checker's rule 'clock
+        excursion'; 1.4 resumed siq, kuid and snowflake after one shared
+        mark, and its pollers read those rows as late as the excursion was
+        long), and no row may be missed."""
+        p = self.s.primary
+        delta = self.rng.randint(*self.EXCURSION)
+        groups = self.rng.sample(['siq', 'kuid', 'snowflake'], self.rng.randint(1, 2))
+        if self.rng.random() < 0.5:
+            groups.append('sno')
+        minting = [f for f in self.formats if self.MARK_OF.get(f['format']) in groups]
+        if 'kuid' in groups and self.rng.random() < 0.6:     # one of kuid and kuid96, or both
+            one = self.rng.choice(['kuid', 'kuid96'])
+            minting = [f for f in minting if self.MARK_OF[f['format']] != 'kuid' or f['format'] == one]
+        how = self.rng.choice(['fast', 'immediate'])
+        order = self.rng.choice(['a restart, then the clock back', 'the clock back, then a restart'])
+        rec = {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True, 'steps_back': True,
+               'excursion': delta, 'minted in it': [f['format'] for f in minting], 'went ahead': [],
+               'stop': how, 'order': order,
+               # (the generators an earlier excursion took ahead, which may lie ahead still)
+               'still ahead': sorted(fmt for fmt, until in self.ahead_of.items() if until > time.time())}
+        before = p.offset
+        with self.clients_held():
+            try:
+                p.set_offset(before + delta)
+                with psycopg.connect(p.conninfo(connect_timeout=5)) as c:
+                    c.execute("SET statement_timeout = '20s'")
+                    origin = self.origin_of(c)
+                    for f in minting:
+                        txn = next(self.workload.txn_numbers)
+                        self.rec.outcome[txn] = 'open'
+                        got = c.execute('INSERT INTO t_%s (client, txn) SELECT -1, %d FROM generate_series(1, %d) '
+                                        'RETURNING id::text' % (f['format'], txn, self.rng.randint(1, 200))).fetchall()
+                        t = time.time()
+                        self.rec.ids.extend((f['format'], r[0], 'live', origin, next(self.rec.seq), t, txn)
+                                            for r in got)
+                        self.rec.outcome[txn] = 'unknown'
+                        c.commit()
+                        self.rec.outcome[txn] = 'committed'
+                rec['minted at'] = time.time()
+                if order.startswith('a restart'):
+                    p.stop(how)
+                    p.start()
+                    p.set_offset(before)
+                else:
+                    p.set_offset(before)
+                    p.stop(how)
+                    p.start()
+            finally:
+                p.set_offset(before)
+            p.wait_ready()
+            rec['leads'] = self.leads(p)
+            rec['measured at'] = time.time()
+        rec['went ahead'] = sorted({g for f in minting for g in self.MARK_OF
+                                    if self.MARK_OF[g] == self.MARK_OF[f['format']]})
+        for fmt in rec['went ahead']:
+            self.ahead_of[fmt] = max(self.ahead_of.get(fmt, 0), rec['minted at'] + delta)
+        self.ahead_until = max(self.ahead_of.values())
+        return rec
+
+    def leads(self, p):
+        """How far ahead of P's clock (seconds) a new ID of each stateful
+        format lies, or the SQLSTATE that refused it; each ID recorded."""
+        out = {}
+        with psycopg.connect(p.conninfo(connect_timeout=5), autocommit=True) as c:
+            c.execute("SET statement_timeout = '20s'")
+            origin = self.origin_of(c)
+            for f in self.formats:
+                try:
+                    ident, lead = c.execute('SELECT x::text, extract(epoch FROM %s(x) - clock_timestamp())::float8 '
+                                            'FROM (SELECT %s x OFFSET 0) n' % (f['time'], f['new'])).fetchone()
+                except psycopg.Error as e:
+                    self.rec.error(e)
+                    out[f['format']] = getattr(e, 'sqlstate', None) or type(e).__name__
+                    continue
+                self.rec.ids.append((f['format'], ident, 'live', origin, next(self.rec.seq), time.time(), None))
+                out[f['format']] = round(lead, 1)
+        return out
+
+    # flakeid's files that are written through a temporary file beside them, and renamed
+    TEMPORARY = ('flakeid.state', 'flakeid.issued', 'flakeid.deep', 'flakeid.prepared')
+
+    def f_leftover_temporary_files(self):
+        """Read-only temporary files left in the primary's data directory, as
+        a crash between a write and its rename leaves them (or an operator's
+        copy): flakeid.state.tmp always, and half the time each of
+        flakeid.issued.tmp (beside the witness, wherever the release keeps
+        it), flakeid.deep.tmp and flakeid.prepared.tmp, each a part of what
+        it stands for, mode 0400 or 0444; half the time with a crash (an
+        immediate stop, the files left, a start), else while it runs.  The
+        clients mint 2 to 5 s, then a clean stop and a start: the server
+        must come back generating, every stateful format, and go on past
+        its mark (saves that must write), with no hint to follow.  A refusal
+        is a violation ('refused after a restart'), and so is a start that
+        fails; the operator then follows the hints (and removes the files
+        the log names) to go on.  1.4 opened the files with O_TRUNC: every
+        save failed, the clean stop's too, and the next start refused the
+        server's own latest state as an older copy; after a crash, its
+        startup process could not save at the end of recovery, and the
+        server did not start."""
+        p = self.s.primary
+        crash = self.rng.random() < 0.5
+        rec = {'node': p.name, 'port': p.port, 'down': True, 'moves_clock': True, 'crash first': crash}
+        if crash:
+            p.stop('immediate')
+        left = []
+        for name in self.TEMPORARY:
+            if name != 'flakeid.state' and self.rng.random() < 0.5:
+                continue
+            path = os.path.join(p.data, name)
+            if name == 'flakeid.issued' and not os.path.exists(path) and \
+                    os.path.exists(os.path.join(p.data, 'global', name)):
+                path = os.path.join(p.data, 'global', name)       # (1.4's witness)
+            try:
+                data = open(path, 'rb').read()
+            except OSError:
+                data = b'flakeid\n'
+            tmp = path + '.tmp'
+            try:
+                os.chmod(tmp, 0o600)
+            except OSError:
+                pass
+            with open(tmp, 'wb') as f:
+                f.write(data[:self.rng.randint(0, len(data))])
+            os.chmod(tmp, self.rng.choice([0o400, 0o444]))
+            left.append(os.path.relpath(tmp, p.data))
+        rec['left'] = left
+        if crash and not self.start_beside_leftovers(p, rec, left):
+            return rec
+        time.sleep(self.rng.uniform(2, 5))
+        p.stop('fast')
+        if not self.start_beside_leftovers(p, rec, left):
+            return rec
+        refusal = self.generating(p)
+        rec['left after'] = [l for l in left if os.path.exists(os.path.join(p.data, l))]
+        if refusal:
+            rec['refused after the restart'] = refusal
+            rec['damages_state'] = True      # (its calls refused as damaged: this fault's, reported once)
+            p.stop('fast')
+            self.follow_hints(p, rec, leftovers=left)
+        return rec
+
+    def start_beside_leftovers(self, p, rec, left):
+        """Starts P with the temporary files LEFT beside its files: True once
+        it accepts connections.  A start that fails is reported ('refused
+        after the restart': 1.4's startup process, whose save at the end of
+        crash recovery could not create flakeid.state.tmp, stopped the
+        server); the operator then removes the files the log names and
+        follows the hints, and False is returned."""
+        since = p.log_size()
+        try:
+            p.start()
+            p.wait_ready()
+            return True
+        except SystemFault as e:
+            # (what stopped it, without the connection attempts refused meanwhile)
+            try:
+                with open(p.log, errors='replace') as f:
+                    f.seek(since)
+                    why = [l.strip() for l in f if re.search(r'\b(FATAL|PANIC):', l) and not re.search(
+                        r'not yet accepting|in recovery mode|is starting up|is shutting down', l)]
+            except OSError:
+                why = []
+            rec['refused after the restart'] = 'the server did not start: %s' % (
+                ' | '.join(why[:2]) or str(e)[-400:])
+        if p.running():
+            p.stop('immediate')
+        for l in left:
+            try:
+                os.unlink(os.path.join(p.data, l))
+            except FileNotFoundError:
+                pass
+        rec['damages_state'] = True
+        rec['leftovers removed'] = True
+        self.follow_hints(p, rec, leftovers=left)
+        return False
+
+    def generating(self, p, seconds=3.0):
+        """What an operator checks after the start: the operator's check
+        (every stateful generator, a back-fill, a horizon), then every
+        stateful format minted on for SECONDS, past the mark the start
+        resumed at (a save must write).  The first refusal, as text, or None."""
+        refusal = self.operator_check(p)
+        if refusal is not None:
+            return '%s %s (%s)' % (refusal[0], refusal[1], refusal[2])
+        results, counts = {}, {}
+        self.mint_on(p, self.formats, seconds, results, counts)
+        refused = {fmt: state for fmt, state in results.items() if state != 'ok'}
+        return ', '.join('%s: %s' % kv for kv in sorted(refused.items())) or None
+
 
 AVAILABLE_WITHIN = 60     # seconds after a fault is healed: every server accepts connections, the primary issues
 
@@ -686,7 +1131,7 @@ def run_history(seed, opt, formats, out):
         fault_log.append('%7.2f %s' % (time.time() - began, text))
 
     began = time.time()
-    system = System(workdir, opt.bindir, opt.fsync_fault, settings, say)
+    system = System(workdir, opt.bindir, opt.fsync_fault, settings, say, checksums=not opt.no_checksums)
     rec = clients.Recorder()
     options = {'cancel_after': 4.0, 'early_cancel': 0.03, 'full_units': 2}
     workload = clients.Workload(system, formats, rec, seed, options)
@@ -745,13 +1190,20 @@ def run_history(seed, opt, formats, out):
         for t in workload.threads[2:2 + 2 * len(workload.formats)]:
             t.join(30)
         catch_up = time.time() + 120
+        # (the rows of a generator that went ahead in a clock excursion lie above its horizon until the
+        # clock catches up with them, by design: their pollers are given until then, and a minute)
+        ahead_until = {}
+        for r in fault_records:
+            for fmt in r.get('went ahead', ()):
+                ahead_until[fmt] = max(ahead_until.get(fmt, 0), r['minted at'] + r['excursion'] + 60)
         behind = False
         for f in workload.formats:
+            deadline = max(catch_up, ahead_until.get(f['format'], 0))
             for via in ('direct', 'bouncer'):
-                if not workload.poll_until(f['format'], via, catch_up):
+                if not workload.poll_until(f['format'], via, deadline):
                     behind = True
-                    problems.append('the %s poller (%s) had not reached the end of the table 120 s after the '
-                                    'writers stopped' % (f['format'], via))
+                    problems.append('the %s poller (%s) had not reached the end of the table %d s after the '
+                                    'writers stopped' % (f['format'], via, deadline - catch_up + 120))
         if behind or any('did not stop' in p for p in problems):
             fault_log.extend('(after the end) ' + line for line in what_holds(system))
         final = {}
@@ -800,6 +1252,10 @@ def main():
     ap.add_argument('--fsync-fault', required=True)
     ap.add_argument('--tap', action='store_true')
     ap.add_argument('--keep', action='store_true', help='keep every history\'s servers and logs')
+    ap.add_argument('--no-checksums', action='store_true',
+                    help='clusters without data checksums (a negative control on 1.4, whose witness a checksummed '
+                    'base backup of 15 fails on: its standbys could not be made); the fault \'base backup and '
+                    'pg_checksums\' enables them')
     ap.add_argument('--cutover-without-step', action='store_true',
                     help='a negative control: the logical cutover leaves out flakeid_advance_past_all')
     opt = ap.parse_args()

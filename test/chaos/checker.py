@@ -60,6 +60,25 @@ A history's promises (docs/TESTS.md, "The fault campaign"):
 * order across a cutover: after a logical-replication cutover's step
   (flakeid_advance_past_all on the new server), every live ID of an
   ordered format sorts above the largest the new server received.
+* tool failed: pg_basebackup (plain or tar, checksums verified),
+  pg_verifybackup and pg_checksums (--check, --disable, --enable on a node
+  stopped cleanly) succeed beside flakeid's files (docs/OPERATIONS.md).
+* clone: a standby made by pg_basebackup and promoted while its original
+  runs, with its original's identities, refuses every generator but flax
+  (55000); with its identities set apart it generates every one but kuid
+  (55000 still).  Its IDs are any server's: one equal to its original's
+  is repeated.
+* clock excursion: after one server's clock went minutes forward and came
+  back (a restart between), a generator that minted in the excursion
+  resumes after what it issued, and every other mints within OTHERS_LEAD
+  of the clock (1.4 resumed siq, kuid and snowflake after one shared mark,
+  and their rows stayed above the horizon as long).  The ones that went
+  ahead are excused, until the clock has made the excursion up, their
+  clock regressions, sno its toggle, and back-fill its 55000 there; the
+  campaign gives their pollers until then at the end.
+* refused after a restart: after read-only temporary files (flakeid.state.tmp,
+  ...) were left in the primary's data directory, a clean stop and a start,
+  the server generates every stateful format, past its mark.
 """
 
 import re
@@ -73,6 +92,12 @@ QUIET_AROUND = 5           # seconds before a fault that may move a clock-regres
 CATCH_UP = 21              # seconds after it: the offsets' spread (16 s), the marks' reserve (2 s) and 3 s
 POOL_OF = {'sno': 65536, 'siq': 2048, 'kuid': 16384, 'kuid96': 16384, 'snowflake': 4096}   # (clients.POOL)
 FLOOR_AHEAD = 64           # a fresh start's back-fill floor: 62 s past its start (docs/OPERATIONS.md), and 2 s
+EXCURSION_SLACK = 2        # seconds: a lead read after a clock excursion, against the time its IDs were minted at
+OTHERS_LEAD = 45           # seconds a generator that took no part in a clock excursion may lie ahead after it
+                           # (the servers' offsets spread 16 s, the marks' reserve 2 s; the excursions: 90 s and more)
+# a promoted clone (campaign.py): the formats it generates with its original's identities, and once
+# they are set apart (kuid carries none); every other is refused, 55000 (docs/OPERATIONS.md, "A promoted standby")
+CLONE_GENERATES = {"the original's": ('flax',), 'set apart': ('flax', 'sno', 'siq', 'kuid96', 'snowflake')}
 
 
 class Violations:
@@ -108,9 +133,26 @@ def era_of(t, promotions):
 
 def steps_back_windows(faults):
     """(from, to, port) around each fault that may step a clock back or
-    restart a server (port None: every server)."""
-    return [(f['t0'] - 1, f['t1'] + (10 if f.get('down') else 1 + abs(f.get('delta') or 0)), f.get('port'))
+    restart a server (port None: every server); for sno alone (its toggle,
+    its back-fill refused the safe way), so after a clock excursion sno
+    minted in, until the clock has made it up (ahead_end)."""
+    return [(f['t0'] - 1, max(f['t1'] + (10 if f.get('down') else 1 + abs(f.get('delta') or 0)),
+                               ahead_end(f, 'sno')), f.get('port'))
             for f in faults if f.get('steps_back') or f.get('down')]
+
+
+def ahead_end(f, fmt=None):
+    """Until when the generators that went ahead in a clock excursion (the
+    fault F; FMT's, if given) may still lie ahead of the clock: until it has
+    made up the excursion since they minted, and CATCH_UP (0: none did)."""
+    went = f.get('went ahead', ())
+    return f['minted at'] + f['excursion'] + CATCH_UP if went and (fmt is None or fmt in went) else 0
+
+
+def ahead_after_excursion(fmt, t, faults):
+    """Whether FMT's generator went ahead in a clock excursion and may still
+    lie ahead of the clock at T."""
+    return any(fmt in f.get('went ahead', ()) and f['t0'] - QUIET_AROUND <= t <= ahead_end(f) for f in faults)
 
 
 def check(history):
@@ -270,6 +312,9 @@ def check(history):
         elif state == '55000' and kind == 'present' and any(
                 f['t0'] - QUIET_AROUND <= t <= f['t1'] + CATCH_UP for f in faults if f.get('moves_clock')):
             stats['back-fill at the present refused (55000, the live generator ahead of the clock) near a fault, excused'] += 1
+        elif state == '55000' and kind == 'present' and ahead_after_excursion(fmt, t, faults):
+            stats['back-fill at the present refused (55000: the live generator went ahead in a clock excursion), '
+                  'excused'] += 1
         elif state == '55000' and kind == 'present' and before_a_floor(t, t):
             stats['back-fill at the present refused (55000: before the floor of a fresh start or a cutover), '
                   'excused'] += 1
@@ -282,6 +327,9 @@ def check(history):
         elif state == '55000' and kind == 'earlier' and near_clock_fault(recorded_at(unit, t)):
             stats['back-fill at an earlier live ID\'s time refused (55000: the live generator may have run ahead '
                   'there, near a clock step, restart or promotion), excused'] += 1
+        elif state == '55000' and kind == 'earlier' and ahead_after_excursion(fmt, recorded_at(unit, t), faults):
+            stats['back-fill at an earlier live ID\'s time refused (55000: the live generator went ahead in a '
+                  'clock excursion there), excused'] += 1
         elif state == '55000' and kind == 'earlier':
             v.add('refused', '%s back-fill of %d IDs at the time of a live ID minted with no clock step, restart, '
                   'promotion or advance near it was refused (55000): %s' % (fmt, n, unit))
@@ -320,6 +368,11 @@ def check(history):
         if any(a <= t and t0 <= b for a, b in excusing):
             continue
         for gen, n in counters.items():
+            # (a generator that went ahead in a clock excursion counts one for every ID until the clock
+            # catches up with it: 'siq user' is siq's)
+            if any(gen.split()[0] in f.get('went ahead', ()) and f['t0'] - QUIET_AROUND <= t and t0 <= ahead_end(f)
+                   for f in faults):
+                continue
             if n is not None and before.get(gen) is not None and n > before[gen]:
                 v.add('false clock regression', '%s counted %d clock regressions between %.1f and %.1f '
                       'with no clock step, restart or promotion near' % (gen, n - before[gen], t0, t))
@@ -398,6 +451,50 @@ def check(history):
             outside[state] += 1
     for state, count in sorted(outside.items()):
         v.add('internal error', '%d calls ended with SQLSTATE %s' % (count, state))
+
+    # --- an operator's tools, a clone, a clock excursion, a restart -----------------
+    # (campaign.py's faults record what the operator saw; docs/OPERATIONS.md promises each)
+    for f in faults:
+        kind = f.get('kind', '?')
+        if f.get('tool failed'):
+            # pg_basebackup, pg_verifybackup, pg_checksums: "pass over flakeid's files"
+            v.add('tool failed', '%s (at %.1f): %s' % (kind, f['t0'], f['tool failed']))
+        if f.get('refused after the restart'):
+            # leftover temporary files, then a clean stop and a start: it must come back generating
+            v.add('refused after a restart', '%s (at %.1f; left %s): %s' % (
+                kind, f['t0'], ', '.join(f.get('left', ())), f['refused after the restart']))
+        for phase in f.get('clone phases', ()):
+            generates = CLONE_GENERATES[phase['identities']]
+            for fmt, got in sorted(phase['clone'].items()):
+                if fmt in generates and got != 'ok':
+                    v.add('clone', 'a promoted clone with identities %s refused %s (%s), which it must generate' % (
+                        phase['identities'], fmt, got))
+                elif fmt not in generates and got == 'ok':
+                    v.add('clone', 'a promoted clone with identities %s, beside its original, generated %s (%d IDs), '
+                          'which it must refuse (55000)' % (phase['identities'], fmt,
+                                                            phase.get('clone issued', {}).get(fmt, 0)))
+                elif fmt not in generates and got != '55000':
+                    v.add('clone', 'a promoted clone with identities %s refused %s with %s, not 55000' % (
+                        phase['identities'], fmt, got))
+        if f.get('leads') is not None and 'minted at' in f:
+            # the generators that went ahead resume after what they minted; every other mints at the clock
+            since = f['measured at'] - f['minted at']
+            for fmt, lead in sorted(f['leads'].items()):
+                if not isinstance(lead, (int, float)):
+                    continue      # (a refusal: the availability probe after the fault reads it)
+                if fmt in f.get('still ahead', ()) and fmt not in f['went ahead']:
+                    stats['leads after a clock excursion of generators an earlier one took ahead, not read'] += 1
+                    continue
+                if fmt in f['went ahead'] and lead < f['excursion'] - since - EXCURSION_SLACK:
+                    v.add('clock excursion', '%s, which minted %d s ahead of the clock in an excursion (at %.1f), '
+                          'resumed only %.1f s ahead %.1f s later: below what it issued' % (
+                              fmt, f['excursion'], f['t0'], lead, since))
+                elif fmt not in f['went ahead'] and lead > OTHERS_LEAD:
+                    v.add('clock excursion', '%s minted %.1f s ahead of the clock after a clock excursion of %d s '
+                          '(at %.1f) in which it issued nothing (went ahead: %s): its rows lie above its horizon '
+                          'that long' % (fmt, lead, f['excursion'], f['t0'], ', '.join(f['went ahead']) or 'none'))
+                else:
+                    stats['leads read after a clock excursion'] += 1
 
     # --- faults not asked for -------------------------------------------------
     for text in history['problems']:

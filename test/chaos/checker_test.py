@@ -286,6 +286,107 @@ v, stats = checker.check(h)
 ok(v.count('repeated') == 1 and stats['repeated: backfill (earlier) then live'] == 1,
    'a live ID equal to one back-filled before is repeated too')
 
+# issue 80, item 5: an operator's tools, a promoted clone, a clock excursion, leftover temporary files
+h = clean(15)
+h['faults'] = [{'kind': 'base backup and pg_checksums', 't0': 1001.0, 't1': 1003.0, 'backup': 'plain, WAL stream',
+                'pg_checksums': ['--check']}]
+ok(found(h, 'tool failed') == 0, 'a base backup and pg_checksums that succeed are no violation')
+h['faults'][0]['tool failed'] = ('pg_checksums --check on a: a: pg_checksums exited 1: pg_checksums: error: invalid '
+                                 'segment number 0 in file name "global/flakeid.issued"')
+ok(found(h, 'tool failed') == 1, 'pg_checksums failing on a stopped node is a violation (1.4\'s witness in global/)')
+h['faults'][0]['kind'] = 'clone promoted beside its original'
+h['faults'][0]['tool failed'] = 'pg_basebackup of the primary for a clone: invalid segment number 0 in file "flakeid.issued"'
+ok(found(h, 'tool failed') == 1, 'and so is the clone\'s base backup failing')
+
+h = clean(16)
+h['faults'] = [{'kind': 'leftover temporary files', 't0': 1001.0, 't1': 1004.0, 'down': True, 'moves_clock': True,
+                'left': ['flakeid.state.tmp'], 'left after': []}]
+ok(found(h, 'refused after a restart') == 0, 'a server that comes back generating after leftover temporary files is fine')
+h['faults'][0]['refused after the restart'] = ('XX001 flakeid\'s generator state file is not the one the last clean '
+                                               'stop saved (...)')
+ok(found(h, 'refused after a restart') == 1, 'one that refuses its own latest state after a clean stop is a violation')
+
+h = clean(17)
+refused = {'sno': '55000', 'siq': '55000', 'kuid': '55000', 'kuid96': '55000', 'snowflake': '55000', 'flax': 'ok'}
+apart = {'sno': 'ok', 'siq': 'ok', 'kuid': '55000', 'kuid96': 'ok', 'snowflake': 'ok', 'flax': 'ok'}
+h['faults'] = [{'kind': 'clone promoted beside its original', 't0': 1001.0, 't1': 1009.0,
+                'clone phases': [{'identities': "the original's", 'clone': dict(refused), 'clone issued': {'flax': 800}},
+                                 {'identities': 'set apart', 'clone': dict(apart), 'clone issued': {'sno': 600}}]}]
+ok(found(h, 'clone') == 0, 'a clone that refuses (55000) with its original\'s identities, and generates but kuid once '
+   'they are set apart, keeps the promise')
+h['faults'][0]['clone phases'][0]['clone']['snowflake'] = 'ok'
+h['faults'][0]['clone phases'][0]['clone issued']['snowflake'] = 2400
+ok(found(h, 'clone') == 1, 'one that generates snowflakes with its original\'s identities is a violation (1.4)')
+h['faults'][0]['clone phases'][0]['clone']['snowflake'] = 'XX000'
+ok(found(h, 'clone') == 1, 'so is a refusal other than 55000 there')
+h['faults'][0]['clone phases'][0]['clone']['snowflake'] = '55000'
+h['faults'][0]['clone phases'][0]['clone']['flax'] = '55000'
+ok(found(h, 'clone') == 1, 'and flax refused there (it needs no identity)')
+h['faults'][0]['clone phases'][0]['clone']['flax'] = 'ok'
+h['faults'][0]['clone phases'][1]['clone']['siq'] = '55000'
+ok(found(h, 'clone') == 1, 'set apart, a generator still refused is a violation')
+h['faults'][0]['clone phases'][1]['clone']['siq'] = 'ok'
+h['faults'][0]['clone phases'][1]['clone']['kuid'] = 'ok'
+ok(found(h, 'clone') == 1, 'and kuid generating there (it carries no identity) is one too')
+h['faults'][0]['clone phases'][1]['clone']['kuid'] = '55000'
+live = h['ids'][30]
+h['ids'].append(live[:3] + ((6000, 'clone', 9), 10**6, 1002.0, None))
+ok(found(h, 'repeated') == 1, 'an ID of the clone equal to one of its original\'s is repeated, not excused')
+
+
+def excursion_history(seed):
+    h = clean(seed)
+    h['faults'] = [{'kind': 'clock excursion that returns', 't0': 1001.0, 't1': 1011.0, 'down': True,
+                    'moves_clock': True, 'steps_back': True, 'port': 5432, 'excursion': 120, 'minted at': 1003.0,
+                    'measured at': 1010.5, 'went ahead': ['kuid', 'kuid96'], 'minted in it': ['kuid'],
+                    'leads': {'sno': 0.4, 'siq': 0.1, 'kuid': 114.0, 'kuid96': 114.0, 'snowflake': 1.7}}]
+    return h
+
+
+h = excursion_history(18)
+v, stats = checker.check(h)
+ok(v.total() == 0 and stats['leads read after a clock excursion'] == 5,
+   'after a clock excursion, the generator that minted in it ahead and every other at the clock: no violation')
+h['faults'][0]['leads']['snowflake'] = 112.5
+ok(found(h, 'clock excursion') == 1, 'snowflake 112 s ahead after an excursion in which only kuid minted: a violation '
+   '(1.4\'s one mark, item 4a)')
+h['faults'][0]['still ahead'] = ['snowflake']
+ok(found(h, 'clock excursion') == 0, 'unless an earlier excursion took snowflake ahead, and it may lie there still')
+h = excursion_history(18)
+h['faults'][0]['leads']['kuid'] = 0.3
+ok(found(h, 'clock excursion') == 1, 'kuid back at the clock after minting 120 s ahead: resumed below what it issued')
+h['faults'][0]['leads']['kuid'] = 'XX001'
+ok(found(h, 'clock excursion') == 0, 'a lead not read (a refusal) is the availability probe\'s to report')
+h = excursion_history(19)
+t = h['samples'][-1][0]
+h['samples'] += [(1060.0, 5432, 's', {'kuid': 3, 'snowflake': 0}), (1061.0, 5432, 's', {'kuid': 9, 'snowflake': 0})]
+ok(found(h, 'false clock regression') == 0, 'kuid counting clock regressions 50 s after it went ahead is excused')
+h['samples'] += [(1062.0, 5432, 's', {'kuid': 9, 'snowflake': 4})]
+ok(found(h, 'false clock regression') == 1, 'snowflake, which did not go ahead, is not')
+h = excursion_history(19)
+h['samples'] += [(1200.0, 5432, 's', {'kuid': 3}), (1201.0, 5432, 's', {'kuid': 9})]
+ok(found(h, 'false clock regression') == 1, 'nor kuid once the clock has made up the excursion')
+h = excursion_history(20)
+h['backfills'] += [('kuid96', 'present', None, 3, '55000', 1080.0)]
+ok(found(h, 'refused') == 0, 'back-fill at the present of kuid96 refused (55000) while kuid\'s counter lies ahead '
+   'after the excursion: excused')
+h['backfills'] += [('siq', 'present', None, 3, '55000', 1080.0)]
+ok(found(h, 'refused') == 1, 'siq\'s, which did not go ahead: a violation')
+h = excursion_history(20)
+h['backfills'] += [('kuid', 'earlier', 'kuid_time of k00000142 (recorded at 1070.000, 20.0 s before)', 3, '55000', 1090.0)]
+ok(found(h, 'refused') == 0, 'at the time of a kuid minted ahead after the excursion: excused')
+h = excursion_history(21)
+origin = (5432, 's', 1)
+h['ids'] = [('sno', 'b', 'live', origin, 1, 1090.0, 1), ('sno', 'a', 'live', origin, 2, 1091.0, 1)]
+h['ordered']['sno'] = True
+h['faults'][0]['went ahead'] = ['sno']
+ok(found(h, 'order') == 0, 'sno toggling as its clock reaches its mark after an excursion it minted in is its spec\'s')
+h['faults'][0]['went ahead'] = ['kuid', 'kuid96']
+ok(found(h, 'order') == 1, 'after one it did not mint in, out of order')
+h['faults'][0]['went ahead'] = ['sno']
+h['ids'] = [('sno', 'b', 'live', origin, 1, 1190.0, 1), ('sno', 'a', 'live', origin, 2, 1191.0, 1)]
+ok(found(h, 'order') == 1, 'once the clock has made up the excursion, out of order again')
+
 h = clean(8)
 h['problems'] = ['a: PANIC: something']
 ok(found(h, 'fault not asked for') == 1, 'a PANIC is a fault not asked for')

@@ -247,6 +247,14 @@ class Node:
                 time.sleep(0.2)
         raise SystemFault('%s accepts no connection after %d s' % (self.name, timeout))
 
+    def data_checksums(self):
+        """Whether the cluster has data checksums on, by pg_controldata (the server may be stopped)."""
+        out = self.run([self.bin('pg_controldata'), '-D', self.data]).stdout
+        m = re.search(r'^Data page checksum version:\s*(\d+)', out, re.M)
+        if not m:
+            raise SystemFault('%s: pg_controldata names no data page checksum version' % self.name)
+        return m.group(1) != '0'
+
     def in_recovery(self):
         return self.sql('SELECT pg_is_in_recovery()')[0][0]
 
@@ -260,6 +268,23 @@ class Node:
             return '(no log)'
         fatal = [l for l in lines[:-n] if re.search(r'\b(FATAL|PANIC):', l)][-5:]
         return ' | '.join(fatal + lines[-n:])
+
+    def log_errors(self, since, n=2):
+        """The last N ERROR lines of the server's log written at or after
+        the byte offset SINCE (what a tool run against it was told)."""
+        try:
+            with open(self.log, errors='replace') as f:
+                f.seek(since)
+                lines = [line.strip() for line in f if 'ERROR:' in line]
+        except OSError:
+            return ''
+        return ' | '.join(lines[-n:])
+
+    def log_size(self):
+        try:
+            return os.path.getsize(self.log)
+        except OSError:
+            return 0
 
     def set_primary(self, primary):
         """Follow PRIMARY: primary_conninfo (with this node's name as its
@@ -279,8 +304,9 @@ class System:
     postgresql.conf (the standbys get them with the base backup, identities
     included, as an operator's copy of the primary's configuration)."""
 
-    def __init__(self, workdir, bindir, fsync_fault, settings, log):
+    def __init__(self, workdir, bindir, fsync_fault, settings, log, checksums=True):
         self.workdir = workdir
+        self.checksums = checksums      # initdb --data-checksums (--no-checksums: a negative control's)
         self.bindir = bindir
         self.fsync_fault = fsync_fault
         self.settings = settings
@@ -307,8 +333,12 @@ class System:
         a.start()
         a.sql('CREATE EXTENSION flakeid')
         for node, role in ((b, 'sync'), (c, 'async')):
-            node.run([node.bin('pg_basebackup'), '-d', a.conninfo(application_name=node.name), '-D', node.data,
-                      '-R', '-X', 'stream', '-c', 'fast'])
+            since = a.log_size()
+            try:
+                node.run([node.bin('pg_basebackup'), '-d', a.conninfo(application_name=node.name), '-D', node.data,
+                          '-R', '-X', 'stream', '-c', 'fast'])
+            except SystemFault as e:
+                raise SystemFault('%s; the primary\'s log: %s' % (e, a.log_errors(since) or 'no ERROR'))
             self.write_node_conf(node)
             node.role = role
             node.start()
@@ -319,9 +349,13 @@ class System:
         """A cluster of its own for NODE (initdb), with every server's
         configuration: the primary's at the start, a logical-replication
         cutover's new server later (the same settings, identities included)."""
-        # (data checksums, 18's initdb default: pg_basebackup and pg_rewind run over them)
+        # (data checksums, 18's initdb default: pg_basebackup and pg_rewind run over them; a negative
+        # control on a release whose files a checksummed base backup cannot pass, 1.4, leaves them out
+        # with --no-checksums, so that its history gets built, and the fault 'base backup and
+        # pg_checksums' enables them)
         node.run([node.bin('initdb'), '-D', node.data, '-A', 'trust', '-U', 'postgres', '--no-sync',
-                  '-E', 'UTF8', '--locale=C.UTF-8', '--data-checksums'], env=dict(os.environ))
+                  '-E', 'UTF8', '--locale=C.UTF-8'] + (['--data-checksums'] if self.checksums else []),
+                 env=dict(os.environ))
         conf = dict(listen_addresses="'127.0.0.1'", unix_socket_directories="''",
                     shared_preload_libraries="'flakeid'", wal_level='replica', max_wal_senders=10,
                     wal_keep_size="'512MB'", wal_log_hints='on', hot_standby='on',
