@@ -123,7 +123,14 @@ durable_file_write_through_temp(const char *path, const void *bytes, size_t size
 DurableRead
 durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
 {
-	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	/*
+	 * O_NONBLOCK, and only a regular file read: a FIFO in a file's place
+	 * (or named as a set-aside copy, which a start afresh reads) held the
+	 * postmaster in open() for good (1.5's reviewer), as mask_keys.c's
+	 * open guards against for the key file
+	 */
+	int			fd = open(path, O_RDONLY | PG_BINARY | O_NONBLOCK, 0);
+	struct stat st;
 	ssize_t		got;
 
 	*size = 0;
@@ -132,6 +139,12 @@ durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
 		if (errno == ENOENT)
 			return DURABLE_READ_NONE;
 		ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", path)));
+		return DURABLE_READ_FAILED;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	{
+		close(fd);
+		ereport(LOG, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("file \"%s\" is not a regular file", path)));
 		return DURABLE_READ_FAILED;
 	}
 	/* one byte more than the room: a file that fills it is too large */
@@ -163,13 +176,22 @@ durable_file_read_all(const char *path, size_t limit, size_t *size)
 	struct stat st;
 	uint8	   *bytes;
 	size_t		done = 0;
-	int			fd = open(path, O_RDONLY | PG_BINARY, 0);
+	int			fd = open(path, O_RDONLY | PG_BINARY | O_NONBLOCK, 0);	/* (a FIFO: durable_file_read) */
 
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) != 0)
 	{
+		int			why = errno;
+
 		close(fd);
+		errno = why;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode))
+	{
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return NULL;
 	}
 	/* (errno says why each NULL: a caller that read ENOENT left by chance called a present file gone) */

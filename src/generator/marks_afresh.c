@@ -144,6 +144,8 @@ set_state_aside(const char *aside)
  * IDs issued ahead of the clock (1.5's auditor: 124,238 of 301,000
  * snowflakes minted an hour ahead, issued again once the clock got there).
  * A true older copy's marks lie below the latest, and change nothing.
+ * -1, logged, when one cannot be read: the start afresh is refused
+ * (never a resume that might lie below its marks).
  */
 static int
 fold_set_aside_copies(FlakeidPersisted *saved)
@@ -152,13 +154,28 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 	DIR		   *dir = AllocateDir(".");
 	struct dirent *de;
 	int			read = 0;
+	bool		unread = false;
 
 	while ((de = ReadDirExtended(dir, ".", LOG)) != NULL)
-		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) == 0 && state_fold_marks_of(de->d_name, saved))
+	{
+		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
+			continue;
+		if (state_fold_marks_of(de->d_name, saved))
 			read++;
+		else
+		{
+			/* (its marks, if it had any, are not known: the resume could lie below them) */
+			ereport(LOG,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("flakeid cannot start afresh: the marks of \"%s\", a state file set aside as an older copy, cannot be read", de->d_name),
+					 errdetail("It cannot be read, is not a regular file, is another cluster's, or is not what a save of a state version this release reads writes (the lines above may say which); a start afresh that left it out could resume below the IDs its marks covered."),
+					 errhint("Make it readable by the server, or remove it if it is no state of this cluster, and restart the server.")));
+			unread = true;
+		}
+	}
 	if (dir != NULL)
 		FreeDir(dir);
-	return read;
+	return unread ? -1 : read;
 }
 
 bool
@@ -171,7 +188,7 @@ start_state_afresh(FlakeidPersisted *saved)
 	char	   *aside = psprintf("flakeid.state.set-aside-" INT64_FORMAT "-%d", flakeid_clock_unix_us() / USECS_PER_SEC, (int) getpid());
 	char		resume[MAXDATELEN + 1];
 
-	if (!set_state_aside(aside))
+	if (copies < 0 || !set_state_aside(aside))
 		return false;
 	state_set_empty(saved);
 	saved->system_identifier = GetSystemIdentifier();

@@ -84,6 +84,16 @@ bounds_to_persisted(const IssuedBounds *bounds, PersistedBounds *persisted)
 			(void) persisted_add_ahead(persisted, generator_slot_name(s), &bounds->ahead[s]);
 }
 
+/* the own mark of the monotonic generator NAME, or -1 for a name this release has none for */
+static int
+monotonic_mark_named(const char *name)
+{
+	for (int g = 0; g < GEN_COUNT; g++)
+		if (!generator_defs[g].ticktock && strcmp(generator_defs[g].name, name) == 0)
+			return generator_defs[g].mark;
+	return -1;
+}
+
 const char *
 bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds)
 {
@@ -93,25 +103,29 @@ bounds_from_persisted(const PersistedBounds *persisted, IssuedBounds *bounds)
 		bounds->marks[m] = persisted->marks[0];
 	bounds->marks[MARK_SNO_FLAG0] = persisted->marks[1];
 	bounds->marks[MARK_SNO_FLAG1] = persisted->marks[2];
+	/*
+	 * The entry is not required: one naming a generator this release has
+	 * no monotonic mark for (a later release's) is left out, as 1.4 leaves
+	 * them all out; refused, its reason was "written by a newer version" of
+	 * a file whose version this release reads (1.5's auditor).  Its mark
+	 * is not lost at the next save, which writes the latest of this
+	 * release's monotonic marks where MARKS[0] was: each of them is raised
+	 * to it, as 1.4 resumes them all after MARKS[0] (1.5's reviewer: else a
+	 * round trip through this release lowered MARKS[0] below the mark of a
+	 * later release's generator, which falls back to it there).
+	 */
 	for (uint32 i = 0; i < persisted->ngenerator_marks; i++)
 	{
 		const PersistedGeneratorMark *own = &persisted->generator_marks[i];
-		int			g;
+		int			mark = monotonic_mark_named(own->generator);
 
-		for (g = 0; g < GEN_COUNT; g++)
-			if (!generator_defs[g].ticktock && strcmp(generator_defs[g].name, own->generator) == 0)
-				break;
-		/*
-		 * (the entry is not required: one naming a generator this release
-		 * has no monotonic mark for, a later release's, is left out, as
-		 * 1.4 leaves them all out, and the latest mark above covers it.
-		 * Refused, its reason was "written by a newer version" of a file
-		 * whose version this release reads: 1.5's auditor)
-		 */
-		if (g == GEN_COUNT)
-			continue;
-		bounds->marks[generator_defs[g].mark] = own->mark;
+		if (mark >= 0)
+			bounds->marks[mark] = own->mark;
 	}
+	for (uint32 i = 0; i < persisted->ngenerator_marks; i++)
+		if (monotonic_mark_named(persisted->generator_marks[i].generator) < 0)
+			for (int m = 0; m < MARK_MONOTONIC_COUNT; m++)
+				bounds->marks[m] = Max(bounds->marks[m], persisted->generator_marks[i].mark);
 	bounds->sno_ticktock = persisted->sno_ticktock & 1;
 	bounds->backfill_floor = persisted->backfill_floor_us;
 	for (uint32 i = 0; i < persisted->nlows; i++)
@@ -240,13 +254,18 @@ state_fold_marks_of(const char *path, FlakeidPersisted *into)
 	if (durable_file_read(path, file, sizeof(file), &size) != DURABLE_READ_OK ||
 		persisted_state_decode(file, size, GetSystemIdentifier(), &persisted, &version) != PERSISTED_OK)
 		return false;
-	if (bounds_from_persisted(&persisted.own, &read.own) != NULL ||
-		bounds_from_persisted(&persisted.upstream, &read.upstream) != NULL)
-		return false;
+	/*
+	 * (the marks are read before any counter slot: a later release's file,
+	 * naming a slot this one lacks, gives its marks all the same)
+	 */
+	(void) bounds_from_persisted(&persisted.own, &read.own);
+	(void) bounds_from_persisted(&persisted.upstream, &read.upstream);
 	for (int side = 0; side < 2; side++)
 		for (int m = 0; m < MARK_COUNT; m++)
 			sides[side]->marks[m] = Max(sides[side]->marks[m], read_sides[side]->marks[m]);
-	if (into->snowflake_epoch_ms < 0)
+	/* (the earliest epoch snowflakes were issued under, as the field says: never the first file listed) */
+	if (persisted.snowflake_epoch_ms >= 0 &&
+		(into->snowflake_epoch_ms < 0 || persisted.snowflake_epoch_ms < into->snowflake_epoch_ms))
 		into->snowflake_epoch_ms = persisted.snowflake_epoch_ms;
 	return true;
 }

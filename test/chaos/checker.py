@@ -465,6 +465,11 @@ def check(history):
                 kind, f['t0'], ', '.join(f.get('left', ())), f['refused after the restart']))
         for phase in f.get('clone phases', ()):
             generates = CLONE_GENERATES[phase['identities']]
+            for fmt in phase.get('formats', ()):
+                if fmt not in phase['clone']:
+                    # (a minting thread that died or never ended: nothing says the clone refused it)
+                    v.add('clone', 'a promoted clone with identities %s has no result for %s' % (
+                        phase['identities'], fmt))
             for fmt, got in sorted(phase['clone'].items()):
                 if fmt in generates and got != 'ok':
                     v.add('clone', 'a promoted clone with identities %s refused %s (%s), which it must generate' % (

@@ -329,6 +329,11 @@ h['faults'][0]['clone phases'][1]['clone']['siq'] = 'ok'
 h['faults'][0]['clone phases'][1]['clone']['kuid'] = 'ok'
 ok(found(h, 'clone') == 1, 'and kuid generating there (it carries no identity) is one too')
 h['faults'][0]['clone phases'][1]['clone']['kuid'] = '55000'
+h['faults'][0]['clone phases'][1]['formats'] = sorted(apart)
+ok(found(h, 'clone') == 0, 'a phase with a result for every format it minted keeps the promise')
+del h['faults'][0]['clone phases'][1]['clone']['siq']
+ok(found(h, 'clone') == 1, 'one without a result for a format (its thread died or never ended) is a violation')
+h['faults'][0]['clone phases'][1]['clone']['siq'] = 'ok'
 live = h['ids'][30]
 h['ids'].append(live[:3] + ((6000, 'clone', 9), 10**6, 1002.0, None))
 ok(found(h, 'repeated') == 1, 'an ID of the clone equal to one of its original\'s is repeated, not excused')

@@ -431,4 +431,67 @@ for my $t (sort keys %ahead)
 		"... and $t resumes above the IDs it minted an hour ahead of the clock before the stop");
 }
 stop_checked($u);
+
+# A file set aside as an older copy that cannot be read (here a FIFO in its
+# name, which a blocking open() would wait on for good, in the postmaster):
+# the start afresh is refused, never a resume that might lie below its
+# marks, and the server starts (1.5's reviewer).  Removed, the next start
+# afresh goes on.
+my $f = flakeid_node('unreadable_copy');
+my $fd = $f->data_dir;
+$f->safe_psql('postgres', 'SELECT snowflake_new()');
+$f->stop('fast');
+unlink("$fd/flakeid.state") or die "flakeid.state: $!";
+system('mkfifo', "$fd/flakeid.state.older-copy-0-0") == 0 or die 'mkfifo';
+$f->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
+$f->start;
+like(message_of($f, 'SELECT snowflake_new()'), qr/starting afresh failed/,
+	'a set-aside copy that cannot be read (a FIFO): the server starts, and the start afresh is refused');
+ok(log_count($f, qr/cannot start afresh: the marks of "flakeid.state.older-copy-0-0", a state file set aside as an older copy, cannot be read/) >= 1,
+	'... and the log names the file');
+$f->stop('fast');
+unlink("$fd/flakeid.state.older-copy-0-0") or die $!;
+$f->start;
+is(sqlstate_of($f, 'SELECT snowflake_new()'), 'ok', '... removed, the next start afresh generates');
+stop_checked($f);
+
+# Set-aside copies of several snowflake epochs: a start afresh keeps the
+# earliest, whichever file the directory lists first (1.5's reviewer: the
+# first listed was kept; a later one let a later configured epoch mint
+# snowflakes below those issued under the earlier, and so again).  Here
+# the copies carry the default epoch and five later ones, and the server
+# is set a day after the default: refused (55000) as later than the epoch
+# snowflakes were issued under.
+my $default_epoch = 1420070400000;
+my $e = flakeid_node('copy_epochs');
+my $ed = $e->data_dir;
+$e->safe_psql('postgres', 'SELECT snowflake_new()');
+$e->stop('fast');
+my $state = slurp_file("$ed/flakeid.state");
+for my $days (0, 2 .. 6)
+{
+	my ($version, $length) = unpack('x4 L< L<', $state);
+	my ($body, $at, $entries) = ('', 0, substr($state, 16, $length));
+	while ($at < length $entries)
+	{
+		my ($t, undef, $len) = unpack('S< S< L<', substr($entries, $at, 8));
+		my $entry = substr($entries, $at, 8 + $len);
+		substr($entry, 8, 8) = pack('q<', $default_epoch + $days * 86_400_000) if $t == 1;
+		$body .= $entry;
+		$at += 8 + $len;
+	}
+	my $head = pack('L< L< L< L<', 0x464C4B31, $version, length($body), 0);
+	open(my $fh, '>:raw', "$ed/flakeid.state.older-copy-$days-0") or die $!;
+	print $fh $head . $body . pack('L<', crc32c($head . $body));
+	close($fh);
+}
+unlink("$ed/flakeid.state") or die "flakeid.state: $!";
+$e->append_conf('postgresql.conf', "flakeid.start_afresh = on\nflakeid.snowflake_epoch_ms = '" . ($default_epoch + 86_400_000) . "'");
+$e->start;
+ok(log_count($e, qr/resume after the marks of the 6 state files of this cluster set aside as older copies/) >= 1,
+	'a start afresh reads the six set-aside copies');
+like(message_of($e, 'SELECT snowflake_new()'), qr/ERROR:  .*epoch/,
+	'... keeps the earliest snowflake epoch of theirs: a later configured one is refused (55000)');
+is(sqlstate_of($e, 'SELECT snowflake_new()'), '55000', '... with 55000');
+stop_checked($e);
 done_testing();
