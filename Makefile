@@ -9,7 +9,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(EXTENSION).
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
-PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask
+PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask mask_keys
 
 # src/ in three layers (docs/DESIGN.md): format/ (pure C: each format's
 # module and the helpers every type uses), generator/ (the generators, on

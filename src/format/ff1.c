@@ -53,6 +53,16 @@ aes_block(const Ff1Key *key, const uint8_t in[16], uint8_t out[16])
 	(void) EVP_EncryptUpdate((EVP_CIPHER_CTX *) key->cipher, out, &len, in, 16);
 }
 
+void
+ff1_key_check_value(const Ff1Key *key, uint8_t out[FF1_CHECK_VALUE_BYTES])
+{
+	static const uint8_t zero[16] = {0};
+	uint8_t		block[16];
+
+	aes_block(key, zero, block);
+	memcpy(out, block, FF1_CHECK_VALUE_BYTES);
+}
+
 /* CBC-MAC step: chain = CIPH(chain xor block) */
 static void
 mac_block(const Ff1Key *key, uint8_t chain[16], const uint8_t block[16])

@@ -40,6 +40,15 @@ extern bool ff1_key_init(Ff1Key *key, const uint8_t *bytes, size_t key_len);
 extern void ff1_key_free(Ff1Key *key);
 
 /*
+ * The key's check value: the first FF1_CHECK_VALUE_BYTES of AES of a zero
+ * block under it (the key check value of key ceremonies, which
+ * `openssl enc -aes-256-ecb -nopad -K KEY` of 16 zero bytes gives too).
+ * It tells two keys apart without showing either.
+ */
+#define FF1_CHECK_VALUE_BYTES	3
+extern void ff1_key_check_value(const Ff1Key *key, uint8_t out[FF1_CHECK_VALUE_BYTES]);
+
+/*
  * One (key, radix, length, tweak): what every round shares, computed once.
  * chain is the CBC-MAC of P and of Q's blocks before its last, which holds
  * the round number and the other half.

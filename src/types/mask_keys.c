@@ -22,7 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
@@ -283,4 +285,42 @@ flakeid_unmask_cipher(const FlakeFormat *format, const char *purpose, size_t pur
 		if (key_ids[i] == key_id)
 			return cipher(&cache[format->id][1], format, i, purpose, purpose_len);
 	return NULL;
+}
+
+/*
+ * flakeid_mask_keys(): each key of the file as this session reads it, with
+ * its check value (ff1_key_check_value, 6 hex digits) and whether it masks
+ * (the first).  An operator compares them across servers: a key ID whose
+ * key differs elsewhere unmasks that server's tokens to unrelated IDs,
+ * silently (issue 80, item 3).  Raises 55000, as the masks do, with no key.
+ * Revoked from PUBLIC by the install script.
+ */
+PG_FUNCTION_INFO_V1(flakeid_mask_keys);
+
+Datum
+flakeid_mask_keys(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	if (unlikely(keys_need_reading()))
+		load_keys();
+	if (key_count == 0)
+		no_key();
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < key_count; i++)
+	{
+		uint8		check[FF1_CHECK_VALUE_BYTES];
+		char		hex[2 * FF1_CHECK_VALUE_BYTES + 1];
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		ff1_key_check_value(&keys[i], check);
+		for (int b = 0; b < FF1_CHECK_VALUE_BYTES; b++)
+			snprintf(hex + 2 * b, 3, "%02x", check[b]);
+		values[0] = Int32GetDatum(key_ids[i]);
+		values[1] = CStringGetTextDatum(hex);
+		values[2] = BoolGetDatum(i == 0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

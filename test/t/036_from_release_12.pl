@@ -92,7 +92,8 @@ cmp_ok(sql("SELECT count(*) FROM pg_get_wal_records_info('$checkpoint', pg_curre
 is(log_count($node, qr/upgraded the generator state file from version 3 to version 4/), 1,
 	"1.2's state file (version 3) is read and rewritten as version 4");
 sql('ALTER EXTENSION flakeid UPDATE');
-is(sql("SELECT extversion FROM pg_extension WHERE extname = 'flakeid'"), '1.4', 'ALTER EXTENSION flakeid UPDATE: 1.4');
+my ($current) = slurp_file(tree_root() . '/flakeid.control') =~ /^default_version = '([^']+)'/m;
+is(sql("SELECT extversion FROM pg_extension WHERE extname = 'flakeid'"), $current, "ALTER EXTENSION flakeid UPDATE: $current");
 for my $g (@generators)
 {
 	my ($f, $type) = @$g{qw(format type)};

@@ -58,6 +58,7 @@ sub header_key
 # --- the file: permissions, malformed, none --------------------------------
 is(sqlstate_of($node, "SELECT sno_mask(sno_new())"), '55000', 'no key file yet: sno_mask is 55000');
 like(message_of($node, "SELECT sno_mask(sno_new())"), qr/HINT:  Set flakeid.mask_keys_file to a file/, '... with a hint');
+is(sqlstate_of($node, 'SELECT * FROM flakeid_mask_keys()'), '55000', '... and so is flakeid_mask_keys()');
 
 write_keys(0644, "1 $K1");
 ok(refused_as(qr/mask key file ".*mask.keys" refused: it has group or world access \(mode 0644\)/),
@@ -108,6 +109,23 @@ while (my $line = <$vectors>)
 close($vectors);
 is($masked, $rows / 2, "mask.tsv: every token of key 1 is what <type>_mask gives ($masked of " . $rows / 2 . ')');
 is($unmasked, $rows, "mask.tsv: every token (keys 1 and 1023) unmasks to its ID ($unmasked of $rows)");
+
+# --- the keys' check values (issue 80, item 3) -------------------------------
+# AES-256 of a zero block under each key, its first 3 bytes, as openssl's
+# command line computes it: what an operator compares across servers
+sub check_value
+{
+	my ($key) = @_;
+	my $hex = `head -c 16 /dev/zero | openssl enc -aes-256-ecb -nopad -K $key | od -An -tx1`;
+	$hex =~ s/\s//g;
+	die "openssl gave no block for the check value" unless length($hex) == 32;
+	return substr($hex, 0, 6);
+}
+is(sql('SELECT key_id, check_value, masks FROM flakeid_mask_keys() ORDER BY key_id'),
+	join("\n", '1|' . check_value($K1) . '|t', '1023|' . check_value($K2) . '|f'),
+	"flakeid_mask_keys(): each key's ID, its check value (openssl's AES-256 of a zero block), and which masks");
+unlike(slurp_file($node->logfile), qr/\Q$K1\E|\Q$K2\E/, '... and neither key is in the log');
+is(sqlstate_of($node, 'SET ROLE masker; SELECT * FROM flakeid_mask_keys()'), '42501', '... not executable by PUBLIC');
 
 for my $f (@formats)
 {

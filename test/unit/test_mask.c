@@ -93,6 +93,31 @@ test_ff1_limits(void)
 }
 
 /* the tokens of test/vectors/mask.tsv (derive_mask_vectors.py: Python integers and another AES) */
+/*
+ * The key check value: AES-256 of a zero block under the zero key is
+ * dc95c078a2408989ad48a21492842087 (FIPS-197's known answer, as
+ * `openssl enc -aes-256-ecb -nopad` gives it); two keys one bit apart
+ * have other check values.
+ */
+static void
+test_key_check_value(void)
+{
+	uint8_t		key_bytes[MASK_KEY_BYTES] = {0};
+	uint8_t		a[FF1_CHECK_VALUE_BYTES],
+				b[FF1_CHECK_VALUE_BYTES];
+	Ff1Key		key;
+
+	ff1_key_init(&key, key_bytes, MASK_KEY_BYTES);
+	ff1_key_check_value(&key, a);
+	ff1_key_free(&key);
+	tap_ok(a[0] == 0xdc && a[1] == 0x95 && a[2] == 0xc0, "the zero key's check value is dc95c0 (AES-256 of a zero block)");
+	key_bytes[31] = 1;
+	ff1_key_init(&key, key_bytes, MASK_KEY_BYTES);
+	ff1_key_check_value(&key, b);
+	ff1_key_free(&key);
+	tap_ok(memcmp(a, b, sizeof(a)) != 0, "a key one bit apart has another check value");
+}
+
 static void
 test_token_vectors(void)
 {
@@ -432,6 +457,7 @@ main(int argc, char **argv)
 	test_nist_samples();
 	test_ff1_limits();
 	test_token_vectors();
+	test_key_check_value();
 	test_token_shapes();
 	test_key_file();
 	test_round_trips();
