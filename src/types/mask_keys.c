@@ -27,6 +27,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "types/glue.h"
 #include "types/mask_keys.h"
