@@ -173,8 +173,10 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 			unread = true;
 		}
 	}
-	if (dir != NULL)
-		FreeDir(dir);
+	/* (a data directory that cannot be listed: the copies, if any, unread; ReadDirExtended logged why) */
+	if (dir == NULL)
+		return -1;
+	FreeDir(dir);
 	return unread ? -1 : read;
 }
 

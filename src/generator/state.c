@@ -274,8 +274,9 @@ state_fold_marks_of(const char *path, FlakeidPersisted *into)
  * Reads the file at server start into *state (all zero, the epoch -1,
  * unless loaded) and sets *file_version (0 without a file).  Logs why a
  * file cannot be used.  A refused file whose marks could be read (another
- * cluster's, an old release's refused by old_file_refusal) is left loaded
- * for start afresh; the caller must not issue from a refused state.  Never
+ * cluster's, an old release's refused by old_file_refusal, one not the
+ * last clean stop's) is left loaded for start afresh; the caller must not
+ * issue from a refused state.  Never
  * raises an error: it runs in the postmaster.
  */
 StateLoad
@@ -345,7 +346,15 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 			detail = state_seal_set_aside(STATE_FILE, detail, true);
 		else
 			state_seal_refuse();
-		state_set_empty(state);
+		/*
+		 * Its marks stay loaded for a start afresh at this start, and at
+		 * a later one where it could not be moved (read-only: durable_rename
+		 * opens it for writing), which refuses it here again: emptied, a
+		 * start afresh beside a file left in place resumed at the clock +
+		 * 62 s, below its marks (1.5's auditor: 161 snowflakes again).  A
+		 * moved one's marks are read from its new name
+		 * (marks_afresh.c).  The caller empties a refused state.
+		 */
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the generator state file \"%s\" is not the one the last clean stop saved", STATE_FILE),

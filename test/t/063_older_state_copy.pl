@@ -432,6 +432,26 @@ for my $t (sort keys %ahead)
 }
 stop_checked($u);
 
+# The same refused file read-only (a restore that kept its mode, a chmod
+# by hand): it cannot be moved aside (durable_rename opens it for
+# writing) and stays in place; the start afresh must still resume past its
+# marks (1.5's second auditor: they were dropped, 161 snowflakes minted an
+# hour ahead issued again).
+my $ro = flakeid_node('readonly_stale', 'flakeid.allow_debug_clock_offset' => 'on');
+my $rod = $ro->data_dir;
+my $ro_latest = $ro->safe_psql('postgres',
+	'SET flakeid.debug_clock_offset_ms = 3600000; SELECT max(x) FROM (SELECT snowflake_new() x FROM generate_series(1, 2000)) s');
+mkdir("$rod/flakeid.state.tmp") && mkdir("$rod/flakeid.state.tmp/held") or die "flakeid.state.tmp: $!";
+$ro->stop('fast');
+rmdir("$rod/flakeid.state.tmp/held") && rmdir("$rod/flakeid.state.tmp") or die "flakeid.state.tmp: $!";
+chmod(0400, "$rod/flakeid.state") or die $!;
+$ro->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
+$ro->start;
+ok(log_count($ro, qr/It is set aside as "\(it could not be renamed\)"/) >= 1, 'a read-only refused file is left in place');
+is($ro->safe_psql('postgres', "SELECT snowflake_new() > $ro_latest"), 't',
+	'... and the start afresh resumes above the snowflakes minted an hour ahead before the stop');
+stop_checked($ro);
+
 # A file set aside as an older copy that cannot be read (here a FIFO in its
 # name, which a blocking open() would wait on for good, in the postmaster):
 # the start afresh is refused, never a resume that might lie below its
