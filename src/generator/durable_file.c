@@ -120,17 +120,42 @@ durable_file_write_through_temp(const char *path, const void *bytes, size_t size
 	return fsync_fname_ext(directory_of(path), true, false, elevel) == 0;
 }
 
+/*
+ * O_NONBLOCK, and only a regular file kept open: a FIFO in a file's place
+ * (or named as a set-aside copy, which a start afresh reads, or as the
+ * witness) held the postmaster in open() for good (1.5's reviewers), as
+ * mask_keys.c's open guards against for the key file.  -1 with errno set
+ * otherwise: EISDIR for a directory, EINVAL for any other kind of file.
+ */
+int
+durable_file_open_regular(const char *path, struct stat *st)
+{
+	int			fd = open(path, O_RDONLY | PG_BINARY | O_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0)
+	{
+		int			why = errno;
+
+		close(fd);
+		errno = why;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode))
+	{
+		close(fd);
+		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 DurableRead
 durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
 {
-	/*
-	 * O_NONBLOCK, and only a regular file read: a FIFO in a file's place
-	 * (or named as a set-aside copy, which a start afresh reads) held the
-	 * postmaster in open() for good (1.5's reviewer), as mask_keys.c's
-	 * open guards against for the key file
-	 */
-	int			fd = open(path, O_RDONLY | PG_BINARY | O_NONBLOCK, 0);
 	struct stat st;
+	int			fd = durable_file_open_regular(path, &st);
 	ssize_t		got;
 
 	*size = 0;
@@ -138,13 +163,10 @@ durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size)
 	{
 		if (errno == ENOENT)
 			return DURABLE_READ_NONE;
-		ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", path)));
-		return DURABLE_READ_FAILED;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-	{
-		close(fd);
-		ereport(LOG, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("file \"%s\" is not a regular file", path)));
+		if (errno == EINVAL)
+			ereport(LOG, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("file \"%s\" is not a regular file", path)));
+		else
+			ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", path)));
 		return DURABLE_READ_FAILED;
 	}
 	/* one byte more than the room: a file that fills it is too large */
@@ -176,24 +198,10 @@ durable_file_read_all(const char *path, size_t limit, size_t *size)
 	struct stat st;
 	uint8	   *bytes;
 	size_t		done = 0;
-	int			fd = open(path, O_RDONLY | PG_BINARY | O_NONBLOCK, 0);	/* (a FIFO: durable_file_read) */
+	int			fd = durable_file_open_regular(path, &st);
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0)
-	{
-		int			why = errno;
-
-		close(fd);
-		errno = why;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode))
-	{
-		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		return NULL;
-	}
 	/* (errno says why each NULL: a caller that read ENOENT left by chance called a present file gone) */
 	if ((uint64) st.st_size > limit)
 	{
@@ -231,7 +239,8 @@ durable_file_read_all(const char *path, size_t limit, size_t *size)
 bool
 durable_file_write_at(const char *path, off_t offset, const void *bytes, size_t size, int elevel)
 {
-	int			fd = OpenTransientFile(path, O_WRONLY | PG_BINARY);
+	/* (O_NONBLOCK: a FIFO put in the file's place fails here rather than hold the caller) */
+	int			fd = OpenTransientFile(path, O_WRONLY | PG_BINARY | O_NONBLOCK);
 
 	if (fd < 0)
 	{

@@ -10,6 +10,8 @@
 
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 typedef enum DurableRead
 {
 	DURABLE_READ_OK,
@@ -40,6 +42,12 @@ extern bool durable_file_write_through_temp(const char *path, const void *bytes,
 extern bool durable_file_remove_temp(const char *path, int elevel);
 
 /* reads `path` whole into `buffer` (at most `room` bytes); never raises */
+/*
+ * Opens `path` to read, without blocking (a FIFO), and only a regular file:
+ * the descriptor and *st, or -1 with errno (EISDIR, EINVAL for another kind
+ * of file).  Never raises.
+ */
+extern int	durable_file_open_regular(const char *path, struct stat *st);
 extern DurableRead durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size);
 
 /*

@@ -145,19 +145,55 @@ set_state_aside(const char *aside)
  * snowflakes minted an hour ahead, issued again once the clock got there).
  * A true older copy's marks lie below the latest, and change nothing.
  * -1, logged, when one cannot be read: the start afresh is refused
- * (never a resume that might lie below its marks).
+ * (never a resume that might lie below its marks).  The files an earlier
+ * start afresh set aside (flakeid.state.set-aside-*) are folded in too,
+ * those it could read: put back over the file that start saved, an older
+ * copy left their marks the only ones of IDs issued ahead (1.5's third
+ * auditor: 3,365 snowflakes issued again).
  */
 static int
 fold_set_aside_copies(FlakeidPersisted *saved)
 {
 	static const char prefix[] = "flakeid.state.older-copy-";
+	static const char set_aside[] = "flakeid.state.set-aside-";
 	DIR		   *dir = AllocateDir(".");
 	struct dirent *de;
 	int			read = 0;
 	bool		unread = false;
 
-	while ((de = ReadDirExtended(dir, ".", LOG)) != NULL)
+	/*
+	 * (readdir itself, not ReadDirExtended: a listing that fails partway
+	 * must be told from its end, and refuse like one that cannot start;
+	 * taken as complete, the copies after the failure went unread (1.5's
+	 * second reviewer))
+	 */
+	while (dir != NULL)
 	{
+		errno = 0;
+		if ((de = readdir(dir)) == NULL)
+		{
+			if (errno != 0)
+			{
+				ereport(LOG,
+						(errcode_for_file_access(),
+						 errmsg("flakeid cannot start afresh: could not list the data directory for state files set aside as older copies: %m")));
+				unread = true;
+			}
+			break;
+		}
+		if (strncmp(de->d_name, set_aside, sizeof(set_aside) - 1) == 0)
+		{
+			/*
+			 * (an earlier start afresh's inquiry copy: its marks may be the
+			 * only ones left of IDs issued ahead, once an older copy was put
+			 * back over the file that start saved; one that cannot be read
+			 * was moved aside unread by that start, and its marks were
+			 * unknown then as now: left out, as that start left them)
+			 */
+			if (state_fold_marks_of(de->d_name, saved))
+				read++;
+			continue;
+		}
 		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
 			continue;
 		if (state_fold_marks_of(de->d_name, saved))
@@ -173,9 +209,14 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 			unread = true;
 		}
 	}
-	/* (a data directory that cannot be listed: the copies, if any, unread; ReadDirExtended logged why) */
+	/* (a data directory that cannot be listed: the copies, if any, unread) */
 	if (dir == NULL)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("flakeid cannot start afresh: could not open the data directory to list state files set aside as older copies: %m")));
 		return -1;
+	}
 	FreeDir(dir);
 	return unread ? -1 : read;
 }
@@ -212,7 +253,7 @@ start_state_afresh(FlakeidPersisted *saved)
 	ereport(LOG,
 			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
 					resume),
-			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside as older copies (\"flakeid.state.older-copy-*\") too.", aside, copies),
+			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside (\"flakeid.state.older-copy-*\", \"flakeid.state.set-aside-*\") too.", aside, copies),
 			 errhint("Set flakeid.start_afresh = off again. " BACKFILL_LOSS_HINT)));
 	return true;
 }

@@ -115,20 +115,28 @@ read_witness(Witness *w)
 	size_t		prefix;
 
 	memset(w, 0, sizeof(*w));
-	fd = open(STATE_WITNESS_FILE, O_RDONLY | PG_BINARY, 0);
+	/*
+	 * (without blocking, a regular file only: a FIFO in its place held the
+	 * postmaster in open() for good, and no stop ended it (1.5's second
+	 * reviewer); anything else there is present but unreadable, the safe
+	 * side: durable_file_open_regular)
+	 */
+	fd = durable_file_open_regular(STATE_WITNESS_FILE, &st);
 	/* (1.4's place, while its move has not been made: never read as absent) */
 	if (fd < 0 && errno == ENOENT)
-		fd = open(STATE_WITNESS_FILE_1_4, O_RDONLY | PG_BINARY, 0);
+		fd = durable_file_open_regular(STATE_WITNESS_FILE_1_4, &st);
 	if (fd < 0)
 	{
 		w->present = errno != ENOENT;
-		if (w->present)
+		if (w->present && errno == EINVAL)
+			ereport(LOG, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("file \"%s\" is not a regular file", STATE_WITNESS_FILE)));
+		else if (w->present)
 			ereport(LOG, (errcode_for_file_access(), errmsg("could not open file \"%s\": %m", STATE_WITNESS_FILE)));
 		return;
 	}
 	w->present = true;
 	size = read(fd, text, sizeof(text) - 1);
-	if (size < 0 || fstat(fd, &st) != 0)
+	if (size < 0)
 	{
 		ereport(LOG, (errcode_for_file_access(), errmsg("could not read file \"%s\": %m", STATE_WITNESS_FILE)));
 		close(fd);

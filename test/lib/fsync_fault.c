@@ -1,9 +1,12 @@
 /*
- * fsync_fault.c — a fault for the state file's fsyncs, preloaded into a test
- * server (LD_PRELOAD): while the file named by FLAKEID_FAULT_SWITCH exists,
- * an fsync of a file whose path contains "flakeid.state" fails with EIO
- * (the switch holds "eio") or first sleeps that many seconds (it holds a
- * number: a storage stall).  Every other fsync is the real one.
+ * fsync_fault.c — faults of the file system under flakeid's state, preloaded
+ * into a test server (LD_PRELOAD): while the file named by
+ * FLAKEID_FAULT_SWITCH exists, an fsync of a file whose path contains
+ * "flakeid.state" fails with EIO (the switch holds "eio") or first sleeps
+ * that many seconds (it holds a number: a storage stall); and where it
+ * holds "readdir", a listing of the process's working directory (the data
+ * directory) fails with EIO, as a directory's read error would.  Every
+ * other call is the real one.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,9 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int			fsync(int fd);
+struct dirent *readdir(DIR *dir);
 
 /* "eio", a number of seconds, or "" when the switch is off */
 static void
@@ -55,7 +61,7 @@ fsync(int fd)
 	if (real_fsync == NULL)
 		real_fsync = (int (*) (int)) dlsym(RTLD_NEXT, "fsync");
 	fault_mode(mode, sizeof(mode));
-	if (mode[0] != '\0' && is_state_file(fd))
+	if (mode[0] != '\0' && strcmp(mode, "readdir") != 0 && is_state_file(fd))
 	{
 		if (strcmp(mode, "eio") == 0)
 		{
@@ -65,4 +71,27 @@ fsync(int fd)
 		sleep((unsigned) atoi(mode));
 	}
 	return real_fsync(fd);
+}
+
+struct dirent *
+readdir(DIR *dir)
+{
+	static struct dirent *(*real_readdir) (DIR *) = NULL;
+	char		mode[32];
+	struct stat listed,
+				here;
+
+	int			caller_errno = errno;	/* (readdir's end leaves errno as its caller set it: 0) */
+
+	if (real_readdir == NULL)
+		real_readdir = (struct dirent *(*) (DIR *)) dlsym(RTLD_NEXT, "readdir");
+	fault_mode(mode, sizeof(mode));
+	if (strcmp(mode, "readdir") == 0 && fstat(dirfd(dir), &listed) == 0 && stat(".", &here) == 0 &&
+		listed.st_dev == here.st_dev && listed.st_ino == here.st_ino)
+	{
+		errno = EIO;
+		return NULL;
+	}
+	errno = caller_errno;
+	return real_readdir(dir);
 }

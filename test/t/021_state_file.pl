@@ -349,24 +349,46 @@ stop_checked($node);
 # marked required is skipped.
 my $own_system = (state_file_fields($node->data_dir))[0];
 File::Copy::copy($node->data_dir . '/flakeid.state', "$work/v4.state") or die "v4.state: $!";
-sub with_entry    # with_entry(NAME, TAG, FLAGS, PAYLOAD): v4.state with that entry appended, as NAME
+sub with_entry    # with_entry(NAME, TAG, FLAGS, PAYLOAD[, EDIT]): v4.state with that entry appended, as NAME
 {
-	my ($name, $tag, $flags, $payload) = @_;
+	# (TAG undef: none appended; PAYLOAD a code ref: called after the walk; EDIT(TAG, BYTES): each
+	# entry's bytes as they go in, undef to leave it out)
+	my ($name, $tag, $flags, $payload, $edit) = @_;
 	my $bytes = slurp_file("$work/v4.state");
 	# (without the entry naming its flakeid.deep, tag 7: the fixture's cluster's record does not come along)
 	my ($body, $at, $entries) = ('', 0, substr($bytes, 16, length($bytes) - 20));
 	while ($at < length $entries)
 	{
 		my ($t, undef, $len) = unpack('S< S< L<', substr($entries, $at, 8));
-		$body .= substr($entries, $at, 8 + $len) unless $t == 7;
+		my $entry = $t == 7 ? undef : substr($entries, $at, 8 + $len);
+		$entry = $edit->($t, $entry) if defined $entry && $edit;
+		$body .= $entry if defined $entry;
 		$at += 8 + $len;
 	}
-	$body .= pack('S< S< L<', $tag, $flags, length($payload)) . $payload;
+	$payload = $payload->() if ref $payload eq 'CODE';
+	$body .= pack('S< S< L<', $tag, $flags, length($payload)) . $payload if defined $tag;
 	my $head = pack('L< L< L< L<', 0x464C4B31, 4, length($body), 0);
 	open(my $fh, '>:raw', "$work/$name") or die "$name: $!";
 	print $fh $head . $body . pack('L<', crc32c($head . $body));
 	close($fh);
 	return "$work/$name";
+}
+# an EDIT for with_entry: this cluster's own latest mark (MARKS, tag 3, its side 0) an hour later,
+# where the mark goes into $$ahead; with AT (Unix µs), that mark and each generator's own (MARK,
+# tag 14, side 0: its last 8 bytes) at AT
+sub own_mark_hour_ahead
+{
+	my ($ahead, $at) = @_;
+	return sub {
+		my ($t, $entry) = @_;
+		if ($t == 3 && ord(substr($entry, 8, 1)) == 0)
+		{
+			$$ahead = $at // unpack('q<', substr($entry, 17, 8)) + 3600 * 1_000_000;
+			substr($entry, 17, 8) = pack('q<', $$ahead);
+		}
+		substr($entry, -8) = pack('q<', $at) if defined $at && $t == 14 && ord(substr($entry, 8, 1)) == 0;
+		return $entry;
+	};
 }
 my $later_slot = 'gen of 1.9';
 for my $case (
@@ -399,31 +421,31 @@ for my $case (
 # to the clock, and the later release, back again, resumed that generator
 # below what it had issued).
 {
-	my $bytes = slurp_file(with_entry('later.state', 99, 0, ''));
-	my ($body, $at, $entries) = ('', 0, substr($bytes, 16, length($bytes) - 20));
 	my $ahead;
-	while ($at < length $entries)
-	{
-		my ($t, undef, $len) = unpack('S< S< L<', substr($entries, $at, 8));
-		my $entry = substr($entries, $at, 8 + $len);
-		if ($t == 3 && ord(substr($entry, 8, 1)) == 0)
-		{
-			$ahead = unpack('q<', substr($entry, 17, 8)) + 3600 * 1_000_000;
-			substr($entry, 17, 8) = pack('q<', $ahead);
-		}
-		$body .= $entry unless $t == 99;
-		$at += 8 + $len;
-	}
-	$body .= pack('S< S< L<', 14, 0, 2 + length($later_slot) + 8) . pack('C C', 0, length $later_slot) . $later_slot . pack('q<', $ahead);
-	my $head = pack('L< L< L< L<', 0x464C4B31, 4, length($body), 0);
-	open(my $fh, '>:raw', "$work/later_ahead.state") or die "later_ahead.state: $!";
-	print $fh $head . $body . pack('L<', crc32c($head . $body));
-	close($fh);
+	with_entry('later_ahead.state', 14, 0,
+		sub { pack('C C', 0, length $later_slot) . $later_slot . pack('q<', $ahead) }, own_mark_hour_ahead(\$ahead));
 	$node = server("$work/later_ahead.state", 'flakeid.accept_state_from' => $own_system);
 	cmp_ok(sql($node, 'SELECT extract(epoch FROM snowflake_time(snowflake_new()) - clock_timestamp())'), '>', 3500,
 		"a later release's generator's own mark, an hour ahead and the latest: this release's generators resume after it");
 	$node->stop('fast');
 	cmp_ok(state_file_mark($node->data_dir), '>=', $ahead, '... and the save at the clean stop keeps it where 1.4 and later releases read the latest mark');
+}
+
+# A later release's file that names a counter this release lacks (a
+# required entry: refused, 55000), whose marks lie an hour ahead: the start
+# afresh the refusal's hint asks for resumes after them (1.5's second
+# reviewer: they were emptied with the refusal, and the start afresh
+# resumed at the clock + 62 s, below IDs minted ahead).  (The mark two
+# hours past the server's clock: the fixture's lie about a minute past it.)
+{
+	my $ahead;
+	with_entry('slot_ahead.state', 4, 1, pack('C C', 0, length $later_slot) . $later_slot . pack('L<', 5),
+		own_mark_hour_ahead(\$ahead, (`date -d '$clock UTC' +%s` + 7200) * 1_000_000));
+	$node = server("$work/slot_ahead.state", 'flakeid.accept_state_from' => $own_system, 'flakeid.start_afresh' => 'on');
+	ok(log_count($node, qr/names the counter "gen of 1.9"/) >= 1, "a later release's file naming a counter this one lacks is refused");
+	cmp_ok(sql($node, 'SELECT extract(epoch FROM snowflake_time(snowflake_new()) - clock_timestamp())'), '>', 3500,
+		'... and the start afresh resumes after its marks, an hour ahead');
+	stop_checked($node);
 }
 done_testing();
 

@@ -13,6 +13,7 @@ use strict;
 use warnings;
 use FlakeidTest;
 use Test::More;
+use Fcntl ();
 use File::Copy ();
 use PostgreSQL::Test::Utils;
 
@@ -423,7 +424,7 @@ $u->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
 $u->restart;
 is(sqlstate_of($u, 'SELECT snowflake_new()'), 'ok', 'a start afresh generates again');
 ok(!-e "$ud/flakeid.state.unsaved", '... and the note is gone');
-like(slurp_file($u->logfile), qr/resume after the marks of the 1 state files of this cluster set aside as older copies/,
+like(slurp_file($u->logfile), qr/resume after the marks of the 1 state files of this cluster set aside \(/,
 	'... after the marks of the file the refusal set aside, it logs');
 for my $t (sort keys %ahead)
 {
@@ -439,6 +440,11 @@ stop_checked($u);
 # hour ahead issued again).
 my $ro = flakeid_node('readonly_stale', 'flakeid.allow_debug_clock_offset' => 'on');
 my $rod = $ro->data_dir;
+# (an older copy, for below: a clean stop's file before any ID ahead)
+$ro->safe_psql('postgres', 'SELECT snowflake_new()');
+$ro->stop('fast');
+File::Copy::copy("$rod/flakeid.state", "$rod/../state.before") or die "flakeid.state: $!";
+$ro->start;
 my $ro_latest = $ro->safe_psql('postgres',
 	'SET flakeid.debug_clock_offset_ms = 3600000; SELECT max(x) FROM (SELECT snowflake_new() x FROM generate_series(1, 2000)) s');
 mkdir("$rod/flakeid.state.tmp") && mkdir("$rod/flakeid.state.tmp/held") or die "flakeid.state.tmp: $!";
@@ -450,6 +456,18 @@ $ro->start;
 ok(log_count($ro, qr/It is set aside as "\(it could not be renamed\)"/) >= 1, 'a read-only refused file is left in place');
 is($ro->safe_psql('postgres', "SELECT snowflake_new() > $ro_latest"), 't',
 	'... and the start afresh resumes above the snowflakes minted an hour ahead before the stop');
+# Then the older copy put back over the file that start saved, and a second
+# start afresh: the marks ahead are now only in the file the first set aside
+# (flakeid.state.set-aside-*), which it must read as well (1.5's third
+# auditor: only older-copy-* were read, the second start afresh resumed at
+# the clock + 62 s, and 3,365 snowflakes minted ahead were issued again).
+$ro->stop('fast');
+File::Copy::copy("$rod/../state.before", "$rod/flakeid.state") or die "flakeid.state: $!";
+$ro->start;
+ok(log_count($ro, qr/resume after the marks of the 2 state files of this cluster set aside/) >= 1,
+	'an older copy put back after a start afresh: the next start afresh reads the file the first set aside, and the older copy');
+is($ro->safe_psql('postgres', "SELECT snowflake_new() > $ro_latest"), 't',
+	'... and resumes above the snowflakes minted an hour ahead, whose marks only that file holds');
 stop_checked($ro);
 
 # A file set aside as an older copy that cannot be read (here a FIFO in its
@@ -474,6 +492,68 @@ unlink("$fd/flakeid.state.older-copy-0-0") or die $!;
 $f->start;
 is(sqlstate_of($f, 'SELECT snowflake_new()'), 'ok', '... removed, the next start afresh generates');
 stop_checked($f);
+
+# A listing of the data directory that fails partway (readdir's EIO, from
+# the preloaded test/lib/fsync_fault.c) is no complete one: the start
+# afresh is refused, never a resume below the copies the listing did not
+# reach (1.5's second reviewer: it was taken as the end of the listing, and
+# the start afresh resumed at the clock + 62 s, below the snowflakes a copy
+# set aside had minted an hour ahead).  Listed again, it resumes after them.
+{
+	my $work = PostgreSQL::Test::Utils::tempdir();
+	system('cc', '-shared', '-fPIC', '-O2', '-o', "$work/fsync_fault.so", tree_root() . '/test/lib/fsync_fault.c', '-ldl') == 0
+	  or BAIL_OUT('cannot build the fault');
+	my $l = flakeid_node('listing_fails', 'flakeid.allow_debug_clock_offset' => 'on');
+	my $ld = $l->data_dir;
+	my $latest = $l->safe_psql('postgres',
+		'SET flakeid.debug_clock_offset_ms = 3600000; SELECT max(x) FROM (SELECT snowflake_new() x FROM generate_series(1, 2000)) s');
+	$l->stop('fast');
+	rename("$ld/flakeid.state", "$ld/flakeid.state.older-copy-0-0") or die "flakeid.state: $!";
+	$l->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
+	PostgreSQL::Test::Utils::append_to_file("$work/switch", "readdir\n");
+	{
+		local $ENV{LD_PRELOAD} = "$work/fsync_fault.so";
+		local $ENV{FLAKEID_FAULT_SWITCH} = "$work/switch";
+		$l->start;
+	}
+	unlink("$work/switch") or die "switch: $!";
+	like(message_of($l, 'SELECT snowflake_new()'), qr/starting afresh failed/,
+		'a listing of the data directory that fails: the server starts, and the start afresh is refused');
+	ok(log_count($l, qr/cannot start afresh: could not list the data directory for state files set aside as older copies: Input\/output error/) >= 1,
+		'... and the log says why');
+	$l->restart;
+	is($l->safe_psql('postgres', "SELECT snowflake_new() > $latest"), 't',
+		'... listed again, the start afresh resumes above the snowflakes its set-aside copy minted an hour ahead');
+	stop_checked($l);
+}
+
+# The witness (flakeid.issued) a FIFO: the postmaster opened it without
+# O_NONBLOCK and waited in open() for good, and no stop ended it (1.5's
+# second reviewer).  It is now present but not readable, the safe side: the
+# server starts and refuses, its log saying why; the witness back, it
+# generates.
+{
+	my $w = flakeid_node('witness_fifo');
+	my $wd = $w->data_dir;
+	$w->safe_psql('postgres', 'SELECT snowflake_new()');
+	$w->stop('fast');
+	rename("$wd/flakeid.issued", "$wd/../issued.kept") or die "flakeid.issued: $!";
+	system('mkfifo', "$wd/flakeid.issued") == 0 or die 'mkfifo';
+	my $started = $w->start(fail_ok => 1);
+	# (a postmaster held in open(): a writer's open and close lets it read an end and go on, so
+	# that this file fails rather than waits for good)
+	if (!$started && sysopen(my $writer, "$wd/flakeid.issued", Fcntl::O_WRONLY() | Fcntl::O_NONBLOCK())) { close($writer); }
+	ok($started, 'a FIFO in the witness\'s place: the server starts');
+	like(message_of($w, 'SELECT snowflake_new()'), qr/"flakeid.issued" cannot be read as this cluster's/,
+		'... and refuses, as for a witness it cannot read');
+	ok(log_count($w, qr/file "flakeid.issued" is not a regular file/) >= 1, '... its log saying why');
+	$w->stop('fast');
+	unlink("$wd/flakeid.issued") or die $!;
+	rename("$wd/../issued.kept", "$wd/flakeid.issued") or die $!;
+	$w->start;
+	is(sqlstate_of($w, 'SELECT snowflake_new()'), 'ok', '... the witness back, it generates');
+	stop_checked($w);
+}
 
 # Set-aside copies of several snowflake epochs: a start afresh keeps the
 # earliest, whichever file the directory lists first (1.5's reviewer: the
@@ -508,7 +588,7 @@ for my $days (0, 2 .. 6)
 unlink("$ed/flakeid.state") or die "flakeid.state: $!";
 $e->append_conf('postgresql.conf', "flakeid.start_afresh = on\nflakeid.snowflake_epoch_ms = '" . ($default_epoch + 86_400_000) . "'");
 $e->start;
-ok(log_count($e, qr/resume after the marks of the 6 state files of this cluster set aside as older copies/) >= 1,
+ok(log_count($e, qr/resume after the marks of the 6 state files of this cluster set aside \(/) >= 1,
 	'a start afresh reads the six set-aside copies');
 like(message_of($e, 'SELECT snowflake_new()'), qr/ERROR:  .*epoch/,
 	'... keeps the earliest snowflake epoch of theirs: a later configured one is refused (55000)');
