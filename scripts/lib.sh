@@ -105,3 +105,38 @@ limited() {
 	trap - TERM INT
 	return $status
 }
+
+# measured LABEL WHAT COMMAND...: COMMAND (a function too) in a cgroup of its
+# own (cgroup v1's cpuacct, where the machine has it and this is root), and
+# a line "LABEL<TAB>WHAT<TAB>WALL-S<TAB>CPU-S<TAB>cgroup" in
+# FLAKEID_MEASURE_DIR for scripts/cost_report: the CPU time of every
+# process it made, but those that moved to a cgroup of their own (each TAP
+# file does: test/lib/FlakeidMeasure.pm), so that nothing is counted twice.
+# Its exit status is COMMAND's; whatever it cannot measure, it leaves out.
+measured() {
+	local label=$1 what=$2 began=$SECONDS status cpu=- how=wall
+	local cg=/sys/fs/cgroup/cpuacct/flakeid-part.$BASHPID.$RANDOM
+	shift 2
+	if [ -n "${FLAKEID_MEASURE_DIR:-}" ] && [ -d /sys/fs/cgroup/cpuacct ] && mkdir "$cg" 2>/dev/null; then
+		( echo "$BASHPID" > "$cg/cgroup.procs" 2>/dev/null; "$@" )
+		status=$?
+		if [ -r "$cg/cpuacct.usage" ]; then
+			cpu=$(awk '{ printf "%.1f", $1 / 1e9 }' "$cg/cpuacct.usage")
+			how=cgroup
+		fi
+		rmdir "$cg" 2>/dev/null   # (a process it left running keeps it: its CPU was counted up to now)
+	else
+		"$@"
+		status=$?
+	fi
+	[ -z "${FLAKEID_MEASURE_DIR:-}" ] ||
+		printf '%s\t%s\t%d\t%s\t%s\n' "$label" "$what" $((SECONDS - began)) "$cpu" "$how" \
+			>> "$FLAKEID_MEASURE_DIR/costs.parts.$BASHPID" 2>/dev/null
+	return $status
+}
+
+# cpu_busy_ticks: the CPU time the machine has spent busy since boot, in clock ticks (every CPU, /proc/stat)
+cpu_busy_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
