@@ -41,13 +41,14 @@ extern bool durable_file_write_through_temp(const char *path, const void *bytes,
 /* removes a leftover "<path>.tmp" (none is not an error); false at `elevel`, 58030, when it stays */
 extern bool durable_file_remove_temp(const char *path, int elevel);
 
-/* reads `path` whole into `buffer` (at most `room` bytes); never raises */
 /*
  * Opens `path` to read, without blocking (a FIFO), and only a regular file:
  * the descriptor and *st, or -1 with errno (EISDIR, EINVAL for another kind
  * of file).  Never raises.
  */
 extern int	durable_file_open_regular(const char *path, struct stat *st);
+
+/* reads `path` whole into `buffer` (at most `room` bytes); never raises */
 extern DurableRead durable_file_read(const char *path, uint8 *buffer, size_t room, size_t *size);
 
 /*

@@ -160,6 +160,7 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 	struct dirent *de;
 	int			read = 0;
 	bool		unread = false;
+	bool		inquiry;
 
 	/*
 	 * (readdir itself, not ReadDirExtended: a listing that fails partway
@@ -181,24 +182,19 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 			}
 			break;
 		}
-		if (strncmp(de->d_name, set_aside, sizeof(set_aside) - 1) == 0)
-		{
-			/*
-			 * (an earlier start afresh's inquiry copy: its marks may be the
-			 * only ones left of IDs issued ahead, once an older copy was put
-			 * back over the file that start saved; one that cannot be read
-			 * was moved aside unread by that start, and its marks were
-			 * unknown then as now: left out, as that start left them)
-			 */
-			if (state_fold_marks_of(de->d_name, saved))
-				read++;
-			continue;
-		}
-		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
+		/*
+		 * (an earlier start afresh's inquiry copy, set-aside-*: its marks may
+		 * be the only ones left of IDs issued ahead, once an older copy was
+		 * put back over the file that start saved; one that cannot be read
+		 * was moved aside unread by that start, and its marks were unknown
+		 * then as now: left out, as that start left them)
+		 */
+		inquiry = strncmp(de->d_name, set_aside, sizeof(set_aside) - 1) == 0;
+		if (!inquiry && strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
 			continue;
 		if (state_fold_marks_of(de->d_name, saved))
 			read++;
-		else
+		else if (!inquiry)
 		{
 			/* (its marks, if it had any, are not known: the resume could lie below them) */
 			ereport(LOG,

@@ -287,6 +287,7 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	PersistedVerdict verdict;
 	size_t		size;
 	const char *unknown;
+	const char *unknown_upstream;
 	const char *detail;
 
 	state_set_empty(state);
@@ -324,12 +325,9 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	 * refused state unless start afresh reads it.
 	 */
 	unknown = bounds_from_persisted(&persisted.own, &state->own);
-	{
-		const char *unknown_upstream = bounds_from_persisted(&persisted.upstream, &state->upstream);
-
-		if (unknown == NULL)
-			unknown = unknown_upstream;
-	}
+	unknown_upstream = bounds_from_persisted(&persisted.upstream, &state->upstream);
+	if (unknown == NULL)
+		unknown = unknown_upstream;
 	if (unknown != NULL)
 		return refuse_too_new(*file_version, unknown);
 	/*
