@@ -75,7 +75,7 @@ generator_prepare(const GeneratorDef *def, int variant)
 
 /* the ways on from a refusal in a copy: one hint for every generator */
 #define COPY_HINT \
-	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses, use kuid96 rather than kuid, and then remove %s once. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
+	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses, and then remove %s once; kuid, which carries no identity, would then issue the original's IDs again: use kuid96 there rather than kuid. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
 
 /*
  * What the witness says of this data directory (state_witness_place), with
@@ -112,7 +112,13 @@ witness_place(bool recovering, unsigned long long *recorded, unsigned long long 
 static void
 refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 {
-	const char *generator = promoted_bit == PROMOTED_PLAIN_KUID ? "kuid" : def->name;
+	/*
+	 * (kuid_new and kuid96_new share GEN_KUID's counter, so its definition
+	 * names them both "kuid": kuid_new is asked as PROMOTED_PLAIN_KUID first,
+	 * and any other call under GEN_KUID here is kuid96's)
+	 */
+	const char *generator = promoted_bit == PROMOTED_PLAIN_KUID ? "kuid" :
+		def->id == GEN_KUID ? "kuid96" : def->name;
 	unsigned long long recorded = 0,
 				found = 0;
 	uint32		conflicts;
@@ -131,7 +137,7 @@ refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cannot generate %s IDs: \"%s\" cannot be read as this cluster's", generator, STATE_WITNESS_FILE),
 				 errdetail("It is unreadable, empty, not flakeid's text, or another cluster's (the server log says which, when it could not be read). It records the data directory flakeid issued IDs in; without it a copy of this data directory, or this one if it is a copy, would not be told from its original, and beside it would issue its IDs."),
-				 errhint("If this data directory may be a copy of another that still runs or may run again (or such a copy of it may run), first set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process) to values no other server uses, and use kuid96 rather than kuid. Then remove %s once; flakeid writes it again for this data directory.",
+				 errhint("If this data directory may be a copy of another that still runs or may run again (or such a copy of it may run), first set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process) to values no other server uses; kuid, which carries no identity, would then issue the other's IDs again: use kuid96 rather than kuid. Do the same on a server promoted from a standby: its record of the server it was promoted from goes with the file. Then remove %s once; flakeid writes it again for this data directory.",
 						 STATE_WITNESS_FILE)));
 	if (place == WITNESS_PLACE_COPY)
 		ereport(ERROR,
@@ -146,7 +152,7 @@ refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot generate %s IDs on this promoted server: its identities are those of the server it was promoted from",
-						promoted_bit == (1u << GEN_KUID) ? "kuid96" : generator),
+						generator),
 				 errdetail("%s", promoted_bit == PROMOTED_PLAIN_KUID ?
 						   "kuid IDs carry no identity: beside the server it was promoted from, if that still runs, this server would issue its IDs from the marks both share." :
 						   "They came with the configuration its base backup copied: beside the server it was promoted from, if that still runs, this server would issue its IDs from the marks both share."),

@@ -198,6 +198,24 @@ mark_load_state(FlakeidPersisted *saved)
 		state_set_empty(saved);
 	if (mark_shared->state_refusal == STATE_USABLE)
 		state_seal_usable();
+	/*
+	 * A standby keeps the bounds it replays in its own state file, which is
+	 * not written while the file is refused (marks_replay.c): once promoted
+	 * it refuses every generator, as a primary with that file would.  Said
+	 * at its start, while an operator can still make it again, not first
+	 * at the failover (1.5's third auditor: a standby whose file was
+	 * removed before its first start, refused at once after promotion).
+	 */
+	if (mark_shared->state_refusal != STATE_USABLE && access(STANDBY_SIGNAL_FILE, F_OK) == 0)
+		ereport(WARNING,
+				(errmsg("this standby cannot generate IDs once promoted: its generator state file \"flakeid.state\" %s",
+						mark_shared->state_refusal == STATE_MISSING ? "is missing" :
+						mark_shared->state_refusal == STATE_TOO_NEW ? "was written by a newer version of flakeid" :
+						mark_shared->state_refusal == STATE_FOREIGN ? "belongs to another cluster" :
+						mark_shared->state_refusal == STATE_STALE ? "is not the one the last clean stop saved" :
+						"is damaged"),
+				 errdetail("A standby keeps the bounds it replays from its primary in that file, and it is not written while it cannot be used: after a promotion every generator is refused, as on a primary whose file cannot be used, until flakeid.start_afresh."),
+				 errhint("Do not count on this standby for failover: make it again with pg_basebackup from its primary (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").")));
 	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);

@@ -83,7 +83,8 @@ sub backfill_call
 # tiny servers: 10 connections, 1 MB of shared buffers, every statement
 # logged), UTF-8, with data checksums on every major (18's initdb default,
 # and what 1.4's witness under global/ broke on 15: every standby made from
-# a checksummed primary by pg_basebackup), and the caller's.  Options:
+# a checksummed primary by pg_basebackup), 128 MB of WAL kept for its
+# standbys (wal_keep_size), and the caller's.  Options:
 # -env => {NAME => VALUE} is the server's environment at this start
 # (LD_PRELOAD, say), -extension => 0 leaves the extension uncreated, and
 # -checksums => 0 makes it without data checksums.
@@ -104,6 +105,11 @@ sub flakeid_node
 		shared_buffers => '128MB',
 		max_wal_size => '1GB',
 		log_statement => 'none',
+		# (as an operator keeps WAL for standbys without slots: each base
+		# backup ends with a segment switch and its checkpoint may remove the
+		# segment a standby made just before has yet to stream, on a machine
+		# slow enough that it had not; 068 on 19 once waited out its catch-up)
+		wal_keep_size => '128MB',
 		%settings);
 	$node->append_conf('postgresql.conf', join('', map { "$_ = '$conf{$_}'\n" } sort keys %conf));
 	{

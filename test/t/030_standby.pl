@@ -200,6 +200,30 @@ is(state_file_stamp($standby), $stamp, 'started and idle for 3 s, the server lea
 $standby->safe_psql('postgres', 'SELECT count(kuid_new()) FROM generate_series(1, 10)');
 isnt(state_file_stamp($standby), $stamp, 'once it mints, the mark is saved, before the call returns');
 
-$standby->stop;
+# a standby whose flakeid.state is gone at its start keeps none of what it
+# replays, and once promoted refuses every generator (docs/OPERATIONS.md, "A
+# standby that starts without a usable flakeid.state"): said at that start,
+# not first at the failover (1.5's third auditor, who removed the file
+# before the standby's first start and failed over)
+unlike(slurp_file($standby->logfile), qr/cannot generate IDs once promoted/,
+	'a standby whose state file was usable at its starts never warned that it could not take over');
+my ($lost) = flakeid_standby($primary, 'lost_state');
+$lost->stop;
+unlink($lost->data_dir . '/flakeid.state') or die "flakeid.state: $!";
+my $log_from = -s $lost->logfile;
+$lost->start;
+like(slurp_file($lost->logfile, $log_from),
+	qr/WARNING:  this standby cannot generate IDs once promoted: its generator state file "flakeid.state" is missing/,
+	'65128c7: a standby started without its flakeid.state says at that start that it cannot take over');
+$primary->safe_psql('postgres', 'SELECT count(sno_new()) FROM generate_series(1, 2000)');
+my $lost_lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+$lost->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lost_lsn'") or die 'no catch-up';
 $primary->stop;
+$lost->promote;
+$lost->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+is(sqlstate_of($lost, 'SELECT sno_new()'), 'XX001',
+	'... and once promoted it refuses, as it warned (the replayed marks were kept nowhere)');
+$lost->stop;
+
+$standby->stop;
 done_testing();

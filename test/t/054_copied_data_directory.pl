@@ -216,6 +216,11 @@ for my $f (@derived)
 is(sqlstate_of($set_copy, 'SELECT kuid_new()'), '55000', 'and kuid, which carries no identity at all (the campaign\'s copy returned its original\'s)');
 like(message_of($set_copy, "SELECT kuid_new_at('2024-01-01 00:00:00+00')"), qr/cannot generate kuid IDs in a copy of another data directory/,
 	'kuid\'s back-fill too, saying why');
+# (1.5's third auditor: kuid96_new, which shares kuid's counter, was refused as "kuid")
+like(message_of($set_copy, 'SELECT kuid96_new()'), qr/cannot generate kuid96 IDs in a copy of another data directory/,
+	'65128c7: kuid96_new() is refused by its own name, not as kuid');
+like(message_of($set_copy, "SELECT kuid96_new_at('2024-01-01 00:00:00+00')"), qr/cannot generate kuid96 IDs in a copy/,
+	'65128c7: and kuid96\'s back-fill');
 is(sqlstate_of($set, 'SELECT kuid_new()'), 'ok', 'which its original issues');
 # what only reads is not refused in the copy (the second review): the identities, horizons, conversions
 is(sqlstate_of($set_copy, 'SELECT count(*) FROM flakeid_identities()'), 'ok', 'the copy lists its identities (what the operator must set apart)');
