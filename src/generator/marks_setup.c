@@ -213,9 +213,11 @@ mark_load_state(FlakeidPersisted *saved)
 						mark_shared->state_refusal == STATE_TOO_NEW ? "was written by a newer version of flakeid" :
 						mark_shared->state_refusal == STATE_FOREIGN ? "belongs to another cluster" :
 						mark_shared->state_refusal == STATE_STALE ? "is not the one the last clean stop saved" :
-						"is damaged"),
-				 errdetail("A standby keeps the bounds it replays from its primary in that file, and it is not written while it cannot be used: after a promotion every generator is refused, as on a primary whose file cannot be used, until flakeid.start_afresh."),
-				 errhint("Do not count on this standby for failover: make it again with pg_basebackup from its primary (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").")));
+						"cannot be read or is damaged"),
+				 errdetail("A standby keeps the bounds it replays from its primary in that file, and it is not written while it cannot be used: after a promotion every generator is refused, as on a primary whose file cannot be used (the server log of this start says why it cannot)."),
+				 mark_shared->state_refusal == STATE_TOO_NEW ?
+				 errhint("Install the flakeid release that wrote the file (its primary's, if the primary runs it) and restart this standby, before counting on it for failover (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").") :
+				 errhint("Do not count on this standby for failover: mend what the log names if the file cannot be read, or make the standby again with pg_basebackup from its primary (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").")));
 	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);
@@ -298,8 +300,11 @@ mark_refuse_unusable_state(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("flakeid's generator state file was written by a newer version of flakeid"),
+				 mark_shared->state_file_version > STATE_VERSION ?
 				 errdetail("The file \"flakeid.state\" has state version %u; this version of flakeid reads versions 1 to %u.",
-						   mark_shared->state_file_version, STATE_VERSION),
+						   mark_shared->state_file_version, STATE_VERSION) :
+				 errdetail("The file \"flakeid.state\" has state version %u, which this version of flakeid reads, but holds an entry that it needs to be read whole and that this version does not know (a later release's: a counter or kind of entry added since).",
+						   mark_shared->state_file_version),
 				 errhint("Install the flakeid release that wrote the file, or set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	if (mark_shared->state_refusal == STATE_FOREIGN)
 		ereport(ERROR,

@@ -394,9 +394,12 @@ my $later_slot = 'gen of 1.9';
 for my $case (
 	[ with_entry('slot.state', 4, 1, pack('C C', 0, length $later_slot) . $later_slot . pack('L<', 5)), '55000',
 		qr/DETAIL:  The file names the counter "gen of 1.9", which this version of flakeid does not have/,
-		'a back-fill low-water of a counter slot this flakeid lacks' ],
+		'a back-fill low-water of a counter slot this flakeid lacks',
+		# (the error's own DETAIL said "has state version 4; this version reads versions 1 to 4")
+		qr/DETAIL:  The file "flakeid.state" has state version 4, which this version of flakeid reads, but holds an entry/ ],
 	[ with_entry('required.state', 99, 1, 'abc'), '55000', qr/written by a newer version of flakeid/,
-		'an entry of an unknown tag marked required' ],
+		'an entry of an unknown tag marked required',
+		qr/DETAIL:  The file "flakeid.state" has state version 4, which this version of flakeid reads, but holds an entry/ ],
 	[ with_entry('optional.state', 99, 0, 'abc'), 'ok', undef, 'an entry of an unknown tag not marked required' ],
 	# (a generator's own mark, tag 14, not required: one of a generator this
 	# flakeid has no monotonic mark for, a later release's, is skipped, and
@@ -407,10 +410,11 @@ for my $case (
 	[ with_entry('sno_mark.state', 14, 0, pack('C C', 0, 3) . 'sno' . pack('q<', 1)), 'ok', undef,
 		'an own mark naming sno, whose marks are its flags\' (tag 14, not required)' ])
 {
-	my ($file, $expected, $log, $what) = @$case;
+	my ($file, $expected, $log, $what, $detail) = @$case;
 	$node = server($file, 'flakeid.accept_state_from' => $own_system);
 	is($refused_by_all->($node), join(' ', ($expected) x @calls), "$what: every generator, live and back-fill, gives $expected");
 	ok(log_count($node, $log) >= 1, "$what: the server log says why") if $log;
+	like(message_of($node, 'SELECT sno_new()'), $detail, "$what: 346ffdf: the error's detail does not contradict itself") if $detail;
 	stop_checked($node);
 }
 
