@@ -149,7 +149,10 @@ set_state_aside(const char *aside)
  * start afresh set aside (flakeid.state.set-aside-*) are folded in too,
  * those it could read: put back over the file that start saved, an older
  * copy left their marks the only ones of IDs issued ahead (1.5's third
- * auditor: 3,365 snowflakes issued again).
+ * auditor: 3,365 snowflakes issued again).  So is the last save ahead of
+ * its clock (STATE_AHEAD_FILE, state.c), which holds the marks of a
+ * lifetime that resumed ahead and went on there; one that cannot be read
+ * refuses the start afresh, like an older copy.
  */
 static int
 fold_set_aside_copies(FlakeidPersisted *saved)
@@ -161,6 +164,7 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 	int			read = 0;
 	bool		unread = false;
 	bool		inquiry;
+	bool		ahead;
 
 	/*
 	 * (readdir itself, not ReadDirExtended: a listing that fails partway
@@ -190,7 +194,8 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 		 * then as now: left out, as that start left them)
 		 */
 		inquiry = strncmp(de->d_name, set_aside, sizeof(set_aside) - 1) == 0;
-		if (!inquiry && strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
+		ahead = strcmp(de->d_name, STATE_AHEAD_FILE) == 0;
+		if (!inquiry && !ahead && strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
 			continue;
 		if (state_fold_marks_of(de->d_name, saved))
 			read++;
@@ -199,7 +204,8 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 			/* (its marks, if it had any, are not known: the resume could lie below them) */
 			ereport(LOG,
 					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("flakeid cannot start afresh: the marks of \"%s\", a state file set aside as an older copy, cannot be read", de->d_name),
+					 errmsg("flakeid cannot start afresh: the marks of \"%s\", %s, cannot be read", de->d_name,
+							ahead ? "the state this cluster last saved ahead of its clock" : "a state file set aside as an older copy"),
 					 errdetail("It cannot be read, is not a regular file, is another cluster's, or is not what a save of a state version this release reads writes (the lines above may say which); a start afresh that left it out could resume below the IDs its marks covered."),
 					 errhint("Make it readable by the server, or remove it if it is no state of this cluster, and restart the server.")));
 			unread = true;
@@ -249,7 +255,7 @@ start_state_afresh(FlakeidPersisted *saved)
 	ereport(LOG,
 			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
 					resume),
-			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside (\"flakeid.state.older-copy-*\", \"flakeid.state.set-aside-*\") too.", aside, copies),
+			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside or saved ahead of the clock (\"flakeid.state.older-copy-*\", \"flakeid.state.set-aside-*\", \"%s\") too.", aside, copies, STATE_AHEAD_FILE),
 			 errhint("Set flakeid.start_afresh = off again. " BACKFILL_LOSS_HINT)));
 	return true;
 }

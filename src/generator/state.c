@@ -386,7 +386,45 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 }
 
 /*
+ * Whether a mark of *state lies further ahead of the clock than a save
+ * leaves one (ADVANCE_LEAD_US + MARK_RESERVE_US, 62 s): a start afresh or
+ * a takeover resumed past marks ahead of it (a clock set back since they
+ * were saved, an excursion of NTP), and the generators went on there, where
+ * no renewal waits for the clock (marks.c).  A start afresh counts on that
+ * bound to resume past what a lost file covered, from the clock and the
+ * last checkpoint's time (marks_afresh.c); such a save is past it, and is
+ * kept as well in STATE_AHEAD_FILE, which a start afresh folds in.  (The
+ * second more: a start afresh's own save lies up to a second further, its
+ * instant the checkpoint's time in whole seconds + 1, which the next one
+ * reads again.)
+ */
+static bool
+marks_past_lead(const FlakeidPersisted *state)
+{
+	const IssuedBounds *sides[] = {&state->own, &state->upstream};
+	int64		clock = flakeid_clock_unix_us();
+
+	for (int side = 0; side < 2; side++)
+		for (int m = 0; m < MARK_COUNT; m++)
+			if (sides[side]->marks[m] > clock + ADVANCE_LEAD_US + MARK_RESERVE_US + USECS_PER_SEC)
+				return true;
+	return false;
+}
+
+/*
  * Writes the state in the current version, durably, before returning, and
+ * the witness that this cluster issued IDs.  A save with marks past the
+ * lead (marks_past_lead) is written first to STATE_AHEAD_FILE, then to the
+ * state file: the marks of a lifetime ahead of the clock stay on disk
+ * where no copy of flakeid.state put back over it, and no damage to it,
+ * takes them (1.5's fourth reviewer: a second start afresh folded again
+ * only the marks the first had folded, resumed where the first had, and
+ * issued again every ID of the lifetime between, 2,000 of 2,000
+ * snowflakes).  Written first, a failure between the two leaves the marks
+ * there ahead of the state file's, never behind.  Each such save replaces
+ * the last: marks only rise.  It stays once the clock has passed its
+ * marks; a start afresh then reads marks behind the clock, which change
+ * nothing.  A failure is reported at
  * the witness that this cluster issued IDs.  A failure is reported at
  * `elevel`: with ERROR (the generators) nothing is issued; below it (the
  * postmaster at start) it returns false.
@@ -410,6 +448,8 @@ save(const FlakeidPersisted *state, int elevel, uint64 stop_checkpoint, uint64 s
 	size = persisted_state_encode(&persisted, file, sizeof(file));
 	if (size == 0)
 		elog(ERROR, "flakeid's state does not fit in %d bytes", PERSISTED_FILE_MAX);
+	if (marks_past_lead(state) && !durable_file_write(STATE_AHEAD_FILE, file, size, elevel))
+		return false;
 	return durable_file_write(STATE_FILE, file, size, elevel) && state_witness_ensure(elevel);
 }
 

@@ -53,6 +53,13 @@ typedef struct FlakeidPersisted
 
 #define STATE_VERSION	PERSISTED_STATE_VERSION
 
+/*
+ * The last save whose marks lay more than 62 s ahead of its clock, in the
+ * data directory beside flakeid.state (state.c's save): what a start
+ * afresh cannot tell from the clock, folded in by it (marks_afresh.c)
+ */
+#define STATE_AHEAD_FILE	"flakeid.state.ahead"
+
 typedef enum StateLoad
 {
 	STATE_LOAD_NONE,			/* no file: a first start */

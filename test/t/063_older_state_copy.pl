@@ -424,8 +424,8 @@ $u->append_conf('postgresql.conf', 'flakeid.start_afresh = on');
 $u->restart;
 is(sqlstate_of($u, 'SELECT snowflake_new()'), 'ok', 'a start afresh generates again');
 ok(!-e "$ud/flakeid.state.unsaved", '... and the note is gone');
-like(slurp_file($u->logfile), qr/resume after the marks of the 1 state files of this cluster set aside \(/,
-	'... after the marks of the file the refusal set aside, it logs');
+like(slurp_file($u->logfile), qr/resume after the marks of the 2 state files of this cluster set aside or saved ahead of the clock \(/,
+	'... after the marks of the file the refusal set aside, and of the stop\'s save, kept ahead of its clock (flakeid.state.ahead), it logs');
 for my $t (sort keys %ahead)
 {
 	is($u->safe_psql('postgres', "SELECT $ahead{$t} > '$latest{$t}'::$type{$t}"), 't',
@@ -456,18 +456,42 @@ $ro->start;
 ok(log_count($ro, qr/It is set aside as "\(it could not be renamed\)"/) >= 1, 'a read-only refused file is left in place');
 is($ro->safe_psql('postgres', "SELECT snowflake_new() > $ro_latest"), 't',
 	'... and the start afresh resumes above the snowflakes minted an hour ahead before the stop');
+# That start resumed an hour ahead of the clock, and this lifetime goes on
+# there: nothing renews for the clock (marks.c), and every save now lies
+# further ahead of it than a start afresh counts on.
+ok(-f "$rod/flakeid.state.ahead", '... and its save ahead of the clock is kept as flakeid.state.ahead');
+$ro->safe_psql('postgres', 'CREATE TABLE life1 (id bigint); CREATE TABLE life2 (id bigint); CREATE TABLE life3 (id bigint)');
+$ro->safe_psql('postgres', 'INSERT INTO life1 SELECT snowflake_new() FROM generate_series(1, 2000)');
 # Then the older copy put back over the file that start saved, and a second
 # start afresh: the marks ahead are now only in the file the first set aside
 # (flakeid.state.set-aside-*), which it must read as well (1.5's third
 # auditor: only older-copy-* were read, the second start afresh resumed at
-# the clock + 62 s, and 3,365 snowflakes minted ahead were issued again).
+# the clock + 62 s, and 3,365 snowflakes minted ahead were issued again);
+# and those of the lifetime since the first, only in flakeid.state.ahead
+# (1.5's fourth reviewer: the second resumed where the first had, and gave
+# again every snowflake of the lifetime between, 2,000 of 2,000).
 $ro->stop('fast');
 File::Copy::copy("$rod/../state.before", "$rod/flakeid.state") or die "flakeid.state: $!";
 $ro->start;
-ok(log_count($ro, qr/resume after the marks of the 2 state files of this cluster set aside/) >= 1,
-	'an older copy put back after a start afresh: the next start afresh reads the file the first set aside, and the older copy');
+ok(log_count($ro, qr/resume after the marks of the 3 state files of this cluster set aside/) >= 1,
+	'an older copy put back after a start afresh: the next start afresh reads the file the first set aside, the older copy, and the save ahead');
 is($ro->safe_psql('postgres', "SELECT snowflake_new() > $ro_latest"), 't',
 	'... and resumes above the snowflakes minted an hour ahead, whose marks only that file holds');
+$ro->safe_psql('postgres', 'INSERT INTO life2 SELECT snowflake_new() FROM generate_series(1, 2000)');
+is($ro->safe_psql('postgres', 'SELECT (SELECT min(id) FROM life2) > (SELECT max(id) FROM life1)'), 't',
+	'... and above every snowflake of the lifetime since the first start afresh, ahead of the clock');
+# The file that start saved, damaged: a third start afresh, the documented
+# way on, resumes past the lifetime of the second.
+$ro->stop('fast');
+PostgreSQL::Test::Utils::append_to_file("$rod/flakeid.state", 'garbage');
+$ro->start;
+ok(log_count($ro, qr/is damaged/) >= 1 && log_count($ro, qr/flakeid started its generators afresh/) >= 3,
+	'a damaged state file after it: started afresh a third time');
+$ro->safe_psql('postgres', 'INSERT INTO life3 SELECT snowflake_new() FROM generate_series(1, 2000)');
+is($ro->safe_psql('postgres', 'SELECT (SELECT min(id) FROM life3) > (SELECT max(id) FROM life2)'), 't',
+	'a third start afresh, for a damaged file: above every snowflake of the lifetime since the second');
+is($ro->safe_psql('postgres', 'SELECT count(*) FROM (SELECT id FROM life1 UNION ALL SELECT id FROM life2 UNION ALL SELECT id FROM life3) s GROUP BY id HAVING count(*) > 1'), '',
+	'... and no snowflake of the three lifetimes issued twice');
 stop_checked($ro);
 
 # A file set aside as an older copy that cannot be read (here a FIFO in its
@@ -489,6 +513,21 @@ ok(log_count($f, qr/cannot start afresh: the marks of "flakeid.state.older-copy-
 	'... and the log names the file');
 $f->stop('fast');
 unlink("$fd/flakeid.state.older-copy-0-0") or die $!;
+$f->start;
+is(sqlstate_of($f, 'SELECT snowflake_new()'), 'ok', '... removed, the next start afresh generates');
+# The same for the last save ahead of the clock (flakeid.state.ahead): its
+# marks unknown, the start afresh is refused.
+$f->stop('fast');
+unlink("$fd/flakeid.state") or die "flakeid.state: $!";
+unlink("$fd/flakeid.state.ahead");
+system('mkfifo', "$fd/flakeid.state.ahead") == 0 or die 'mkfifo';
+$f->start;
+like(message_of($f, 'SELECT snowflake_new()'), qr/starting afresh failed/,
+	'flakeid.state.ahead that cannot be read (a FIFO): the start afresh is refused');
+ok(log_count($f, qr/cannot start afresh: the marks of "flakeid.state.ahead", the state this cluster last saved ahead of its clock, cannot be read/) >= 1,
+	'... and the log names it');
+$f->stop('fast');
+unlink("$fd/flakeid.state.ahead") or die $!;
 $f->start;
 is(sqlstate_of($f, 'SELECT snowflake_new()'), 'ok', '... removed, the next start afresh generates');
 stop_checked($f);
@@ -588,7 +627,7 @@ for my $days (0, 2 .. 6)
 unlink("$ed/flakeid.state") or die "flakeid.state: $!";
 $e->append_conf('postgresql.conf', "flakeid.start_afresh = on\nflakeid.snowflake_epoch_ms = '" . ($default_epoch + 86_400_000) . "'");
 $e->start;
-ok(log_count($e, qr/resume after the marks of the 6 state files of this cluster set aside \(/) >= 1,
+ok(log_count($e, qr/resume after the marks of the 6 state files of this cluster set aside or saved ahead of the clock \(/) >= 1,
 	'a start afresh reads the six set-aside copies');
 like(message_of($e, 'SELECT snowflake_new()'), qr/ERROR:  .*epoch/,
 	'... keeps the earliest snowflake epoch of theirs: a later configured one is refused (55000)');
