@@ -55,21 +55,37 @@
  * checkpoint are in the WAL, which crash recovery replays into the
  * primary's bounds and takes up when it ends.  Unix µs.
  */
+/* the later of the clock and the last checkpoint's time (+ 1 s: it is in whole seconds), Unix µs */
 static int64
-afresh_instant(const FlakeidPersisted *read)
+clock_or_checkpoint(void)
 {
 	int64		instant = flakeid_clock_unix_us();
-	const IssuedBounds *sides[] = {&read->own, &read->upstream};
 	bool		crc_ok = false;
 	ControlFileData *control = get_controlfile(DataDir, &crc_ok);
 
 	if (control != NULL && crc_ok)
 		instant = Max(instant, ((int64) control->checkPointCopy.time + 1) * USECS_PER_SEC);
+	return instant;
+}
+
+/* the latest mark of *read, either side (0 without one) */
+static int64
+latest_mark(const FlakeidPersisted *read)
+{
+	const IssuedBounds *sides[] = {&read->own, &read->upstream};
+	int64		latest = 0;
+
 	for (int side = 0; side < 2; side++)
 		for (int m = 0; m < MARK_COUNT; m++)
 			if (sides[side]->marks[m] > 0 && sides[side]->marks[m] < PERSISTED_MARK_MAX)
-				instant = Max(instant, sides[side]->marks[m] - (ADVANCE_LEAD_US + MARK_RESERVE_US));
-	return instant;
+				latest = Max(latest, sides[side]->marks[m]);
+	return latest;
+}
+
+static int64
+afresh_instant(const FlakeidPersisted *read)
+{
+	return Max(clock_or_checkpoint(), latest_mark(read) - (ADVANCE_LEAD_US + MARK_RESERVE_US));
 }
 
 /*
@@ -207,6 +223,8 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 					 errmsg("flakeid cannot start afresh: the marks of \"%s\", %s, cannot be read", de->d_name,
 							ahead ? "the state this cluster last saved ahead of its clock" : "a state file set aside as an older copy"),
 					 errdetail("It cannot be read, is not a regular file, is another cluster's, or is not what a save of a state version this release reads writes (the lines above may say which); a start afresh that left it out could resume below the IDs its marks covered."),
+					 ahead ?
+					 errhint("Make it readable by the server, and restart the server; one that a later release of flakeid wrote may be removed once the clock has passed every ID that release issued.") :
 					 errhint("Make it readable by the server, or remove it if it is no state of this cluster, and restart the server.")));
 			unread = true;
 		}
@@ -294,13 +312,59 @@ mark_backfill_afresh(FlakeidPersisted *saved)
 }
 
 /*
+ * Whether a takeover can bound what the original issued after the copy
+ * was made by the clock: false, logged, where the copy's generators were
+ * issuing ahead of the clock (its marks, or those of its last save ahead,
+ * STATE_AHEAD_FILE, lie further ahead than a save leaves one, or the
+ * latter past the clock at all).  The original went on there, where no
+ * renewal waits for the clock (marks.c), past any mark the copy holds:
+ * 1.5's fifth reviewer saw a takeover resume at the copy's marks and
+ * issue again all 2,000 snowflakes the original had minted since.  Once
+ * the clock has passed those marks, the original's generators wait for it
+ * again, and its saves lie within 62 s of it, as the takeover counts on.
+ * An ahead file that cannot be read refuses too: its marks are unknown.
+ */
+static bool
+original_within_lead(const FlakeidPersisted *saved)
+{
+	FlakeidPersisted ahead;
+	int64		base = clock_or_checkpoint();
+	int64		latest = latest_mark(saved);
+	int64		wait_until;
+	struct stat st;
+	char		until[MAXDATELEN + 1];
+
+	state_set_empty(&ahead);
+	if (lstat(STATE_AHEAD_FILE, &st) == 0 && !state_fold_marks_of(STATE_AHEAD_FILE, &ahead))
+	{
+		ereport(LOG,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid.take_over_from = '%s' took nothing over: the marks of \"%s\", the state this copy last saved ahead of its clock, cannot be read",
+						flakeid_take_over_from, STATE_AHEAD_FILE),
+				 errhint("Make it readable by the server and restart the server.")));
+		return false;
+	}
+	wait_until = Max(latest_mark(&ahead), latest - (ADVANCE_LEAD_US + MARK_RESERVE_US + USECS_PER_SEC));
+	if (base >= wait_until)
+		return true;
+	strlcpy(until, timestamptz_to_str(flakeid_timestamptz_from_unix_us(wait_until)), sizeof(until));
+	ereport(LOG,
+			(errmsg("flakeid.take_over_from = '%s' took nothing over: this copy's generators were issuing ahead of the clock, until %s",
+					flakeid_take_over_from, until),
+			 errdetail("Its marks lie further ahead of the clock than a save leaves one (a start afresh that resumed past marks ahead, an excursion of the clock): there its original issued past them after the copy was made, where nothing waits for the clock, and a copy resumed after them would issue those IDs again."),
+			 errhint("Leave the setting, and restart the server once the clock has passed %s; until then the copy is refused as one.", until)));
+	return false;
+}
+
+/*
  * flakeid.take_over_from, at start: a copy of a data directory that
  * replaces its original for good, and may be older than it (a restore of a
  * file-level backup), takes over.  The original may have issued after the
  * copy was made: its live IDs up to 62 s past its clock, its back-fill as
  * far.  So, as a start afresh does, every mark and the back-fill floor go
  * 62 s past the latest instant a save could have read (afresh_instant),
- * saved before the witness is rewritten for this data directory.  Only
+ * saved before the witness is rewritten for this data directory; not
+ * where the copy was issuing ahead of the clock (original_within_lead).  Only
  * where the witness records the first inode the setting names and its file
  * is the second: one data directory, not a sibling copy of the same
  * original (another restore of the same backup) nor a later copy of this
@@ -328,6 +392,8 @@ mark_take_over_copy(FlakeidPersisted *saved)
 						   STATE_WITNESS_FILE)));
 		return;
 	}
+	if (!original_within_lead(saved))
+		return;
 	instant = afresh_instant(saved) + ADVANCE_LEAD_US + MARK_RESERVE_US;
 	for (int m = 0; m < MARK_COUNT; m++)
 		saved->own.marks[m] = Max(saved->own.marks[m], instant);

@@ -295,7 +295,7 @@ mark_refuse_unusable_state(void)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file cannot be used, and starting afresh failed, so generation is refused"),
 				 errdetail("flakeid.start_afresh is on, but at this start the unusable \"flakeid.state\" could not be set aside, a new one saved, or the marks of a state file set aside before read; the server log of this start says why, and why the file cannot be used."),
-				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or flakeid.issued.tmp, a witness that is not this cluster's, a flakeid.state.older-copy-* that cannot be read), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
+				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or flakeid.issued.tmp, a witness that is not this cluster's, a flakeid.state.older-copy-* or flakeid.state.ahead that cannot be read, a directory in the place of flakeid.state.ahead.tmp), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
 	if (mark_shared->state_refusal == STATE_TOO_NEW)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

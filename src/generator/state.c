@@ -389,7 +389,8 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
  * Whether a mark of *state lies further ahead of the clock than a save
  * leaves one (ADVANCE_LEAD_US + MARK_RESERVE_US, 62 s): a start afresh or
  * a takeover resumed past marks ahead of it (a clock set back since they
- * were saved, an excursion of NTP), and the generators went on there, where
+ * were saved, an excursion of NTP), or back-fill went ahead of it, and the
+ * generators went on there, where
  * no renewal waits for the clock (marks.c).  A start afresh counts on that
  * bound to resume past what a lost file covered, from the clock and the
  * last checkpoint's time (marks_afresh.c); such a save is past it, and is
@@ -422,10 +423,13 @@ marks_past_lead(const FlakeidPersisted *state)
  * issued again every ID of the lifetime between, 2,000 of 2,000
  * snowflakes).  Written first, a failure between the two leaves the marks
  * there ahead of the state file's, never behind.  Each such save replaces
- * the last: marks only rise.  It stays once the clock has passed its
- * marks; a start afresh then reads marks behind the clock, which change
- * nothing.  A failure is reported at
- * the witness that this cluster issued IDs.  A failure is reported at
+ * the last: marks rise, but for a clean stop's, lowered to the latest IDs
+ * issued (resume.c), which still lie past every ID.  It stays once the
+ * clock has passed its marks; a start afresh then reads marks behind the
+ * clock, which change nothing.  Only saves past the lead at the time they
+ * are made are kept there: marks saved while the clock itself ran ahead
+ * lie within the lead of that clock, and a clock then set back leaves
+ * them to the state file alone.  A failure is reported at
  * `elevel`: with ERROR (the generators) nothing is issued; below it (the
  * postmaster at start) it returns false.
  */

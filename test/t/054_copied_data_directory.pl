@@ -320,4 +320,44 @@ ok((-e $blank_witness) && slurp_file($blank_witness) =~ /^flakeid issued IDs .*\
 	'the witness removed while the server runs: the next save of a backend that had saved with it writes it again');
 $held->close;
 stop_checked($blank, $blank_copy, $blank_copy2);
+# An original that was issuing ahead of its clock (here an hour: a session's
+# clock offset stands for an excursion of NTP, and the stop's save, more
+# than 62 s ahead of the real clock, is kept in flakeid.state.ahead) goes
+# on there after the copy is made, where nothing waits for the clock: a
+# takeover that resumed at the copy's marks issued again every snowflake
+# the original minted since (1.5's fifth reviewer: 2,000 of 2,000).  It
+# takes nothing over until the clock has passed them; then (a clock two
+# hours on, for the copy's server alone) it takes over above them.
+my $ahead_orig = flakeid_node('copy_ahead_orig', 'flakeid.allow_debug_clock_offset' => 'on');
+psql_on($ahead_orig, 'SET flakeid.debug_clock_offset_ms = 3600000; SELECT snowflake_new() FROM generate_series(1, 2000)');
+$ahead_orig->stop;
+$ahead_orig->backup_fs_cold('ahead');
+$ahead_orig->start;
+psql_on($ahead_orig, 'CREATE TABLE after_copy AS SELECT snowflake_new() AS id FROM generate_series(1, 2000)');
+my $after_copy = psql_on($ahead_orig, "SELECT string_agg(id::text, ',') FROM after_copy");
+$ahead_orig->stop;
+my $ahead_copy = PostgreSQL::Test::Cluster->new('copy_ahead');
+$ahead_copy->init_from_backup($ahead_orig, 'ahead');
+$ahead_copy->start;
+my ($ahead_inodes) = message_of($ahead_copy, 'SELECT snowflake_new()') =~ /set flakeid.take_over_from = '(\d+:\d+)'/;
+$ahead_copy->append_conf('postgresql.conf', "flakeid.take_over_from = '" . ($ahead_inodes // '') . "'\n");
+$ahead_copy->restart;
+is(sqlstate_of($ahead_copy, 'SELECT snowflake_new()'), '55000',
+	'a copy of an original issuing an hour ahead of its clock: flakeid.take_over_from takes nothing over yet (refused as a copy)');
+ok(log_count($ahead_copy, qr/took nothing over: this copy's generators were issuing ahead of the clock, until .*/) >= 1,
+	'... and its log says until when');
+$ahead_copy->stop;
+{
+	my $env = clock_env(fixed => '+7200');
+	local @ENV{ keys %$env } = values %$env;
+	$ahead_copy->start;
+}
+ok(log_count($ahead_copy, qr/flakeid took this copy of a data directory over as its own/) == 1,
+	'once the clock has passed its marks, the copy takes over');
+psql_on($ahead_copy, "CREATE TABLE original (id bigint); INSERT INTO original SELECT unnest('{$after_copy}'::bigint[])");
+is(psql_on($ahead_copy, 'SELECT count(*) FROM original o JOIN (SELECT snowflake_new() AS id FROM generate_series(1, 2000)) c USING (id)'), '0',
+	'... and issues none of the snowflakes the original minted after the copy');
+is(psql_on($ahead_copy, 'SELECT snowflake_new() > (SELECT max(id) FROM original)'), 't', '... resuming above them');
+$ahead_copy->stop;
+
 done_testing();
