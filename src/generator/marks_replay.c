@@ -10,6 +10,7 @@
 
 #include "generator/ahead.h"
 #include "generator/deep_record.h"
+#include "generator/durable_file.h"
 #include "generator/epoch.h"
 #include "generator/marks.h"
 #include "generator/marks_internal.h"
@@ -68,6 +69,32 @@ raise_upstream(const IssuedBounds *record)
 }
 
 /*
+ * With flakeid_lock held, in redo, the state file refused, on a standby or
+ * in archive recovery: the bounds just replayed are kept nowhere, and a restartpoint may pass their record.
+ * An operator who mends the file then (the refusal's hint, before 1.5's
+ * fifth auditor) had a usable file without them: once promoted, the
+ * server issued its old primary's kuids again (24 of 600, its clock 10 s
+ * behind; all 600 after an excursion).  So the first such record writes
+ * REPLAY_LOST_FILE, which refuses the file at every start until a start
+ * afresh; FATAL when it cannot be written (recovery stops before the
+ * restartpoint, as for a save that fails).
+ */
+static void
+note_replay_lost_locked(void)
+{
+	static const char note[] = "flakeid: this standby replayed its primary's bounds while its state file could not be used; they are kept nowhere, and the file is refused until a start afresh\n";
+
+	/*
+	 * (crash recovery replays a primary's own records, which its saves
+	 * wrote to the file as well: a file mended after it lacks nothing)
+	 */
+	if (mark_shared->replay_lost_noted || !mark_shared->archive_recovery)
+		return;
+	(void) durable_file_write(REPLAY_LOST_FILE, (const uint8 *) note, sizeof(note) - 1, FATAL);
+	mark_shared->replay_lost_noted = true;
+}
+
+/*
  * With flakeid_lock held, in redo: saves the state with the replayed
  * bounds; FATAL when it cannot.  A damaged, newer or foreign file read at
  * start waits for an operator, as on a primary: it is left as it is.
@@ -79,7 +106,10 @@ save_replayed_locked(void)
 	OwnBounds	own;
 
 	if (!mark_state_usable())
+	{
+		note_replay_lost_locked();
 		return;
+	}
 	published_bounds(&own);
 	current_state(&state, &own);
 	ahead_end_write(state_save(&state, FATAL));

@@ -163,6 +163,7 @@ mark_load_state(FlakeidPersisted *saved)
 
 	mark_shared->state_file_version = file_version;
 	mark_shared->old_marks_ahead = state_load_refused_old_marks_ahead();
+	mark_shared->state_unreadable = state_load_refused_unreadable();
 	mark_shared->state_system_identifier = saved->system_identifier;
 	if (load == STATE_LOAD_FOREIGN && saved->system_identifier == accepted_foreign_system())
 	{
@@ -177,6 +178,10 @@ mark_load_state(FlakeidPersisted *saved)
 		: load == STATE_LOAD_MISSING ? STATE_MISSING
 		: load == STATE_LOAD_STALE ? STATE_STALE : STATE_USABLE;
 	mark_shared->stale_unsaved = load == STATE_LOAD_STALE && state_seal_stale_unsaved();
+	mark_shared->archive_recovery = access(STANDBY_SIGNAL_FILE, F_OK) == 0 || access(RECOVERY_SIGNAL_FILE, F_OK) == 0;
+	mark_shared->replay_lost_noted = access(REPLAY_LOST_FILE, F_OK) == 0;
+	if (mark_shared->state_refusal == STATE_USABLE && mark_shared->replay_lost_noted)
+		mark_shared->state_refusal = STATE_REPLAY_LOST;
 	/*
 	 * With flakeid.start_afresh on, a missing state file beside no witness
 	 * is started afresh too, never a first start at the clock: an operator
@@ -189,8 +194,12 @@ mark_load_state(FlakeidPersisted *saved)
 	mark_shared->afresh_failed = false;
 	if (mark_shared->state_refusal != STATE_USABLE && flakeid_start_afresh)
 	{
-		if (start_state_afresh(saved))
+		if (start_state_afresh(saved) &&
+			(!mark_shared->replay_lost_noted || durable_unlink(REPLAY_LOST_FILE, LOG) == 0))
+		{
 			mark_shared->state_refusal = STATE_USABLE;
+			mark_shared->replay_lost_noted = false;
+		}
 		else
 			mark_shared->afresh_failed = true;
 	}
@@ -213,11 +222,12 @@ mark_load_state(FlakeidPersisted *saved)
 						mark_shared->state_refusal == STATE_TOO_NEW ? "was written by a newer version of flakeid" :
 						mark_shared->state_refusal == STATE_FOREIGN ? "belongs to another cluster" :
 						mark_shared->state_refusal == STATE_STALE ? "is not the one the last clean stop saved" :
+						mark_shared->state_refusal == STATE_REPLAY_LOST ? "lacks bounds it replayed while the file could not be used (\"" REPLAY_LOST_FILE "\")" :
 						"cannot be read or is damaged"),
 				 errdetail("A standby keeps the bounds it replays from its primary in that file, and it is not written while it cannot be used: after a promotion every generator is refused, as on a primary whose file cannot be used (the server log of this start says why it cannot)."),
 				 mark_shared->state_refusal == STATE_TOO_NEW ?
-				 errhint("Install the flakeid release that wrote the file (its primary's, if the primary runs it) and restart this standby, before counting on it for failover (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").") :
-				 errhint("Do not count on this standby for failover: mend what the log names if the file cannot be read, or make the standby again with pg_basebackup from its primary (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").")));
+				 errhint("Install the flakeid release that wrote the file (its primary's, if the primary runs it) and make this standby again with pg_basebackup before counting on it for failover: the bounds it replays meanwhile are kept nowhere (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\").") :
+				 errhint("Do not count on this standby for failover: make it again with pg_basebackup from its primary (docs/OPERATIONS.md, \"A standby that starts without a usable flakeid.state\"). A file mended now lacks the bounds replayed meanwhile, which \"" REPLAY_LOST_FILE "\" records; once promoted, only a start afresh takes it away.")));
 	pg_atomic_init_u64(&mark_shared->backfill_floor, 0);
 	for (int m = 0; m < MARK_COUNT; m++)
 		pg_atomic_init_u64(&mark_shared->marks[m].value, 0);
@@ -321,6 +331,13 @@ mark_refuse_unusable_state(void)
 				 errdetail("\"flakeid.state\" is gone from the data directory (or is a link to a file that is gone), and \"%s\" says this cluster saved it before, or found one there that it could not use (or is not this cluster's, which cannot say it did not): without it, new IDs could repeat issued ones.",
 						   STATE_WITNESS_FILE),
 				 errhint("If the file was moved or renamed, put that very file back and restart the server (not an older copy: it lacks what was saved since, and back-fill could repeat IDs). Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
+	if (mark_shared->state_refusal == STATE_REPLAY_LOST)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state lacks bounds this server replayed from its primary, so generation is refused"),
+				 errdetail("As a standby (or in archive recovery) this server replayed its primary's bounds while \"flakeid.state\" could not be used, as \"%s\" records: they are kept nowhere, and new IDs could repeat IDs its primary issued then.",
+						   REPLAY_LOST_FILE),
+				 errhint("Set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\"); a standby can be made again with pg_basebackup from its primary instead.")));
 	if (mark_shared->state_refusal == STATE_STALE && mark_shared->stale_unsaved)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -334,6 +351,18 @@ mark_refuse_unusable_state(void)
 				 errdetail("\"flakeid.state\" or \"%s\" is an older copy (the server log of this start says which), or the save at that stop failed: without what was saved since, new IDs could repeat issued ones.",
 						   DEEP_RECORD_FILE),
 				 errhint("If the files that stop saved were moved, put those very files back and restart the server. Otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
+	/*
+	 * (one the server cannot open or read, its owner or mode changed by a
+	 * copy made as root: given back, nothing is lost, where a start afresh
+	 * refuses back-fill before it; 1.5's fifth auditor was offered the
+	 * start afresh alone, as for a damaged file)
+	 */
+	if (mark_shared->state_unreadable && !mark_shared->replay_lost_noted)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("flakeid's generator state file cannot be read, so generation is refused"),
+				 errdetail("The server could not open or read \"flakeid.state\": its owner or permissions, or something other than a regular file in its place (the server log of this start says why)."),
+				 errhint("Give the file back to the server's operating-system user, readable and writable by it (mode 0600), and restart the server: nothing is lost. Where that cannot be done, set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("flakeid's generator state file is damaged, so generation is refused"),

@@ -23,8 +23,17 @@ typedef enum StateRefusal
 	STATE_TOO_NEW,				/* written by a later flakeid than this one */
 	STATE_FOREIGN,				/* written by another cluster (system identifier) */
 	STATE_MISSING,				/* gone, although the cluster issued IDs */
-	STATE_STALE					/* not the file the last clean stop saved (state_seal.h) */
+	STATE_STALE,				/* not the file the last clean stop saved (state_seal.h) */
+	STATE_REPLAY_LOST			/* usable, but a standby replayed bounds while it was not (REPLAY_LOST_FILE) */
 } StateRefusal;
+
+/*
+ * The note that this data directory, as a standby, replayed its primary's
+ * bounds while its state file was refused (marks_replay.c): they were
+ * kept nowhere, and a restartpoint passed them.  A file mended afterwards
+ * lacks them; the note refuses it until a start afresh takes it away.
+ */
+#define REPLAY_LOST_FILE	"flakeid.state.replay-lost"
 
 /* flakeid.accept_backfill_loss: back-fill before the floor is let through (backfill.c) */
 extern bool accept_backfill_loss;
@@ -77,6 +86,9 @@ typedef struct MarkShared
 	uint64		state_system_identifier;	/* of the file read at start; 0: none, or not recorded */
 	bool		afresh_failed;	/* flakeid.start_afresh was on for a refused state, and could not act */
 	bool		stale_unsaved;	/* STATE_STALE, and the last clean stop's save had failed (state_seal.h) */
+	bool		replay_lost_noted;	/* REPLAY_LOST_FILE is written */
+	bool		state_unreadable;	/* STATE_DAMAGED: the file could not be opened or read */
+	bool		archive_recovery;	/* started with standby.signal or recovery.signal */
 	bool		old_marks_ahead;	/* state_load_refused_old_marks_ahead() at start */
 	bool		old_version_on_disk;	/* an older release's file taken up, whose upgrade at start failed */
 } MarkShared;

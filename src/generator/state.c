@@ -203,6 +203,15 @@ refuse_too_new(uint32 version, const char *unknown_slot)
 /* whether the last state_load refused an older release's file for a mark ahead of the clock */
 static bool old_marks_ahead = false;
 
+/* whether the last state_load refused a file it could not open or read (logged there) */
+static bool unreadable = false;
+
+bool
+state_load_refused_unreadable(void)
+{
+	return unreadable;
+}
+
 bool
 state_load_refused_old_marks_ahead(void)
 {
@@ -293,12 +302,14 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 	state_set_empty(state);
 	*file_version = 0;
 	old_marks_ahead = false;
+	unreadable = false;
 	state_seal_start();
 	switch (durable_file_read(STATE_FILE, file, sizeof(file), &size))
 	{
 		case DURABLE_READ_NONE:
 			return state_witness_allows_first_start() ? STATE_LOAD_NONE : STATE_LOAD_MISSING;
 		case DURABLE_READ_FAILED:
+			unreadable = true;
 			return STATE_LOAD_DAMAGED;
 		case DURABLE_READ_OK:
 			break;

@@ -105,6 +105,8 @@ extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);
  * witness must not say IDs were issued (mark_state_file_says_issued).
  */
 extern bool state_load_refused_old_marks_ahead(void);
+/* whether the last state_load refused a file it could not open or read: permissions, not a regular file */
+extern bool state_load_refused_unreadable(void);
 
 /*
  * Writes the file (fsync, rename, fsync of the directory).  A failure is

@@ -225,5 +225,50 @@ is(sqlstate_of($lost, 'SELECT sno_new()'), 'XX001',
 	'... and once promoted it refuses, as it warned (the replayed marks were kept nowhere)');
 $lost->stop;
 
+# The same refusal mended (the file made readable again, as the warning's
+# hint said before 1.5's fifth auditor) and the standby restarted: the
+# bounds it replayed meanwhile, past a restartpoint, were kept nowhere,
+# and once promoted it issued its old primary's kuids again (24 of 600, its
+# clock 10 s behind; all 600 after an excursion).  The first bounds it
+# replays while refused are noted in flakeid.state.replay-lost, which
+# refuses the mended file until a start afresh.
+ok(!-e $standby->data_dir . '/flakeid.state.replay-lost', 'a standby whose file was usable notes no bounds lost');
+$primary->start;
+my ($mended) = flakeid_standby($primary, 'mended_state');
+my $md = $mended->data_dir;
+$mended->stop;
+chmod(0000, "$md/flakeid.state") or die "flakeid.state: $!";
+$log_from = -s $mended->logfile;
+$mended->start;
+like(slurp_file($mended->logfile, $log_from),
+	qr/WARNING:  this standby cannot generate IDs once promoted: its generator state file "flakeid.state" cannot be read or is damaged.*HINT:  Do not count on this standby for failover: make it again/s,
+	'a standby whose file cannot be read: the warning says to make it again, not to mend the file');
+$primary->safe_psql('postgres', 'CREATE TABLE primary_kuids AS SELECT kuid_new() AS id FROM generate_series(1, 600); CHECKPOINT');
+my $mended_lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+$mended->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$mended_lsn'") or die 'no catch-up';
+$mended->safe_psql('postgres', 'CHECKPOINT');    # (a restartpoint past the replayed bounds)
+ok(-f "$md/flakeid.state.replay-lost", '... and the bounds it replayed while refused are noted (flakeid.state.replay-lost)');
+$mended->stop;
+chmod(0600, "$md/flakeid.state") or die "flakeid.state: $!";
+$log_from = -s $mended->logfile;
+$mended->start;
+like(slurp_file($mended->logfile, $log_from),
+	qr/WARNING:  this standby cannot generate IDs once promoted: its generator state file "flakeid.state" lacks bounds it replayed while the file could not be used/,
+	'the file mended and the standby restarted: it still warns, the replayed bounds being lost');
+$primary->stop;
+$mended->promote;
+$mended->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+like(message_of($mended, 'SELECT kuid_new()'),
+	qr/ERROR:  flakeid's generator state lacks bounds this server replayed from its primary.*HINT:  Set flakeid.start_afresh = on/s,
+	'once promoted it refuses (XX001), naming the lost bounds, the hint a start afresh');
+is(sqlstate_of($mended, 'SELECT kuid_new()'), 'XX001', '... with XX001');
+$mended->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+$mended->restart;
+is($mended->safe_psql('postgres', 'SELECT count(*) FROM primary_kuids JOIN (SELECT kuid_new() AS id FROM generate_series(1, 2000)) n USING (id)'),
+	'0', 'the start afresh issues none of the old primary\'s kuids');
+is($mended->safe_psql('postgres', 'SELECT kuid_new() > (SELECT max(id) FROM primary_kuids)'), 't', '... resuming above them');
+ok(!-e "$md/flakeid.state.replay-lost", '... and takes the note away');
+$mended->stop;
+
 $standby->stop;
 done_testing();

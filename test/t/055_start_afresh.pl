@@ -91,6 +91,18 @@ for my $case ('damaged', 'missing', 'a directory', 'unreadable', 'unreadable bes
 		"$case: the hint says to start afresh");
 	unlike(message_of($node, 'SELECT snowflake_new()'), qr/remove "flakeid.state"|once the clock is past every ID/,
 		"$case: no hint says to remove the file once the clock is past the IDs");
+	# (one the server cannot open or read: given back, nothing is lost, where a start afresh
+	# refuses back-fill; 1.5's fifth auditor was told it was damaged, and offered the start afresh alone)
+	if ($case =~ /unreadable|directory/)
+	{
+		like(message_of($node, 'SELECT snowflake_new()'),
+			qr/ERROR:  flakeid's generator state file cannot be read, so generation is refused.*HINT:  Give the file back to the server's operating-system user, readable and writable by it \(mode 0600\), and restart the server: nothing is lost/s,
+			"$case: refused as a file that cannot be read, the hint to give it back first");
+	}
+	else
+	{
+		unlike(message_of($node, 'SELECT snowflake_new()'), qr/cannot be read/, "$case: not refused as a file that cannot be read");
+	}
 	# the hint followed
 	$node->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 	$node->restart;
