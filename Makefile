@@ -11,16 +11,18 @@ TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
 PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask mask_keys
 
-# src/ in three layers (docs/DESIGN.md): format/ (pure C: each format's
-# module and the helpers every type uses), generator/ (the generators, on
-# format/) and types/ (the SQL glue, on both).  Every .c file of a layer is
-# built; every test/unit/test_<m>.c is a unit test, of src/format/ only.
-FORMAT_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/format/*.c)))
+# src/ in rooms named by what they keep (docs/DESIGN.md, and each room's
+# README.md), each using only the rooms below it.  The pure ones, format/,
+# rules/ and persisted/ (no postgres.h), are the PURE_DIRS: unit-tested and
+# fuzzed without a server, every test/unit/test_<m>.c a unit test of theirs.
+# Every .c file of every room is built into the module.
+PURE_DIRS = format rules persisted
+PURE_OBJS = $(patsubst %.c,%.o,$(sort $(foreach d,$(PURE_DIRS),$(wildcard src/$(d)/*.c))))
+PURE_HEADERS = $(foreach d,$(PURE_DIRS),$(wildcard src/$(d)/*.h))
 UNIT_TESTS = $(patsubst test/unit/test_%.c,%,$(sort $(wildcard test/unit/test_*.c)))
 MODULE_big = flakeid
-GENERATOR_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/generator/*.c)))
-TYPE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/types/*.c)))
-OBJS = $(TYPE_OBJS) $(GENERATOR_OBJS) $(FORMAT_OBJS)
+SERVER_OBJS = $(patsubst %.c,%.o,$(sort $(filter-out $(PURE_OBJS:.o=.c),$(wildcard src/*/*.c))))
+OBJS = $(SERVER_OBJS) $(PURE_OBJS)
 
 # The shipped SQL is committed, so that review reads what users install.
 # sql/source/ holds the current state of the SQL, each object written once;
@@ -137,21 +139,21 @@ sql-check: $(SQL_SOURCES)
 
 # --- tests that need no server ----------------------------------------------
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra $(WERROR) -Isrc
-UNIT_SRCS = $(FORMAT_OBJS:.o=.c)
+UNIT_SRCS = $(PURE_OBJS:.o=.c)
 
-# The format layer compiled once for the unit tests and once for the
+# The pure rooms compiled once for the unit tests and once for the
 # fuzzers (an archive each), not once per test and per harness: 15 unit
 # tests and 8 harnesses compiled it 23 times, about 140 CPU-s of the test
 # command's C layer on 2 cores (issue 79)
-UNIT_OBJS = $(patsubst src/format/%.c,test/unit/obj/%.o,$(UNIT_SRCS))
-test/unit/obj/%.o: src/format/%.c $(wildcard src/format/*.h)
+UNIT_OBJS = $(patsubst src/%.c,test/unit/obj/%.o,$(UNIT_SRCS))
+test/unit/obj/%.o: src/%.c $(PURE_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
-test/unit/libformat.a: $(UNIT_OBJS)
+test/unit/libpure.a: $(UNIT_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-test/unit/test_%: test/unit/test_%.c test/unit/tap.h test/unit/libformat.a $(wildcard src/format/*.h)
-	$(CC) $(UNIT_CFLAGS) -o $@ $< test/unit/libformat.a -lcrypto -lz -lm
+test/unit/test_%: test/unit/test_%.c test/unit/tap.h test/unit/libpure.a $(PURE_HEADERS)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< test/unit/libpure.a -lcrypto -lz -lm
 
 unittest: $(patsubst %,test/unit/test_%,$(UNIT_TESTS))
 	prove -v $(patsubst %,test/unit/test_%,$(UNIT_TESTS)) :: test/vectors
@@ -169,24 +171,24 @@ FUZZ_FORMATS = $(TYPE_NAMES)
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc
 
-# (the format layer instrumented as the harnesses are, libFuzzer's main linked with each harness only)
-FUZZ_OBJS = $(patsubst src/format/%.c,test/fuzz/obj/%.o,$(UNIT_SRCS))
-test/fuzz/obj/%.o: src/format/%.c $(wildcard src/format/*.h)
+# (the pure rooms instrumented as the harnesses are, libFuzzer's main linked with each harness only)
+FUZZ_OBJS = $(patsubst src/%.c,test/fuzz/obj/%.o,$(UNIT_SRCS))
+test/fuzz/obj/%.o: src/%.c $(PURE_HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_CFLAGS)) -c -o $@ $<
-test/fuzz/libformat.a: $(FUZZ_OBJS)
+test/fuzz/libpure.a: $(FUZZ_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-test/fuzz/fuzz_%: test/fuzz/harness.c test/fuzz/libformat.a $(wildcard src/format/*.h)
-	clang $(FUZZ_CFLAGS) -DFUZZ_FORMAT='"$*"' -o $@ $< test/fuzz/libformat.a -lcrypto -lz
+test/fuzz/fuzz_%: test/fuzz/harness.c test/fuzz/libpure.a $(PURE_HEADERS)
+	clang $(FUZZ_CFLAGS) -DFUZZ_FORMAT='"$*"' -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
-# the codec of what flakeid persists (format/persisted.h): a harness of its own
-test/fuzz/fuzz_persisted: test/fuzz/persisted.c test/fuzz/libformat.a $(wildcard src/format/*.h)
-	clang $(FUZZ_CFLAGS) -o $@ $< test/fuzz/libformat.a -lcrypto -lz
+# the codec of what flakeid persists (persisted/persisted.h): a harness of its own
+test/fuzz/fuzz_persisted: test/fuzz/persisted.c test/fuzz/libpure.a $(PURE_HEADERS)
+	clang $(FUZZ_CFLAGS) -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # the masks' tokens and key file (format/mask.h): a harness of its own
-test/fuzz/fuzz_mask: test/fuzz/mask.c test/fuzz/libformat.a $(wildcard src/format/*.h)
-	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o $@ $< test/fuzz/libformat.a -lcrypto -lz
+test/fuzz/fuzz_mask: test/fuzz/mask.c test/fuzz/libpure.a $(PURE_HEADERS)
+	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # TAP: one line per harness with its execution count; FUZZ_SECONDS each
 fuzz: $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/fuzz_mask
@@ -196,7 +198,7 @@ fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=600
 
 EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/fuzz_mask test/fuzz/corpus test/fuzz/crashes \
-	test/fuzz/obj test/fuzz/libformat.a test/unit/obj test/unit/libformat.a
+	test/fuzz/obj test/fuzz/libpure.a test/unit/obj test/unit/libpure.a
 
 .PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
 

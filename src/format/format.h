@@ -89,7 +89,7 @@ typedef struct FlakeFormat
 	const char *time_range;		/* printable half-open range, for messages */
 
 	/*
-	 * The unit a generator counts in (format/counter.h): units_at floors an
+	 * The unit a generator counts in (rules/counter.h): units_at floors an
 	 * instant to its unit (false outside what the counter word can hold),
 	 * unit_start is the first instant of a unit (Unix microseconds).  NULL
 	 * for formats without a stateful generator (flax).

@@ -4,7 +4,7 @@
 #include "kuid.h"
 
 #include "bytes.h"
-#include "counter.h"
+#include "rules/counter.h"
 #include "format.h"
 #include "uuid8.h"
 

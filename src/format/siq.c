@@ -8,7 +8,7 @@
 #include <openssl/evp.h>
 
 #include "bytes.h"
-#include "counter.h"
+#include "rules/counter.h"
 #include "format.h"
 #include "uuid8.h"
 

@@ -46,7 +46,7 @@ extern int64_t siq_unix_us_ceil_from_t56(uint64_t t56);
 
 /*
  * The generator counts ticks since 2020 (SIQ_UNIT_BASE_T56), so that they
- * fit the counter word's 47 bits (format/counter.h): siq_new() works until
+ * fit the counter word's 47 bits (rules/counter.h): siq_new() works until
  * 2088-01-19, and siq_units_at refuses later instants.
  */
 #define SIQ_UNIT_BASE_T56	(UINT64_C(1577836800) << 16)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "codec.h"
-#include "counter.h"
+#include "rules/counter.h"
 
 #define SNO_SIZE			10
 #define SNO_TEXT_LEN		16

@@ -4,7 +4,7 @@
 #include "snowflake.h"
 
 #include "bytes.h"
-#include "counter.h"
+#include "rules/counter.h"
 #include "format.h"
 
 _Static_assert(SNOWFLAKE_MS_LIMIT - 1 <= COUNTER_MAX_UNIT, "snowflake ms exceed the counter word");

@@ -10,11 +10,11 @@
 #include "miscadmin.h"
 #include "utils/wait_event.h"
 
-#include "generator/ahead.h"
-#include "generator/clock.h"
+#include "base/clock.h"
+#include "base/shmem.h"
+#include "base/table.h"
+#include "durable/issued_ahead.h"
 #include "generator/counters.h"
-#include "generator/shmem.h"
-#include "generator/table.h"
 
 CounterShared *counter_shared = NULL;
 
@@ -112,7 +112,7 @@ resume_sno(const int64 sno_marks[2], bool flag)
 
 /*
  * The units from the clock's to the mark, of every counter, for this
- * lifetime (ahead.h; sno: for the marks of tick-tock 0, back-fill's, and of
+ * lifetime (issued_ahead.h; sno: for the marks of tick-tock 0, back-fill's, and of
  * `flag`, the one it resumes with; the other's may be no more than a
  * reserve, renewed ahead of the clock with nothing issued under it): the
  * earlier lifetime, or the primary before a promotion, may have issued in

@@ -1,6 +1,6 @@
 /*
  * counters.h — the counter words in shared memory, one per generator
- * variant (format/counter.h: last unit | flag | sequence), and sno's
+ * variant (rules/counter.h: last unit | flag | sequence), and sno's
  * timeline
  *
  * counters.c owns them: setting them up, resuming them after the marks, and
@@ -13,8 +13,8 @@
 
 #include "port/atomics.h"
 
+#include "base/defs.h"
 #include "format/sno.h"
-#include "generator/defs.h"
 
 typedef struct CounterSlot
 {

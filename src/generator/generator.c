@@ -5,19 +5,18 @@
 
 #include "access/xlog.h"
 
-#include "generator/clock.h"
-#include "generator/epoch.h"
+#include "base/clock.h"
+#include "base/epoch.h"
+#include "base/identity.h"
+#include "base/settings.h"
+#include "base/shmem.h"
+#include "base/table.h"
+#include "durable/marks.h"
+#include "durable/state_witness.h"
 #include "generator/generator.h"
-#include "generator/horizon.h"
 #include "generator/horizon_cells.h"
-#include "generator/identity.h"
 #include "generator/issue.h"
-#include "generator/marks.h"
 #include "generator/resume.h"
-#include "generator/settings.h"
-#include "generator/shmem.h"
-#include "generator/state_witness.h"
-#include "generator/table.h"
 
 /*
  * What may refuse a generator variant: a setting whose configured value was
@@ -209,19 +208,4 @@ flakeid_generate(GeneratorId gen, int variant)
 	horizon_note_issue(slot);
 	word = issue_next(def, slot, &pool);
 	return (GeneratedId) {counter_unit(word), counter_seq(word), counter_flag(word)};
-}
-
-uint64
-flakeid_horizon_unit(GeneratorId gen)
-{
-	const GeneratorDef *def = &generator_defs[gen];
-
-	if (RecoveryInProgress() && !identity_generate_on_standby())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot take the %s horizon during recovery", def->name),
-				 errdetail("A standby that does not generate IDs has no horizon of its own."),
-				 errhint("Take the horizon on the primary with pg_current_wal_lsn(), and read the standby once pg_last_wal_replay_lsn() has passed that position.")));
-	(void) generator_prepare(def, 0);	/* the preload, the state file, settings, identities */
-	return horizon_unit(def);
 }

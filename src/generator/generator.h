@@ -9,8 +9,8 @@
 
 #include "postgres.h"
 
-#include "format/counter.h"
-#include "generator/defs.h"
+#include "base/defs.h"
+#include "rules/counter.h"
 
 /*
  * The next ID of a generator (variant: the siq kind's index, else 0).
@@ -41,16 +41,6 @@ extern void generator_refuse_in_copy(const GeneratorDef *def);
  * (state_witness_place).  Once per backend; never during recovery.
  */
 extern void generator_refuse_plain_kuid_promoted(void);
-
-/*
- * The horizon of a generator (horizon.h) as a unit: the smallest ID the
- * generator could issue in it (sequence 0, tick-tock 0, this server's
- * identities) lies above every ID it issued to a transaction that has not
- * ended, and at or below every ID it issues after the call.  Refuses what
- * generation refuses; during recovery, 55000 unless the standby generates
- * (flakeid.generate_on_standby).
- */
-extern uint64 flakeid_horizon_unit(GeneratorId gen);
 
 /* ADVANCE_LEAD_US (defs.h): how far ahead of the clock an ID to advance past may lie */
 

@@ -16,10 +16,10 @@
 #include "storage/proc.h"
 #include "utils/wait_event.h"
 
-#include "generator/clock.h"
+#include "base/clock.h"
+#include "base/shmem.h"
 #include "generator/counters.h"
 #include "generator/horizon_cells.h"
-#include "generator/shmem.h"
 
 #if PG_VERSION_NUM >= 170000
 #define PROC_NUMBER(proc)	GetNumberFromPGProc(proc)

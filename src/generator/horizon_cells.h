@@ -16,7 +16,7 @@
 
 #include "postgres.h"
 
-#include "generator/defs.h"
+#include "base/defs.h"
 
 #define HORIZON_NONE		PG_UINT64_MAX	/* a cell that holds nothing */
 

@@ -1,7 +1,7 @@
 /*
  * issue.c — the loops that issue IDs
  *
- * Each generator's hot state is one counter word (format/counter.h) per
+ * Each generator's hot state is one counter word (rules/counter.h) per
  * variant, advanced with compare-and-swap: no heavyweight lock and no
  * LWLock on the path that issues IDs.  The rules themselves (what to issue
  * for a given clock reading) are the pure functions of format/, so the
@@ -15,13 +15,13 @@
 #include "storage/latch.h"
 #include "utils/wait_event.h"
 
-#include "generator/ahead.h"
-#include "generator/clock.h"
+#include "base/clock.h"
+#include "base/stats.h"
+#include "durable/issued_ahead.h"
+#include "durable/marks.h"
 #include "generator/counters.h"
 #include "generator/horizon_cells.h"
 #include "generator/issue.h"
-#include "generator/marks.h"
-#include "generator/stats.h"
 
 /*
  * The wait event a waiting generator shows in pg_stat_activity: its own
@@ -110,7 +110,7 @@ slot_clock(void *arg)
 
 /*
  * Before anyone can see the ID: a unit ahead of the clock is recorded for
- * back-fill and saved (ahead.h), and the ID must lie before the saved
+ * back-fill and saved (issued_ahead.h), and the ID must lie before the saved
  * mark; the mark first, since its renewal, if any, saves the unit recorded
  * too (the review of 4ee81ec: two saves at each mark crossed ahead).  (sno's
  * tick-tock 1 too, though back-fill's IDs are tick-tock 0: a unit its pool

@@ -7,7 +7,7 @@
 
 #include "postgres.h"
 
-#include "generator/defs.h"
+#include "base/defs.h"
 
 /*
  * The next counter word of `slot` under the generator's rule: lock-free

@@ -12,20 +12,20 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 
-#include "generator/ahead.h"
+#include "base/epoch.h"
+#include "base/shmem.h"
+#include "durable/deep_record.h"
+#include "durable/issued_ahead.h"
+#include "durable/marks.h"
+#include "durable/state_seal.h"
 #include "generator/counters.h"
-#include "generator/deep_record.h"
-#include "generator/epoch.h"
-#include "generator/marks.h"
 #include "generator/resume.h"
-#include "generator/shmem.h"
-#include "generator/state_seal.h"
 
 /*
  * Resumes after `bounds` (this server's, read at start: `own_file`; or its
  * primary's, taken up once recovery has ended): the marks, sno's timeline
  * and every counter only ever move up, the back-fill low-waters down, and
- * the runs of units issued ahead of the clock only grow (ahead.h: this
+ * the runs of units issued ahead of the clock only grow (issued_ahead.h: this
  * server's file holds its own already; the primary's are saved with the
  * next save), so taking up lower bounds changes nothing.  sno resumes with the bounds'
  * tick-tock.  Back-fill starts a new lifetime below every low-water.  At

@@ -8,7 +8,7 @@
 /* registers the start and the save at exit with the shared memory (from _PG_init, while preloading) */
 extern void resume_init(void);
 
-#include "generator/marks.h"
+#include "durable/marks.h"
 
 extern void resume_take_up_upstream_pending(void);
 

@@ -18,11 +18,11 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "generator/clock.h"
+#include "base/clock.h"
+#include "base/shmem.h"
+#include "durable/marks.h"
 #include "generator/generator.h"
-#include "generator/marks.h"
 #include "generator/resume.h"
-#include "generator/shmem.h"
 #include "types/glue.h"
 
 /* EXECUTE on a function, as each major spells it */

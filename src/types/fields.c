@@ -15,8 +15,8 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "types/glue.h"
 #include "format/format.h"
+#include "types/glue.h"
 
 /*
  * PostgreSQL 19 builds jsonb through a JsonbInState that holds the finished

@@ -31,10 +31,10 @@
 #include "utils/sortsupport.h"
 #include "utils/uuid.h"
 
-#include "types/glue.h"
 #include "format/bytes.h"
 #include "format/format.h"
 #include "format/uuid8.h"
+#include "types/glue.h"
 
 #define FIXED_MAX_WIDTH 16
 

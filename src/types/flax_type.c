@@ -8,9 +8,9 @@
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
+#include "format/flax.h"
 #include "types/fixed_type.h"
 #include "types/glue.h"
-#include "format/flax.h"
 
 FLAKEID_FIXED_TYPE(flax, &flax_format, FLAX_SIZE)
 

@@ -10,13 +10,14 @@
 
 #include "datatype/timestamp.h"
 
+#include "backfill/backfill.h"
+#include "base/clock.h"
+#include "base/epoch.h"
+#include "base/identity.h"
+#include "base/shmem.h"
 #include "format/format.h"
-#include "generator/backfill.h"
-#include "generator/clock.h"
-#include "generator/epoch.h"
 #include "generator/generator.h"
-#include "generator/identity.h"
-#include "generator/shmem.h"
+#include "horizon/horizon.h"
 
 /* time (flakeid.c): a finite timestamptz in Unix µs; 22008 for an infinite one */
 extern int64 flakeid_unix_us_from_timestamptz(TimestampTz ts, const char *type_name);

@@ -19,8 +19,8 @@
 #include "pgtime.h"
 #include "utils/timestamp.h"
 
-#include "types/fixed_type.h"
 #include "format/time_layout.h"
+#include "types/fixed_type.h"
 
 /* btree_gist's number for <>, and the distance's */
 #define STRATEGY_NOT_EQUAL	6

@@ -9,9 +9,9 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "format/kuid.h"
 #include "types/fixed_type.h"
 #include "types/glue.h"
-#include "format/kuid.h"
 
 FLAKEID_FIXED_TYPE(kuid, &kuid_format, KUID_SIZE)
 FLAKEID_FIXED_TYPE(kuid96, &kuid96_format, KUID96_SIZE)

@@ -13,7 +13,7 @@
  * wiped when the file is read again.  No message quotes a key or a line of
  * the file.
  *
- * This is not a generator setting (generator/settings.c): masks need no
+ * This is not a generator setting (base/settings.c): masks need no
  * shared state, so the setting exists whether flakeid is preloaded or not.
  */
 #include "postgres.h"

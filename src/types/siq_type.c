@@ -10,9 +10,9 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "format/siq.h"
 #include "types/fixed_type.h"
 #include "types/glue.h"
-#include "format/siq.h"
 
 FLAKEID_FIXED_TYPE(siq, &siq_format, SIQ_SIZE)
 

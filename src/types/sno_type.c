@@ -6,9 +6,9 @@
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
+#include "format/sno.h"
 #include "types/fixed_type.h"
 #include "types/glue.h"
-#include "format/sno.h"
 
 FLAKEID_FIXED_TYPE(sno, &sno_format, SNO_SIZE)
 

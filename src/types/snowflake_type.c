@@ -14,10 +14,10 @@
 #include "utils/datetime.h"
 #include "utils/timestamp.h"
 
-#include "types/glue.h"
 #include "format/bytes.h"
 #include "format/format.h"
 #include "format/snowflake.h"
+#include "types/glue.h"
 
 /* the epoch in Unix microseconds: the argument at `argno` if given, else the setting */
 static int64

@@ -19,8 +19,8 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-#include "types/glue.h"
 #include "format/vclock.h"
+#include "types/glue.h"
 
 typedef struct Clock
 {

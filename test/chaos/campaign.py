@@ -478,7 +478,7 @@ class Faults:
         the hint's "not an older copy"; then the hints that follow.  Taken,
         it repeated thousands of IDs (the first run of this fault, on
         6f9c3df); 1.4 refuses it by the seal of the last clean stop
-        (src/generator/state_seal.c), so a start that takes it is a problem."""
+        (src/durable/state_seal.c), so a start that takes it is a problem."""
         p = self.s.primary
         p.stop('fast')
         copies = {}

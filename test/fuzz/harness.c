@@ -1,5 +1,5 @@
 /*
- * harness.c — libFuzzer harness for the pure-C format layer
+ * harness.c — libFuzzer harness for the pure-C formats (src/format)
  *
  * Built once per format with -DFUZZ_FORMAT='"name"' (see the
  * Makefile's fuzz targets), under AddressSanitizer and

@@ -1,6 +1,6 @@
 /*
  * persisted.c — libFuzzer harness for the codec of everything flakeid
- * persists (src/format/persisted.h), under AddressSanitizer and
+ * persists (src/persisted/persisted.h), under AddressSanitizer and
  * UndefinedBehaviorSanitizer
  *
  * The first input byte picks the decoder: 0 mod 3 the state file, 1 a WAL
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/format/persisted.h"
+#include "../../src/persisted/persisted.h"
 
 static uint8_t out[1 << 20];
 

@@ -6,7 +6,7 @@
 # a unique index refusing them with 23505), and live IDs after a fresh
 # start came again (6,526 repeats in one campaign history).  Each clean
 # stop now seals the file with the shutdown checkpoint's WAL position and
-# flakeid.deep's size (src/generator/state_seal.c); a start after a clean
+# flakeid.deep's size (src/durable/state_seal.c); a start after a clean
 # stop whose file does not carry that seal refuses generation (XX001) with
 # the way on: put back the files that stop saved, or start afresh.
 use strict;

@@ -1,5 +1,5 @@
 # A unit the live generator issues in ahead of the clock is published only
-# once a save covers it (src/generator/ahead.h): the last save that
+# once a save covers it (src/durable/issued_ahead.h): the last save that
 # succeeded and the one under way must both hold it.  A save that raises an
 # ERROR after its rename (its directory's fsync, the witness, a cancel) may
 # have left its own file on disk.  b0562ba let the next save's begin

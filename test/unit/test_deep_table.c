@@ -7,7 +7,7 @@
  * Usage: test_deep_table.  Prints TAP.
  */
 #include "tap.h"
-#include "../../src/format/deep_table.h"
+#include "../../src/rules/deep_table.h"
 
 #define HISTORY_UNITS	4000
 #define HISTORY_MAX		3000

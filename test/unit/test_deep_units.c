@@ -6,7 +6,7 @@
  * Usage: test_deep_units.  Prints TAP.
  */
 #include "tap.h"
-#include "../../src/format/deep_units.h"
+#include "../../src/rules/deep_units.h"
 
 #define SLOTS		18
 #define UNITS		256			/* the universe of the random histories */

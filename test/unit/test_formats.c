@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../src/format/codec.h"
-#include "../../src/format/counter.h"
+#include "../../src/rules/counter.h"
 #include "../../src/format/format.h"
 
 static void

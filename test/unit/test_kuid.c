@@ -6,7 +6,7 @@
  * Usage: test_kuid VECTOR_DIR.  Prints TAP.
  */
 #include "tap.h"
-#include "../../src/format/counter.h"
+#include "../../src/rules/counter.h"
 #include "../../src/format/kuid.h"
 
 static const char *vectors;

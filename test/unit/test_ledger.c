@@ -6,7 +6,7 @@
  * Usage: test_ledger.  Prints TAP.
  */
 #include "tap.h"
-#include "../../src/format/ledger.h"
+#include "../../src/rules/ledger.h"
 
 #define TEST_BLOOM_BITS	(UINT32_C(1) << 23)
 

@@ -9,8 +9,8 @@
  * Usage: test_persisted [VECTORS-DIR] (the fixtures are in VECTORS-DIR/../fixtures).  Prints TAP.
  */
 #include "tap.h"
-#include "../../src/format/persisted.h"
-#include "../../src/format/persisted_wire.h"
+#include "../../src/persisted/persisted.h"
+#include "../../src/persisted/persisted_wire.h"
 
 #ifndef PERSISTED_MARK_MAX
 #define PERSISTED_MARK_MAX	INT64_C(253402300800000000)	/* for the negative control on a tree without it */

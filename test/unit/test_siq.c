@@ -7,7 +7,7 @@
 #include <ctype.h>
 
 #include "tap.h"
-#include "../../src/format/counter.h"
+#include "../../src/rules/counter.h"
 #include "../../src/format/siq.h"
 
 static const char *vectors;

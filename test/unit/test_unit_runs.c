@@ -1,12 +1,12 @@
 /*
- * test_unit_runs.c — runs of consecutive units (src/format/unit_runs.h):
+ * test_unit_runs.c — runs of consecutive units (src/rules/unit_runs.h):
  * adding joins what overlaps or touches; past the bound the two closest
  * runs are joined and no unit is ever dropped; merge, find, cover, and the
  * check of runs read from disk.  Random additions are checked against a
  * plain bitmap of the units.  Prints TAP.
  */
 #include "tap.h"
-#include "../../src/format/unit_runs.h"
+#include "../../src/rules/unit_runs.h"
 
 #define SPAN	4096
 
