@@ -86,6 +86,9 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 	int			slot = def->first_slot + variant;
 	int64		latest[MARK_COUNT] = {0};
 	int64		ahead;
+	uint64		word;
+	int64		now;
+	bool		reached;
 
 	Assert(variant >= 0 && variant < def->variants);
 	if (RecoveryInProgress())
@@ -94,8 +97,24 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 				 errmsg("cannot advance the %s generator during recovery", def->name),
 				 errhint("Advance it on the primary: the raise reaches the standbys through the WAL.")));
 	(void) generator_prepare(def, variant);	/* the preload, the state file, settings, identities */
-	ahead = id_unix_us - clock_read(def);
-	if (ahead > ADVANCE_LEAD_US)
+
+	/*
+	 * A counter itself more than the lead ahead of the clock (after an
+	 * excursion of the clock, or a start afresh that resumed ahead, it goes
+	 * on there) and already in the ID's unit or past it moves at most to
+	 * the next unit: no further ahead than it is, and the lead is not
+	 * asked.  Refused, the server's own IDs could not be passed, the
+	 * refusal blaming the clocks (1.5's fifth auditor: sno_advance_past(
+	 * max(id)), "3573.270 s ahead of this server's clock").  A counter
+	 * within the lead is asked it as before: the next unit of a coarse one
+	 * (kuid96's 256-second window) may lie far past it.
+	 */
+	now = clock_read(def);
+	word = pg_atomic_read_u64(slot_word(slot));
+	reached = word != 0 && counter_unit(word) >= through_unit &&
+		def->format->unit_start(counter_unit(word)) - now > ADVANCE_LEAD_US;
+	ahead = id_unix_us - now;
+	if (ahead > ADVANCE_LEAD_US && !reached)
 		refuse_ahead_of_clock(def, ahead);
 	/* (unreachable while the lead is 60 s: a counter counts units far past any clock) */
 	if (through_unit >= COUNTER_MAX_UNIT)
@@ -103,7 +122,8 @@ flakeid_advance_past(GeneratorId gen, int variant, int64 id_unix_us, uint64 thro
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("the %s generator cannot issue past the last time unit it can count", def->name)));
 	/* the units it will issue in: at most the lead ahead as well (kuid96's window may end later) */
-	wait_until_within_lead(def, def->format->unit_start(through_unit));
+	if (!reached)
+		wait_until_within_lead(def, def->format->unit_start(through_unit));
 
 	if (def->ticktock)
 		latest[MARK_SNO_FLAG0] = latest[MARK_SNO_FLAG1] = def->format->unit_start(through_unit + 1);

@@ -85,7 +85,10 @@ latest_mark(const FlakeidPersisted *read)
 static int64
 afresh_instant(const FlakeidPersisted *read)
 {
-	return Max(clock_or_checkpoint(), latest_mark(read) - (ADVANCE_LEAD_US + MARK_RESERVE_US));
+	int64		base = clock_or_checkpoint();
+	int64		from_marks = latest_mark(read) - (ADVANCE_LEAD_US + MARK_RESERVE_US);
+
+	return Max(base, from_marks);
 }
 
 /*
@@ -344,7 +347,8 @@ original_within_lead(const FlakeidPersisted *saved)
 				 errhint("Make it readable by the server and restart the server.")));
 		return false;
 	}
-	wait_until = Max(latest_mark(&ahead), latest - (ADVANCE_LEAD_US + MARK_RESERVE_US + USECS_PER_SEC));
+	wait_until = latest_mark(&ahead);
+	wait_until = Max(wait_until, latest - (ADVANCE_LEAD_US + MARK_RESERVE_US + USECS_PER_SEC));
 	if (base >= wait_until)
 		return true;
 	strlcpy(until, timestamptz_to_str(flakeid_timestamptz_from_unix_us(wait_until)), sizeof(until));

@@ -124,5 +124,22 @@ is(sqlstate_of($standby, 'SELECT sno_advance_past(NULL)'), 'ok', 'NULL: NULL (ST
 is(sqlstate_of($standby, 'SELECT ' . advance_fn($cases{$_}[0]) . '(' . foreign_id($_, 55) . ')'), 'ok', "$_: an ID 55 s ahead is taken")
   for @order;
 
+# The server's own IDs minted ahead of the clock (an excursion: here a
+# session's clock an hour ahead), where the generator goes on: passing them
+# takes it no further ahead, and is taken, not refused as lying ahead of
+# the clock (1.5's fifth auditor: sno_advance_past(max(id)) gave 22023, "the
+# sno ID lies 3573.270 s ahead of this server's clock", blaming the clocks)
+for my $t ('sno', 'int8', 'kuid96')
+{
+	my $new = $t eq 'int8' ? 'snowflake_new()' : "${t}_new()";
+	my $own_ahead = psql_on($standby,
+		"SET flakeid.debug_clock_offset_ms = 3600000; SELECT max(x)::text FROM (SELECT $new x FROM generate_series(1, 100)) s");
+	is(sqlstate_of($standby, 'SELECT ' . advance_fn($t) . "('$own_ahead'::$t)"), 'ok',
+		"$new: its own IDs, minted an hour ahead of the clock, are passed");
+	is(psql_on($standby, "SELECT $new > '$own_ahead'::$t"), 't', '... and its next ID sorts after them');
+}
+is(sqlstate_of($standby, 'SELECT sno_advance_past(' . foreign_id('sno', 7200) . ')'), '22023',
+	'an ID two hours ahead, past where the generator is: still refused');
+
 stop_checked($standby, $node);
 done_testing();
