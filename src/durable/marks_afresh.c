@@ -213,7 +213,7 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 		 * then as now: left out, as that start left them)
 		 */
 		inquiry = strncmp(de->d_name, set_aside, sizeof(set_aside) - 1) == 0;
-		ahead = strcmp(de->d_name, STATE_AHEAD_FILE) == 0;
+		ahead = strcmp(de->d_name, STATE_AHEAD_FILE) == 0 || strcmp(de->d_name, REPLAY_LOST_FILE) == 0;
 		if (!inquiry && !ahead && strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
 			continue;
 		if (state_fold_marks_of(de->d_name, saved))
@@ -224,7 +224,7 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 			ereport(LOG,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("flakeid cannot start afresh: the marks of \"%s\", %s, cannot be read", de->d_name,
-							ahead ? "the state this cluster last saved ahead of its clock" : "a state file set aside as an older copy"),
+							ahead ? "the marks this cluster last saved ahead of its clock or replayed while its state file could not be used" : "a state file set aside as an older copy"),
 					 errdetail("It cannot be read, is not a regular file, is another cluster's, or is not what a save of a state version this release reads writes (the lines above may say which); a start afresh that left it out could resume below the IDs its marks covered."),
 					 ahead ?
 					 errhint("Make it readable by the server, and restart the server; one that a later release of flakeid wrote may be removed once the clock has passed every ID that release issued.") :
@@ -276,7 +276,7 @@ start_state_afresh(FlakeidPersisted *saved)
 	ereport(LOG,
 			(errmsg("flakeid started its generators afresh, as flakeid.start_afresh says: they resume after %s, and back-fill before it is refused",
 					resume),
-			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside or saved ahead of the clock (\"flakeid.state.older-copy-*\", \"flakeid.state.set-aside-*\", \"%s\") too.", aside, copies, STATE_AHEAD_FILE),
+			 errdetail("The unusable state file was set aside as \"%s\" (if there was one). They resume after the marks of the %d state files of this cluster set aside or saved ahead of the clock (\"flakeid.state.older-copy-*\", \"flakeid.state.set-aside-*\", \"%s\", \"%s\") too.", aside, copies, STATE_AHEAD_FILE, REPLAY_LOST_FILE),
 			 errhint("Set flakeid.start_afresh = off again. " BACKFILL_LOSS_HINT)));
 	return true;
 }
@@ -323,9 +323,15 @@ mark_backfill_afresh(FlakeidPersisted *saved)
  * renewal waits for the clock (marks.c), past any mark the copy holds:
  * 1.5's fifth reviewer saw a takeover resume at the copy's marks and
  * issue again all 2,000 snowflakes the original had minted since.  Once
- * the clock has passed those marks, the original's generators wait for it
- * again, and its saves lie within 62 s of it, as the takeover counts on.
- * An ahead file that cannot be read refuses too: its marks are unknown.
+ * the clock has passed those marks, the takeover resumes 62 s past the
+ * clock, past them: that covers what the original issued after the copy
+ * up to 62 s of units past them.  It does not cover more: ahead of the
+ * clock, the original's units move on by what it issues, not by the clock
+ * (at full capacity one unit per unit of time, the time it ran after the
+ * copy; 254 million snowflakes make 62 s), and nothing in the copy says
+ * how long that was (1.5's sixth reviewer): the hint asks the operator to
+ * wait that time too.  An ahead file that cannot be read refuses too: its
+ * marks are unknown.
  */
 static bool
 original_within_lead(const FlakeidPersisted *saved)
@@ -356,7 +362,7 @@ original_within_lead(const FlakeidPersisted *saved)
 			(errmsg("flakeid.take_over_from = '%s' took nothing over: this copy's generators were issuing ahead of the clock, until %s",
 					flakeid_take_over_from, until),
 			 errdetail("Its marks lie further ahead of the clock than a save leaves one (a start afresh that resumed past marks ahead, an excursion of the clock): there its original issued past them after the copy was made, where nothing waits for the clock, and a copy resumed after them would issue those IDs again."),
-			 errhint("Leave the setting, and restart the server once the clock has passed %s; until then the copy is refused as one.", until)));
+			 errhint("Leave the setting, and restart the server once the clock has passed %s and, after it, as long again as the original ran after the copy was made (its IDs went on past these marks as fast as it issued them); until then the copy is refused as one.", until)));
 	return false;
 }
 

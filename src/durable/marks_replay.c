@@ -6,6 +6,8 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "datatype/timestamp.h"
 
 #include "base/epoch.h"
@@ -70,27 +72,41 @@ raise_upstream(const IssuedBounds *record)
 
 /*
  * With flakeid_lock held, in redo, the state file refused, on a standby or
- * in archive recovery: the bounds just replayed are kept nowhere, and a restartpoint may pass their record.
- * An operator who mends the file then (the refusal's hint, before 1.5's
- * fifth auditor) had a usable file without them: once promoted, the
- * server issued its old primary's kuids again (24 of 600, its clock 10 s
- * behind; all 600 after an excursion).  So the first such record writes
- * REPLAY_LOST_FILE, which refuses the file at every start until a start
- * afresh; FATAL when it cannot be written (recovery stops before the
+ * in archive recovery: the bounds just replayed would be kept nowhere, and
+ * a restartpoint may pass their record.  An operator who mended the file
+ * then (the refusal's hint, before 1.5's fifth auditor) had a usable file
+ * without them: once promoted, the server issued its old primary's kuids
+ * again (24 of 600, its clock 10 s behind; all 600 after an excursion).
+ * So they are saved to REPLAY_LOST_FILE, in the state file's format, with
+ * the marks it held before (the replay since this start may lie below
+ * them): its presence refuses the state file at every start until a start
+ * afresh, which folds its marks in (a text note that kept none sent that
+ * start afresh below a primary that had issued ahead of the clock: 1.5's
+ * sixth reviewer).  Rewritten only when a record raised something, as the
+ * state file is; FATAL when it cannot be (recovery stops before the
  * restartpoint, as for a save that fails).
  */
 static void
-note_replay_lost_locked(void)
+save_replay_lost_locked(void)
 {
-	static const char note[] = "flakeid: this standby replayed its primary's bounds while its state file could not be used; they are kept nowhere, and the file is refused until a start afresh\n";
+	FlakeidPersisted state;
+	OwnBounds	own;
+	struct stat st;
 
 	/*
 	 * (crash recovery replays a primary's own records, which its saves
 	 * wrote to the file as well: a file mended after it lacks nothing)
 	 */
-	if (mark_shared->replay_lost_noted || !mark_shared->archive_recovery)
+	if (!mark_shared->archive_recovery)
 		return;
-	(void) durable_file_write(REPLAY_LOST_FILE, (const uint8 *) note, sizeof(note) - 1, FATAL);
+	published_bounds(&own);
+	current_state(&state, &own);
+	if (lstat(REPLAY_LOST_FILE, &st) == 0 && !state_fold_marks_of(REPLAY_LOST_FILE, &state))
+		ereport(FATAL,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not read the marks of \"%s\", the bounds this server replayed while its state file could not be used", REPLAY_LOST_FILE),
+				 errhint("Make it readable by the server, or make this standby again with pg_basebackup.")));
+	(void) state_save_copy(REPLAY_LOST_FILE, &state, FATAL);
 	mark_shared->replay_lost_noted = true;
 }
 
@@ -107,7 +123,7 @@ save_replayed_locked(void)
 
 	if (!mark_state_usable())
 	{
-		note_replay_lost_locked();
+		save_replay_lost_locked();
 		return;
 	}
 	published_bounds(&own);

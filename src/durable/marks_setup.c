@@ -178,8 +178,18 @@ mark_load_state(FlakeidPersisted *saved)
 		: load == STATE_LOAD_MISSING ? STATE_MISSING
 		: load == STATE_LOAD_STALE ? STATE_STALE : STATE_USABLE;
 	mark_shared->stale_unsaved = load == STATE_LOAD_STALE && state_seal_stale_unsaved();
-	mark_shared->archive_recovery = access(STANDBY_SIGNAL_FILE, F_OK) == 0 || access(RECOVERY_SIGNAL_FILE, F_OK) == 0;
-	mark_shared->replay_lost_noted = access(REPLAY_LOST_FILE, F_OK) == 0;
+	/*
+	 * (a restored base backup started without a signal file replays its
+	 * original's records from its backup_label too: 1.5's sixth reviewer)
+	 */
+	mark_shared->archive_recovery = access(STANDBY_SIGNAL_FILE, F_OK) == 0 || access(RECOVERY_SIGNAL_FILE, F_OK) == 0 ||
+		access(BACKUP_LABEL_FILE, F_OK) == 0;
+	{
+		struct stat note;
+
+		/* (lstat: a link to nowhere in its name is a note all the same) */
+		mark_shared->replay_lost_noted = lstat(REPLAY_LOST_FILE, &note) == 0;
+	}
 	if (mark_shared->state_refusal == STATE_USABLE && mark_shared->replay_lost_noted)
 		mark_shared->state_refusal = STATE_REPLAY_LOST;
 	/*
@@ -305,7 +315,7 @@ mark_refuse_unusable_state(void)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file cannot be used, and starting afresh failed, so generation is refused"),
 				 errdetail("flakeid.start_afresh is on, but at this start the unusable \"flakeid.state\" could not be set aside, a new one saved, or the marks of a state file set aside before read; the server log of this start says why, and why the file cannot be used."),
-				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or flakeid.issued.tmp, a witness that is not this cluster's, a flakeid.state.older-copy-* or flakeid.state.ahead that cannot be read, a directory in the place of flakeid.state.ahead.tmp), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
+				 errhint("Correct what the log names (space or permissions in the data directory, a directory in the place of flakeid.state.tmp or flakeid.issued.tmp, a witness that is not this cluster's, a flakeid.state.older-copy-*, flakeid.state.ahead or flakeid.state.replay-lost that cannot be read or removed, a directory in the place of flakeid.state.ahead.tmp), leaving \"flakeid.state\" itself where it is: start afresh sets it aside. Then restart the server.")));
 	if (mark_shared->state_refusal == STATE_TOO_NEW)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -357,11 +367,13 @@ mark_refuse_unusable_state(void)
 	 * refuses back-fill before it; 1.5's fifth auditor was offered the
 	 * start afresh alone, as for a damaged file)
 	 */
-	if (mark_shared->state_unreadable && !mark_shared->replay_lost_noted)
+	if (mark_shared->state_unreadable)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("flakeid's generator state file cannot be read, so generation is refused"),
-				 errdetail("The server could not open or read \"flakeid.state\": its owner or permissions, or something other than a regular file in its place (the server log of this start says why)."),
+				 errdetail("The server may not read or write \"flakeid.state\": its owner or permissions (the server log of this start says why)."),
+				 mark_shared->replay_lost_noted ?
+				 errhint("Give the file back to the server's operating-system user (mode 0600), then set flakeid.start_afresh = on and restart the server: this server also replayed bounds from its primary while the file could not be used (\"%s\"), which the file lacks (docs/OPERATIONS.md, \"Starting afresh\").", REPLAY_LOST_FILE) :
 				 errhint("Give the file back to the server's operating-system user, readable and writable by it (mode 0600), and restart the server: nothing is lost. Where that cannot be done, set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").")));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),

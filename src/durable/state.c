@@ -22,6 +22,10 @@
  */
 #include "postgres.h"
 
+#include <unistd.h>
+
+#include <sys/stat.h>
+
 #include "access/xlog.h"
 #include "utils/timestamp.h"
 
@@ -309,7 +313,19 @@ state_load(FlakeidPersisted *state, uint32 *file_version)
 		case DURABLE_READ_NONE:
 			return state_witness_allows_first_start() ? STATE_LOAD_NONE : STATE_LOAD_MISSING;
 		case DURABLE_READ_FAILED:
-			unreadable = true;
+			{
+				struct stat st;
+
+				/*
+				 * (a regular file the server may not read or write: its
+				 * owner or mode, which given back loses nothing; not a
+				 * directory or FIFO in its place, a file too large, an I/O
+				 * error, whose content is gone or unknown: 1.5's sixth
+				 * reviewer)
+				 */
+				unreadable = lstat(STATE_FILE, &st) == 0 && S_ISREG(st.st_mode) &&
+					access(STATE_FILE, R_OK | W_OK) != 0;
+			}
 			return STATE_LOAD_DAMAGED;
 		case DURABLE_READ_OK:
 			break;
@@ -423,6 +439,28 @@ marks_past_lead(const FlakeidPersisted *state)
 	return false;
 }
 
+/* the state as a file's bytes, sealed by the stop given (0: none), in a buffer of its own */
+static const uint8 *
+encode(const FlakeidPersisted *state, uint64 stop_checkpoint, uint64 stop_deep_size, size_t *size)
+{
+	static PersistedState persisted;
+	static uint8 file[PERSISTED_FILE_MAX];
+
+	persisted_state_empty(&persisted);
+	persisted.has_stop = true;
+	persisted.stop_checkpoint = stop_checkpoint;
+	persisted.stop_deep_size = stop_deep_size;
+	persisted.system_identifier = GetSystemIdentifier();
+	persisted.snowflake_epoch_ms = state->snowflake_epoch_ms;
+	persisted.deep_record = state->deep_record;
+	bounds_to_persisted(&state->own, &persisted.own);
+	bounds_to_persisted(&state->upstream, &persisted.upstream);
+	*size = persisted_state_encode(&persisted, file, sizeof(file));
+	if (*size == 0)
+		elog(ERROR, "flakeid's state does not fit in %d bytes", PERSISTED_FILE_MAX);
+	return file;
+}
+
 /*
  * Writes the state in the current version, durably, before returning, and
  * the witness that this cluster issued IDs.  A save with marks past the
@@ -447,25 +485,21 @@ marks_past_lead(const FlakeidPersisted *state)
 static bool
 save(const FlakeidPersisted *state, int elevel, uint64 stop_checkpoint, uint64 stop_deep_size)
 {
-	static PersistedState persisted;
-	static uint8 file[PERSISTED_FILE_MAX];
 	size_t		size;
+	const uint8 *file = encode(state, stop_checkpoint, stop_deep_size, &size);
 
-	persisted_state_empty(&persisted);
-	persisted.has_stop = true;
-	persisted.stop_checkpoint = stop_checkpoint;
-	persisted.stop_deep_size = stop_deep_size;
-	persisted.system_identifier = GetSystemIdentifier();
-	persisted.snowflake_epoch_ms = state->snowflake_epoch_ms;
-	persisted.deep_record = state->deep_record;
-	bounds_to_persisted(&state->own, &persisted.own);
-	bounds_to_persisted(&state->upstream, &persisted.upstream);
-	size = persisted_state_encode(&persisted, file, sizeof(file));
-	if (size == 0)
-		elog(ERROR, "flakeid's state does not fit in %d bytes", PERSISTED_FILE_MAX);
 	if (marks_past_lead(state) && !durable_file_write(STATE_AHEAD_FILE, file, size, elevel))
 		return false;
 	return durable_file_write(STATE_FILE, file, size, elevel) && state_witness_ensure(elevel);
+}
+
+bool
+state_save_copy(const char *path, const FlakeidPersisted *state, int elevel)
+{
+	size_t		size;
+	const uint8 *file = encode(state, 0, 0, &size);
+
+	return durable_file_write(path, file, size, elevel);
 }
 
 bool

@@ -116,6 +116,14 @@ extern bool state_load_refused_unreadable(void);
 extern bool state_save(const FlakeidPersisted *state, int elevel);
 
 /*
+ * The state written as a state file at PATH (in the data directory),
+ * durably, sealed by no stop, with no witness and no ahead copy: a record
+ * of marks for a start afresh to fold in (REPLAY_LOST_FILE), never the
+ * state file itself.  A failure is reported at `elevel`.
+ */
+extern bool state_save_copy(const char *path, const FlakeidPersisted *state, int elevel);
+
+/*
  * In the postmaster as it exits: after a primary's clean stop, saves the
  * file sealed with that stop (state_seal.h: `deep_used` and `deep_size_now`
  * are flakeid.deep's), whether or not `lowered`; otherwise saves it only if

@@ -233,6 +233,10 @@ $lost->stop;
 # replays while refused are noted in flakeid.state.replay-lost, which
 # refuses the mended file until a start afresh.
 ok(!-e $standby->data_dir . '/flakeid.state.replay-lost', 'a standby whose file was usable notes no bounds lost');
+# (the primary mints an hour ahead, an excursion of its clock: a start afresh
+# at the clock + 62 s, after a note that kept no bounds, lay below its kuids:
+# 1.5's sixth reviewer)
+$primary->append_conf('postgresql.conf', "flakeid.allow_debug_clock_offset = on\n");
 $primary->start;
 my ($mended) = flakeid_standby($primary, 'mended_state');
 my $md = $mended->data_dir;
@@ -243,11 +247,11 @@ $mended->start;
 like(slurp_file($mended->logfile, $log_from),
 	qr/WARNING:  this standby cannot generate IDs once promoted: its generator state file "flakeid.state" cannot be read or is damaged.*HINT:  Do not count on this standby for failover: make it again/s,
 	'a standby whose file cannot be read: the warning says to make it again, not to mend the file');
-$primary->safe_psql('postgres', 'CREATE TABLE primary_kuids AS SELECT kuid_new() AS id FROM generate_series(1, 600); CHECKPOINT');
+$primary->safe_psql('postgres', 'SET flakeid.debug_clock_offset_ms = 3600000; CREATE TABLE primary_kuids AS SELECT kuid_new() AS id FROM generate_series(1, 600); CHECKPOINT');
 my $mended_lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 $mended->poll_query_until('postgres', "SELECT pg_last_wal_replay_lsn() >= '$mended_lsn'") or die 'no catch-up';
 $mended->safe_psql('postgres', 'CHECKPOINT');    # (a restartpoint past the replayed bounds)
-ok(-f "$md/flakeid.state.replay-lost", '... and the bounds it replayed while refused are noted (flakeid.state.replay-lost)');
+ok(-f "$md/flakeid.state.replay-lost", '... and the bounds it replayed while refused are kept in flakeid.state.replay-lost');
 $mended->stop;
 chmod(0600, "$md/flakeid.state") or die "flakeid.state: $!";
 $log_from = -s $mended->logfile;
@@ -266,7 +270,8 @@ $mended->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 $mended->restart;
 is($mended->safe_psql('postgres', 'SELECT count(*) FROM primary_kuids JOIN (SELECT kuid_new() AS id FROM generate_series(1, 2000)) n USING (id)'),
 	'0', 'the start afresh issues none of the old primary\'s kuids');
-is($mended->safe_psql('postgres', 'SELECT kuid_new() > (SELECT max(id) FROM primary_kuids)'), 't', '... resuming above them');
+is($mended->safe_psql('postgres', 'SELECT kuid_new() > (SELECT max(id) FROM primary_kuids)'), 't',
+	'... resuming above them, an hour ahead of the clock: the marks of flakeid.state.replay-lost folded in');
 ok(!-e "$md/flakeid.state.replay-lost", '... and takes the note away');
 $mended->stop;
 
