@@ -183,11 +183,11 @@ test/fuzz/fuzz_%: test/fuzz/harness.c test/fuzz/libpure.a $(PURE_HEADERS)
 	clang $(FUZZ_CFLAGS) -DFUZZ_FORMAT='"$*"' -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # the codec of what flakeid persists (persisted/persisted.h): a harness of its own
-test/fuzz/fuzz_persisted: test/fuzz/persisted.c test/fuzz/libpure.a $(PURE_HEADERS)
+test/fuzz/fuzz_persisted: test/fuzz/fuzz_persisted.c test/fuzz/libpure.a $(PURE_HEADERS)
 	clang $(FUZZ_CFLAGS) -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # the masks' tokens and key file (format/mask.h): a harness of its own
-test/fuzz/fuzz_mask: test/fuzz/mask.c test/fuzz/libpure.a $(PURE_HEADERS)
+test/fuzz/fuzz_mask: test/fuzz/fuzz_mask.c test/fuzz/libpure.a $(PURE_HEADERS)
 	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # TAP: one line per harness with its execution count; FUZZ_SECONDS each

@@ -3,7 +3,7 @@
 # is server-side milliseconds of one statement, taken in a DO block.
 set -euo pipefail
 q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench_lib.sh"
 declare -A S   # samples per case key
 report=()
 add() { report+=("$*"); }

@@ -1,5 +1,5 @@
-"""A randomized fault campaign against flakeid (issue 48; docs/TESTS.md,
-"The fault campaign").  Histories one after another, each from a seed: a
+"""A randomized fault campaign against flakeid (issue 48;
+test/chaos/README.md).  Histories one after another, each from a seed: a
 fresh primary with a synchronous and an asynchronous standby and pgbouncer
 (system.py), clients of every kind (clients.py), faults at random times
 from the seed (Faults, below), then the checker (checker.py) over what was

@@ -3,7 +3,7 @@ recorded (clients.Recorder), the fault log and the final tables.  It knows
 nothing of servers; test/chaos/checker_test.py feeds it made-up histories,
 one per violation, and random clean ones.
 
-A history's promises (docs/TESTS.md, "The fault campaign"):
+A history's promises (test/chaos/README.md):
 * repeated: no ID returned twice by any call of any server.  The one
   documented exception (docs/OPERATIONS.md, failover): after a promotion
   that was not synchronous (the asynchronous standby, or the synchronous

@@ -98,7 +98,7 @@ is(join(' ', map { sqlstate_of($node, "SELECT $_") } 'sno_new()', 'kuid_new()', 
 my $missing = message_of($node, 'SELECT sno_new()');
 like($missing, qr/ERROR:  flakeid's generator state file is missing, although this cluster may have issued IDs/, 'the message says the file is missing');
 like($missing, qr/HINT:  If the file was moved or renamed, put that very file back .*not an older copy.* Otherwise set flakeid.start_afresh = on/,
-	'the hint says to put the very file back, or to start afresh (test/t/055_start_afresh.pl)');
+	'the hint says to put the very file back, or to start afresh (test/t/055_durable_start_afresh.pl)');
 $node->stop('fast');
 symlink('/nonexistent/flakeid.state', "$datadir/flakeid.state") or die "symlink: $!";
 $node->start;
