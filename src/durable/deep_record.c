@@ -13,7 +13,6 @@
  */
 #include "postgres.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,17 +44,6 @@
 #define COMPACT_SLACK			1024	/* entries the file may hold past twice its units */
 /* the largest file the appends write, under the largest flakeid.backfill_deep_units_max: larger is damaged */
 #define DEEP_FILE_MAX	(PERSISTED_DEEP_HEADER + (2 * (size_t) DEEP_TABLE_MAX + COMPACT_SLACK + 1) * PERSISTED_DEEP_ENTRY)
-
-/* why back-fill of past units refuses, from the file as read at start */
-typedef enum DeepRefusal
-{
-	DEEP_USABLE,
-	DEEP_DAMAGED,				/* unreadable, or not what the appends write */
-	DEEP_TOO_NEW,				/* a later version of the file */
-	DEEP_MISSING,				/* gone, although the state file names it */
-	DEEP_TOO_MANY,				/* more units than flakeid.backfill_deep_units_max */
-	DEEP_UNKNOWN_SLOT			/* names a counter this flakeid does not have */
-} DeepRefusal;
 
 typedef struct DeepShared
 {

@@ -8,6 +8,17 @@
 
 #include "postgres.h"
 
+/* why back-fill of past units refuses, from the file as read at start */
+typedef enum DeepRefusal
+{
+	DEEP_USABLE,
+	DEEP_DAMAGED,				/* unreadable, or not what the appends write */
+	DEEP_TOO_NEW,				/* a later version of the file */
+	DEEP_MISSING,				/* gone, although the state file names it */
+	DEEP_TOO_MANY,				/* more units than flakeid.backfill_deep_units_max */
+	DEEP_UNKNOWN_SLOT			/* names a counter this flakeid does not have */
+} DeepRefusal;
+
 /* units replayed from the WAL while the record could not be used: only starting afresh ends it */
 extern void deep_refuse_lost(void);
 

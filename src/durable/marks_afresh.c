@@ -244,7 +244,7 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 	return unread ? -1 : read;
 }
 
-bool
+static bool
 start_state_afresh(FlakeidPersisted *saved)
 {
 	int			copies = fold_set_aside_copies(saved);
@@ -414,4 +414,29 @@ mark_take_over_copy(FlakeidPersisted *saved)
 			(errmsg("flakeid took this copy of a data directory over as its own, as flakeid.take_over_from says: the generators resume after %s, and back-fill before it is refused",
 					timestamptz_to_str(flakeid_timestamptz_from_unix_us(instant))),
 			 errhint("Set flakeid.take_over_from = '' again. " BACKFILL_LOSS_HINT)));
+}
+
+/*
+ * flakeid.start_afresh, at start (after mark_load_state, before
+ * mark_set_up_shared): a refused state file is set aside and a new one
+ * saved (start_state_afresh), and flakeid.state.replay-lost, whose marks it
+ * folded in, removed; where that cannot be done the refusal stays, and
+ * afresh_failed says why for the generators' error.  In the postmaster;
+ * never raises.
+ */
+void
+mark_start_afresh_if_asked(FlakeidPersisted *saved)
+{
+	mark_shared->afresh_failed = false;
+	if (mark_shared->state_refusal != STATE_USABLE && flakeid_start_afresh)
+	{
+		if (start_state_afresh(saved) &&
+			(!mark_shared->replay_lost_noted || durable_unlink(REPLAY_LOST_FILE, LOG) == 0))
+		{
+			mark_shared->state_refusal = STATE_USABLE;
+			mark_shared->replay_lost_noted = false;
+		}
+		else
+			mark_shared->afresh_failed = true;
+	}
 }

@@ -144,6 +144,10 @@ mark_name_deep_record(FlakeidPersisted *saved)
 	(void) state_save(saved, LOG);
 }
 
+/* how mark_load_state found the file, for mark_set_up_shared (the postmaster's, at start) */
+static StateLoad loaded_as = STATE_LOAD_NONE;
+static uint32 loaded_version = 0;
+
 /*
  * A file of an older version, or one an operator accepted from another
  * cluster (flakeid.accept_state_from), is rewritten in the current version
@@ -201,18 +205,16 @@ mark_load_state(FlakeidPersisted *saved)
 	 */
 	if (load == STATE_LOAD_NONE && flakeid_start_afresh)
 		mark_shared->state_refusal = STATE_MISSING;
-	mark_shared->afresh_failed = false;
-	if (mark_shared->state_refusal != STATE_USABLE && flakeid_start_afresh)
-	{
-		if (start_state_afresh(saved) &&
-			(!mark_shared->replay_lost_noted || durable_unlink(REPLAY_LOST_FILE, LOG) == 0))
-		{
-			mark_shared->state_refusal = STATE_USABLE;
-			mark_shared->replay_lost_noted = false;
-		}
-		else
-			mark_shared->afresh_failed = true;
-	}
+	loaded_as = load;
+	loaded_version = file_version;
+}
+
+void
+mark_set_up_shared(FlakeidPersisted *saved)
+{
+	StateLoad	load = loaded_as;
+	uint32		file_version = loaded_version;
+
 	if (mark_shared->state_refusal != STATE_USABLE)
 		state_set_empty(saved);
 	if (mark_shared->state_refusal == STATE_USABLE)

@@ -46,12 +46,13 @@ extern bool flakeid_start_afresh;
 extern char *flakeid_take_over_from;
 
 /*
- * marks_afresh.c: sets an unusable state file aside and saves a new one
- * whose marks and back-fill floor lie 62 s past the latest instant a lost
- * save could have read (flakeid.start_afresh); false leaves the refusal,
- * logged.  In the postmaster; never raises.
+ * marks_afresh.c, at start between mark_load_state and mark_set_up_shared:
+ * with flakeid.start_afresh, sets an unusable state file aside and saves a
+ * new one whose marks and back-fill floor lie 62 s past the latest instant
+ * a lost save could have read; where it cannot, the refusal stays, logged.
+ * In the postmaster; never raises.
  */
-extern bool start_state_afresh(FlakeidPersisted *saved);
+extern void mark_start_afresh_if_asked(FlakeidPersisted *saved);
 
 typedef struct MarkShared
 {
@@ -88,7 +89,7 @@ typedef struct MarkShared
 	bool		stale_unsaved;	/* STATE_STALE, and the last clean stop's save had failed (state_seal.h) */
 	bool		replay_lost_noted;	/* REPLAY_LOST_FILE is written */
 	bool		state_unreadable;	/* STATE_DAMAGED: the file could not be opened or read */
-	bool		archive_recovery;	/* started with standby.signal or recovery.signal */
+	bool		archive_recovery;	/* started with standby.signal, recovery.signal or a backup_label */
 	bool		old_marks_ahead;	/* state_load_refused_old_marks_ahead() at start */
 	bool		old_version_on_disk;	/* an older release's file taken up, whose upgrade at start failed */
 } MarkShared;
@@ -108,10 +109,17 @@ extern LWLockPadded *mark_locks;
 
 /*
  * At start (postmaster, shared memory being set up): reads the state file
- * into *saved, with nothing in it when it cannot be used, and sets up the
- * marks as none.  Never raises.
+ * into *saved and decides whether it can be used (state_refusal); a
+ * refused file's marks stay in *saved for a start afresh.  Never raises.
  */
 extern void mark_load_state(FlakeidPersisted *saved);
+
+/*
+ * At start, after mark_start_afresh_if_asked: the marks, bounds and
+ * back-fill's shared state set up from *saved (emptied where the file stays
+ * refused), an older version's file rewritten, the witness ensured.
+ */
+extern void mark_set_up_shared(FlakeidPersisted *saved);
 
 /* at start, after deep_record_load: flakeid.start_afresh for back-fill's record of deep units */
 extern void mark_backfill_afresh(FlakeidPersisted *saved);

@@ -53,9 +53,12 @@ typedef struct FlakeidPersisted
 
 #define STATE_VERSION	PERSISTED_STATE_VERSION
 
+/* the state file, in the data directory: read by state.c, written by state_save.c */
+#define STATE_FILE		"flakeid.state"
+
 /*
  * The last save whose marks lay more than 62 s ahead of its clock, in the
- * data directory beside flakeid.state (state.c's save): what a start
+ * data directory beside flakeid.state (state_save.c's save): what a start
  * afresh cannot tell from the clock, folded in by it (marks_afresh.c)
  */
 #define STATE_AHEAD_FILE	"flakeid.state.ahead"

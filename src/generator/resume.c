@@ -102,6 +102,8 @@ resume_at_start(void)
 	uint64		sealed_deep;
 
 	mark_load_state(&saved);
+	mark_start_afresh_if_asked(&saved);
+	mark_set_up_shared(&saved);
 	/* (an older copy of flakeid.deep beside the state the last clean stop sealed: state_seal.h) */
 	deep_record_load(saved.deep_record, state_seal_deep_size(&sealed_deep) ? &sealed_deep : NULL);
 	mark_backfill_afresh(&saved);

@@ -1,6 +1,5 @@
 /*
- * flakeid.c — the module: its magic, _PG_init, and the type glue's shared
- * helpers
+ * flakeid.c — the module: its magic and _PG_init
  */
 #include "postgres.h"
 
@@ -8,9 +7,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "format/format.h"
 #include "module/module.h"
-#include "types/glue.h"
 #include "types/mask_keys.h"
 
 PG_MODULE_MAGIC;
@@ -38,34 +35,3 @@ _PG_init(void)
 	EmitWarningsOnPlaceholders("flakeid");
 #endif
 }
-
-void
-flakeid_time_out_of_range(const FlakeFormat *format)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("timestamp out of range for type %s", format->name),
-			 errdetail("%s holds times in [%s).", format->name, format->time_range)));
-}
-
-int64
-flakeid_unix_us_from_timestamptz(TimestampTz ts, const char *type_name)
-{
-	if (TIMESTAMP_NOT_FINITE(ts))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("infinite timestamp cannot be stored in type %s", type_name)));
-	/* PostgreSQL's finite range is far from int64's limits: no overflow */
-	return (int64) ts + FLAKEID_PG_EPOCH_UNIX_US;
-}
-
-void
-flakeid_check_field(int64 value, int64 max, const char *field, const char *type_name)
-{
-	if (value < 0 || value > max)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("value %lld is out of range for field \"%s\" of type %s", (long long) value, field, type_name),
-				 errdetail("The field takes values from 0 to %lld.", (long long) max)));
-}
-

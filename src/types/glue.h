@@ -19,7 +19,7 @@
 #include "generator/generator.h"
 #include "horizon/horizon.h"
 
-/* time (flakeid.c): a finite timestamptz in Unix µs; 22008 for an infinite one */
+/* time (glue.c): a finite timestamptz in Unix µs; 22008 for an infinite one */
 extern int64 flakeid_unix_us_from_timestamptz(TimestampTz ts, const char *type_name);
 
 extern void flakeid_check_field(int64 value, int64 max, const char *field, const char *type_name);
