@@ -216,7 +216,7 @@ fold_set_aside_copies(FlakeidPersisted *saved)
 		ahead = strcmp(de->d_name, STATE_AHEAD_FILE) == 0 || strcmp(de->d_name, REPLAY_LOST_FILE) == 0;
 		if (!inquiry && !ahead && strncmp(de->d_name, prefix, sizeof(prefix) - 1) != 0)
 			continue;
-		if (state_fold_marks_of(de->d_name, saved))
+		if (state_fold_marks_of(de->d_name, saved, mark_accepted_foreign_system()))
 			read++;
 		else if (!inquiry)
 		{
@@ -344,7 +344,7 @@ original_within_lead(const FlakeidPersisted *saved)
 	char		until[MAXDATELEN + 1];
 
 	state_set_empty(&ahead);
-	if (lstat(STATE_AHEAD_FILE, &st) == 0 && !state_fold_marks_of(STATE_AHEAD_FILE, &ahead))
+	if (lstat(STATE_AHEAD_FILE, &st) == 0 && !state_fold_marks_of(STATE_AHEAD_FILE, &ahead, mark_accepted_foreign_system()))
 	{
 		ereport(LOG,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -357,6 +357,8 @@ original_within_lead(const FlakeidPersisted *saved)
 	wait_until = Max(wait_until, latest - (ADVANCE_LEAD_US + MARK_RESERVE_US + USECS_PER_SEC));
 	if (base >= wait_until)
 		return true;
+	/* (for the refusal a client meets meanwhile: generator.c's refuse_in_copy) */
+	mark_shared->take_over_waits_until = wait_until;
 	strlcpy(until, timestamptz_to_str(flakeid_timestamptz_from_unix_us(wait_until)), sizeof(until));
 	ereport(LOG,
 			(errmsg("flakeid.take_over_from = '%s' took nothing over: this copy's generators were issuing ahead of the clock, until %s",

@@ -101,12 +101,14 @@ save_replay_lost_locked(void)
 		return;
 	published_bounds(&own);
 	current_state(&state, &own);
-	if (lstat(REPLAY_LOST_FILE, &st) == 0 && !state_fold_marks_of(REPLAY_LOST_FILE, &state))
+	if (lstat(REPLAY_LOST_FILE, &st) == 0 && !state_fold_marks_of(REPLAY_LOST_FILE, &state, mark_accepted_foreign_system()))
 		ereport(FATAL,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("could not read the marks of \"%s\", the bounds this server replayed while its state file could not be used", REPLAY_LOST_FILE),
 				 errhint("Make it readable by the server, or make this standby again with pg_basebackup.")));
 	(void) state_save_copy(REPLAY_LOST_FILE, &state, FATAL);
+	/* (the runs current_state counted as under way: not in flakeid.state, so never taken for saved) */
+	ahead_end_write(false);
 	mark_shared->replay_lost_noted = true;
 }
 

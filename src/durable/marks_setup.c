@@ -113,9 +113,8 @@ mark_init(void)
 	shmem_request_part(&(ShmemPart) {.name = "flakeid", .size = sizeof(MarkShared), .address = (void **) &mark_shared, .init = NULL, .nlocks = 1, .locks = &mark_locks});
 }
 
-/* the accepted value of flakeid.accept_state_from: a system identifier, or 0 */
-static uint64
-accepted_foreign_system(void)
+uint64
+mark_accepted_foreign_system(void)
 {
 	uint64		system = 0;
 
@@ -169,7 +168,7 @@ mark_load_state(FlakeidPersisted *saved)
 	mark_shared->old_marks_ahead = state_load_refused_old_marks_ahead();
 	mark_shared->state_unreadable = state_load_refused_unreadable();
 	mark_shared->state_system_identifier = saved->system_identifier;
-	if (load == STATE_LOAD_FOREIGN && saved->system_identifier == accepted_foreign_system())
+	if (load == STATE_LOAD_FOREIGN && saved->system_identifier == mark_accepted_foreign_system())
 	{
 		ereport(LOG,
 				(errmsg("taking up the generator state file of the cluster with system identifier " UINT64_FORMAT ", as flakeid.accept_state_from says",
@@ -184,7 +183,11 @@ mark_load_state(FlakeidPersisted *saved)
 	mark_shared->stale_unsaved = load == STATE_LOAD_STALE && state_seal_stale_unsaved();
 	/*
 	 * (a restored base backup started without a signal file replays its
-	 * original's records from its backup_label too: 1.5's sixth reviewer)
+	 * original's records from its backup_label too: 1.5's sixth reviewer.
+	 * A start that ended mid-way has renamed the label: the next one, in
+	 * crash recovery, refuses to end before the backup's end (PostgreSQL's
+	 * "WAL ends before end of online backup"), and one with recovery.signal
+	 * replays them again from the backup's checkpoint, noted: 030)
 	 */
 	mark_shared->archive_recovery = access(STANDBY_SIGNAL_FILE, F_OK) == 0 || access(RECOVERY_SIGNAL_FILE, F_OK) == 0 ||
 		access(BACKUP_LABEL_FILE, F_OK) == 0;
@@ -334,7 +337,7 @@ mark_refuse_unusable_state(void)
 				 errmsg("flakeid's generator state file belongs to another cluster, so generation is refused"),
 				 errdetail("The file \"flakeid.state\" was written by the cluster with system identifier " UINT64_FORMAT "; this cluster's is " UINT64_FORMAT ".",
 						   mark_shared->state_system_identifier, GetSystemIdentifier()),
-				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade: copy its \"flakeid.state\" and \"flakeid.deep\", docs/OPERATIONS.md, \"pg_upgrade\"), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").",
+				 errhint("If the file was copied on purpose from the cluster this one replaces (pg_upgrade: copy its \"flakeid.state*\" files and \"flakeid.deep\", docs/OPERATIONS.md, \"pg_upgrade\"), set flakeid.accept_state_from = '" UINT64_FORMAT "' and restart the server; otherwise set flakeid.start_afresh = on and restart the server (docs/OPERATIONS.md, \"Starting afresh\").",
 						 mark_shared->state_system_identifier)));
 	if (mark_shared->state_refusal == STATE_MISSING)
 		ereport(ERROR,

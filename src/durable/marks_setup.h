@@ -92,6 +92,12 @@ typedef struct MarkShared
 	bool		archive_recovery;	/* started with standby.signal, recovery.signal or a backup_label */
 	bool		old_marks_ahead;	/* state_load_refused_old_marks_ahead() at start */
 	bool		old_version_on_disk;	/* an older release's file taken up, whose upgrade at start failed */
+	/*
+	 * flakeid.take_over_from named this copy, and took nothing over yet: its
+	 * generators were issuing ahead of the clock until this instant (unix
+	 * µs; marks_afresh.c's original_within_lead); 0: no such wait
+	 */
+	int64		take_over_waits_until;
 } MarkShared;
 
 extern MarkShared *mark_shared;
@@ -158,6 +164,16 @@ mark_state_file_says_issued(void)
 	return (mark_shared->state_refusal == STATE_USABLE || !mark_shared->old_marks_ahead) &&
 		!mark_shared->old_version_on_disk;
 }
+
+/* the instant a takeover named by flakeid.take_over_from waits for (unix µs), 0 where none waits */
+static inline int64
+mark_take_over_waits_until(void)
+{
+	return mark_shared->take_over_waits_until;
+}
+
+/* the accepted value of flakeid.accept_state_from: a system identifier, or 0 */
+extern uint64 mark_accepted_foreign_system(void);
 
 /* raises the error for a state file refused at start (XX001, or 55000 for a newer one) */
 extern void mark_refuse_unusable_state(void);

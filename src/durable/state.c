@@ -248,11 +248,13 @@ old_file_refusal(const FlakeidPersisted *state, uint32 version, bool foreign)
  * directory) into *into, the later of each, and its snowflake epoch where
  * *into knows none: for start afresh, whose resume point must lie past the
  * marks of a file a refusal set aside (marks_afresh.c).  Only a file of
- * this cluster that this release reads whole counts; false for any other,
- * which is left out.  Never raises.
+ * this cluster, or of the cluster `accepted` names (flakeid.accept_state_from:
+ * pg_upgrade's new cluster takes the old one's files, 0 none), that this
+ * release reads whole counts; false for any other, which is left out.
+ * Never raises.
  */
 bool
-state_fold_marks_of(const char *path, FlakeidPersisted *into)
+state_fold_marks_of(const char *path, FlakeidPersisted *into, uint64 accepted)
 {
 	static uint8 file[PERSISTED_FILE_MAX];
 	static PersistedState persisted;
@@ -262,8 +264,21 @@ state_fold_marks_of(const char *path, FlakeidPersisted *into)
 	uint32		version;
 	size_t		size;
 
-	if (durable_file_read(path, file, sizeof(file), &size) != DURABLE_READ_OK ||
-		persisted_state_decode(file, size, GetSystemIdentifier(), &persisted, &version) != PERSISTED_OK)
+	PersistedVerdict verdict;
+
+	if (durable_file_read(path, file, sizeof(file), &size) != DURABLE_READ_OK)
+		return false;
+	verdict = persisted_state_decode(file, size, GetSystemIdentifier(), &persisted, &version);
+	/*
+	 * (the old cluster's flakeid.state.replay-lost and .ahead, copied beside
+	 * its flakeid.state by pg_upgrade's steps: left out, the new cluster's
+	 * start afresh failed on them; not copied, it took up a file lacking
+	 * what they held and issued its old primary's kuids again, 1,496 of
+	 * 3,000: 1.5's seventh auditor)
+	 */
+	if (verdict == PERSISTED_FOREIGN && accepted != 0)
+		verdict = persisted_state_decode(file, size, accepted, &persisted, &version);
+	if (verdict != PERSISTED_OK)
 		return false;
 	/*
 	 * (the marks are read before any counter slot: a later release's file,

@@ -96,7 +96,7 @@ extern const char *bounds_from_persisted(const PersistedBounds *persisted, Issue
  * nothing folded, for a file of another cluster or one this release cannot
  * read whole.  Never raises.
  */
-extern bool state_fold_marks_of(const char *path, FlakeidPersisted *into);
+extern bool state_fold_marks_of(const char *path, FlakeidPersisted *into, uint64 accepted);
 
 /* reads the file; *file_version is 0 when there is none.  Never raises. */
 extern StateLoad state_load(FlakeidPersisted *state, uint32 *file_version);

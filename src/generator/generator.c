@@ -4,6 +4,8 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
 
 #include "base/clock.h"
 #include "base/epoch.h"
@@ -12,6 +14,7 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "durable/marks.h"
+#include "durable/marks_setup.h"
 #include "durable/state_witness.h"
 #include "generator/generator.h"
 #include "generator/horizon_cells.h"
@@ -138,6 +141,25 @@ refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 				 errdetail("It is unreadable, empty, not flakeid's text, or another cluster's (the server log says which, when it could not be read). It records the data directory flakeid issued IDs in; without it a copy of this data directory, or this one if it is a copy, would not be told from its original, and beside it would issue its IDs."),
 				 errhint("If this data directory may be a copy of another that still runs or may run again (or such a copy of it may run), first set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process) to values no other server uses; kuid, which carries no identity, would then issue the other's IDs again: use kuid96 rather than kuid. Do the same on a server promoted from a standby: its record of the server it was promoted from goes with the file. Then remove %s once; flakeid writes it again for this data directory.",
 						 STATE_WITNESS_FILE)));
+	/*
+	 * A copy flakeid.take_over_from names, whose takeover waits for the
+	 * clock: its own refusal, never the copy's hint, whose other way (the
+	 * witness removed, for a move) would issue again what the original
+	 * issued ahead of the clock after the copy was made (1.5's seventh
+	 * reviewer: 2,000 of 2,000 snowflakes, the hint followed)
+	 */
+	if (place == WITNESS_PLACE_COPY && mark_take_over_waits_until() != 0)
+	{
+		char		until[MAXDATELEN + 1];
+
+		strlcpy(until, timestamptz_to_str(flakeid_timestamptz_from_unix_us(mark_take_over_waits_until())), sizeof(until));
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate %s IDs yet: flakeid.take_over_from waits until the clock has passed %s to take this copy over", generator, until),
+				 errdetail("This copy's generators were issuing ahead of the clock when it was made: its original went on past their marks, where nothing waits for the clock, and this copy would issue those IDs again."),
+				 errhint("Leave flakeid.take_over_from as it is, and restart the server once the clock has passed %s and, after it, as long again as the original ran after the copy was made. Do not remove %s: a copy that may be older than its original's last IDs is taken over only so.",
+						 until, STATE_WITNESS_FILE)));
+	}
 	if (place == WITNESS_PLACE_COPY)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -266,6 +266,37 @@ like(message_of($mended, 'SELECT kuid_new()'),
 	qr/ERROR:  flakeid's generator state lacks bounds this server replayed from its primary.*HINT:  Set flakeid.start_afresh = on/s,
 	'once promoted it refuses (XX001), naming the lost bounds, the hint a start afresh');
 is(sqlstate_of($mended, 'SELECT kuid_new()'), 'XX001', '... with XX001');
+# pg_upgrade of such a server, as OPERATIONS' steps say (the new cluster
+# given the old one's flakeid.state* files and flakeid.accept_state_from):
+# before 1.5's seventh auditor the steps copied flakeid.state alone, the
+# new cluster took it up and issued the old primary's kuids again (1,496
+# of 3,000); copied, the note refuses the file there too, and the new
+# cluster's start afresh folds it in (it failed on another cluster's note).
+{
+	my $mended_kuids = $mended->safe_psql('postgres', "SELECT string_agg(id::text, ',') FROM primary_kuids");
+	my $mended_sysid = $mended->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()');
+	$mended->stop;
+	my $upgraded = flakeid_node('upgraded_from_mended');
+	$upgraded->stop;
+	for my $file (grep { -e "$md/$_" } 'flakeid.state', 'flakeid.state.ahead', 'flakeid.state.replay-lost', 'flakeid.deep')
+	{
+		system('cp', "$md/$file", $upgraded->data_dir . "/$file") == 0 or die "cp: $!";
+		chmod 0600, $upgraded->data_dir . "/$file";
+	}
+	$upgraded->append_conf('postgresql.conf', "flakeid.accept_state_from = '$mended_sysid'\n");
+	$upgraded->start;
+	is(sqlstate_of($upgraded, 'SELECT kuid_new()'), 'XX001',
+		'the old cluster\'s files copied by pg_upgrade\'s steps: the new cluster refuses too, flakeid.state.replay-lost with them');
+	$upgraded->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	$upgraded->restart;
+	$upgraded->safe_psql('postgres', "CREATE TABLE primary_kuids AS SELECT unnest('{$mended_kuids}'::kuid[]) AS id");
+	is(sqlstate_of($upgraded, 'SELECT kuid_new()'), 'ok', '... its start afresh folds in the old cluster\'s note');
+	is($upgraded->safe_psql('postgres', 'SELECT count(*) FROM primary_kuids JOIN (SELECT kuid_new() AS id FROM generate_series(1, 2000)) n USING (id)'),
+		'0', '... and issues none of the old primary\'s kuids');
+	is($upgraded->safe_psql('postgres', 'SELECT kuid_new() > (SELECT max(id) FROM primary_kuids)'), 't', '... resuming above them');
+	$upgraded->stop;
+	$mended->start;
+}
 $mended->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
 $mended->restart;
 is($mended->safe_psql('postgres', 'SELECT count(*) FROM primary_kuids JOIN (SELECT kuid_new() AS id FROM generate_series(1, 2000)) n USING (id)'),
@@ -274,6 +305,70 @@ is($mended->safe_psql('postgres', 'SELECT kuid_new() > (SELECT max(id) FROM prim
 	'... resuming above them, an hour ahead of the clock: the marks of flakeid.state.replay-lost folded in');
 ok(!-e "$md/flakeid.state.replay-lost", '... and takes the note away');
 $mended->stop;
+
+# A base backup restored without a signal file replays its original's
+# records from its backup_label, and notes them while its flakeid.state
+# cannot be read.  A start that ends mid-way (a crash) has renamed the
+# label: would the next start, with neither label nor signal file, replay
+# the original's records unnoted, and the mended file then be taken up
+# below them (1.5's seventh reviewer, by reading)?  PostgreSQL refuses to
+# end that crash recovery before the backup's end, whatever it replayed,
+# and the start with recovery.signal (and a restore_command) replays them again
+# from the backup's checkpoint, noted.  The backup is taken by hand
+# (pg_backup_start, a copy, pg_backup_stop, the WAL), so that the
+# original's kuids an hour ahead lie inside it; the first start ends at its
+# first such record, whose note cannot be written (a directory in its
+# place).
+{
+	my $orig = flakeid_node('label_orig', 'flakeid.allow_debug_clock_offset' => 'on');
+	$orig->safe_psql('postgres', 'SELECT kuid_new()');
+	my $backup = $orig->backup_dir . '/by_hand';
+	my $held = session($orig);
+	$held->query("SELECT pg_backup_start('by hand', true)");
+	system("cp -a '" . $orig->data_dir . "' '$backup' 2>/dev/null");    # (files that vanish meanwhile are no matter)
+	unlink("$backup/postmaster.pid", "$backup/postmaster.opts");
+	unlink(glob("$backup/pg_wal/0*"));
+	$orig->safe_psql('postgres', 'SET flakeid.debug_clock_offset_ms = 3600000; CREATE TABLE ahead_kuids AS SELECT kuid_new() AS id FROM generate_series(1, 600)');
+	my $label = $held->query('SELECT labelfile FROM pg_backup_stop(false)');
+	$held->close;
+	open(my $fh, '>', "$backup/backup_label") or die "backup_label: $!";
+	print $fh $label, ($label =~ /\n\z/ ? '' : "\n");
+	close $fh;
+	$orig->safe_psql('postgres', 'SELECT pg_switch_wal()');
+	system("cp -a '" . $orig->data_dir . "'/pg_wal/0* '$backup/pg_wal/'") == 0 or die "cp pg_wal: $!";
+	$orig->stop;
+	my $restored = PostgreSQL::Test::Cluster->new('label_restored');
+	$restored->init_from_backup($orig, 'by_hand');
+	my $rd = $restored->data_dir;
+	chmod(0000, "$rd/flakeid.state") or die "flakeid.state: $!";
+	mkdir("$rd/flakeid.state.replay-lost") or die "mkdir: $!";
+	ok(!$restored->start(fail_ok => 1), 'a restored backup whose note cannot be written ends its first start in redo');
+	ok(-e "$rd/backup_label.old" && !-e "$rd/backup_label", '... its backup_label renamed (the crash mid-way the case needs)');
+	rmdir("$rd/flakeid.state.replay-lost") or die "rmdir: $!";
+	my $log_at = -s $restored->logfile;
+	ok(!$restored->start(fail_ok => 1), 'the next start, with neither label nor signal file, does not end');
+	like(slurp_file($restored->logfile, $log_at), qr/FATAL:  WAL ends before end of online backup/,
+		'... PostgreSQL refusing to end a crash recovery before the backup\'s end');
+	ok(!-e "$rd/flakeid.state.replay-lost", '... (the records it replayed meanwhile unnoted)');
+	$restored->set_recovery_mode;
+	$restored->append_conf('postgresql.conf', "restore_command = 'false'\n");    # (its WAL is all in pg_wal)
+	$restored->start;
+	$restored->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'recovery did not end';
+	ok(-f "$rd/flakeid.state.replay-lost", 'with recovery.signal, the original\'s bounds it replays again are noted');
+	$restored->stop;
+	chmod(0600, "$rd/flakeid.state") or die "flakeid.state: $!";
+	unlink("$rd/flakeid.issued") or die "flakeid.issued: $!";    # (the copy's own refusal answered as for a move: its original is gone)
+	$restored->start;
+	# (refused first as older than the last clean stop's: the backup's file is)
+	is(sqlstate_of($restored, 'SELECT kuid_new()'), 'XX001', '... and the mended file is refused (XX001)');
+	$restored->append_conf('postgresql.conf', "flakeid.start_afresh = on\n");
+	$restored->restart;
+	# (ahead_kuids came with the backup: the original made it while the backup was taken)
+	is($restored->safe_psql('postgres', 'SELECT count(*) FROM ahead_kuids a JOIN (SELECT kuid_new() AS id FROM generate_series(1, 2000)) n USING (id)'),
+		'0', '... and its start afresh issues none of the original\'s kuids an hour ahead');
+	is($restored->safe_psql('postgres', "SELECT count(*) FROM ahead_kuids"), '600', '... (all 600 of them in the backup)');
+	$restored->stop;
+}
 
 $standby->stop;
 done_testing();

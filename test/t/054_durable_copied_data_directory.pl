@@ -346,6 +346,15 @@ is(sqlstate_of($ahead_copy, 'SELECT snowflake_new()'), '55000',
 	'a copy of an original issuing an hour ahead of its clock: flakeid.take_over_from takes nothing over yet (refused as a copy)');
 ok(log_count($ahead_copy, qr/took nothing over: this copy's generators were issuing ahead of the clock, until .*/) >= 1,
 	'... and its log says until when');
+# (the client's refusal said only "a copy", its hint the witness's removal
+# as the other way, which, followed, gave again all 2,000 snowflakes the
+# original minted after the copy: 1.5's seventh reviewer and auditor)
+{
+	my $waiting = message_of($ahead_copy, 'SELECT snowflake_new()');
+	like($waiting, qr/ERROR:  cannot generate snowflake IDs yet: flakeid.take_over_from waits until the clock has passed .* to take this copy over/,
+		'... and the client is told the takeover waits, and until when');
+	unlike($waiting, qr/remove flakeid.issued once/, '... its hint never offers the witness\'s removal');
+}
 $ahead_copy->stop;
 {
 	my $env = clock_env(fixed => '+7200');

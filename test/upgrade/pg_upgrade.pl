@@ -91,8 +91,9 @@ sub upgrade
 	chdir $cwd;
 	if ($with_state)
 	{
-		# (flakeid.deep, back-fill's record of deep units, goes with the state from 1.4 on)
-		for my $file (grep { -e $old->data_dir . "/$_" } 'flakeid.state', 'flakeid.deep')
+		# (flakeid.deep, back-fill's record of deep units, goes with the state from 1.4 on;
+		# every flakeid.state* file, as OPERATIONS' step 3 says, from 1.5)
+		for my $file (grep { -e $old->data_dir . "/$_" } 'flakeid.state', 'flakeid.state.ahead', 'flakeid.state.replay-lost', 'flakeid.deep')
 		{
 			system('cp', $old->data_dir . "/$file", $new->data_dir . "/$file") == 0 or die "cp: $!";
 			chmod 0600, $new->data_dir . "/$file";
