@@ -9,7 +9,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(EXTENSION).
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
-PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask mask_keys
+PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask mask_keys partition_upkeep
 
 # src/ in rooms named by what they keep (docs/DESIGN.md, and each room's
 # README.md), each using only the rooms below it.  The pure ones, format/,
@@ -183,11 +183,11 @@ test/fuzz/fuzz_%: test/fuzz/harness.c test/fuzz/libpure.a $(PURE_HEADERS)
 	clang $(FUZZ_CFLAGS) -DFUZZ_FORMAT='"$*"' -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # the codec of what flakeid persists (persisted/persisted.h): a harness of its own
-test/fuzz/fuzz_persisted: test/fuzz/fuzz_persisted.c test/fuzz/libpure.a $(PURE_HEADERS)
+test/fuzz/fuzz_persisted: test/fuzz/harness_persisted.c test/fuzz/libpure.a $(PURE_HEADERS)
 	clang $(FUZZ_CFLAGS) -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # the masks' tokens and key file (format/mask.h): a harness of its own
-test/fuzz/fuzz_mask: test/fuzz/fuzz_mask.c test/fuzz/libpure.a $(PURE_HEADERS)
+test/fuzz/fuzz_mask: test/fuzz/harness_mask.c test/fuzz/libpure.a $(PURE_HEADERS)
 	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE -o $@ $< test/fuzz/libpure.a -lcrypto -lz
 
 # TAP: one line per harness with its execution count; FUZZ_SECONDS each

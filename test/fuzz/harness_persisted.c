@@ -1,5 +1,5 @@
 /*
- * fuzz_persisted.c — libFuzzer harness for the codec of everything flakeid
+ * harness_persisted.c — libFuzzer harness for the codec of everything flakeid
  * persists (src/persisted/persisted.h), under AddressSanitizer and
  * UndefinedBehaviorSanitizer
  *

@@ -1,5 +1,5 @@
 /*
- * fuzz_mask.c — libFuzzer harness for what the masks read from outside
+ * harness_mask.c — libFuzzer harness for what the masks read from outside
  * (src/format/mask.h): tokens, which any role may pass to <type>_unmask,
  * and the key file's text; under AddressSanitizer and
  * UndefinedBehaviorSanitizer.
