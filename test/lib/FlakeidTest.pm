@@ -38,7 +38,7 @@ our @EXPORT = qw(flakeid_node flakeid_standby restart_with sqlstate_of message_o
   fresh_db psql_start psql_finish psql_together log_count formats backfill_call
   state_file_mark state_file_sno_mark state_file_fields clock_env
   tree_root run_tap_script session stop_checked psql_argv wait_clock_past poll_until log_times
-  partman_unavailable prepare_ids held_then_released crash_with_prepared_save_paused crc32c
+  partman_unavailable cron_unavailable prepare_ids held_then_released crash_with_prepared_save_paused crc32c
   renewer_pid stop_renewer answers);
 
 # tree_root(): the top of the tree the tests run from (they read its docs,
@@ -325,23 +325,31 @@ sub stop_checked
 	}
 }
 
-# partman_unavailable(NODE): why NODE's PostgreSQL cannot run pg_partman 5.2
-# or later (the first whose create_parent takes p_time_encoder and
-# p_time_decoder), or undef when it can.  The test command installs it for
-# each major (scripts/partman) and, where that fails, says why in
-# FLAKEID_PARTMAN_WHY, which the reason repeats.
-sub partman_unavailable
+# extension_unavailable(NODE, EXTENSION, MAJOR, MINOR, ARGS): why NODE's
+# PostgreSQL cannot run EXTENSION MAJOR.MINOR or later, or undef when it
+# can.  The test command installs it for each major (scripts/debian_extension
+# ARGS) and, where that fails, says why in FLAKEID_<EXTENSION>_WHY (its name
+# without "pg_", upper case), which the reason repeats.
+sub extension_unavailable
 {
-	my ($node) = @_;
+	my ($node, $extension, $want_x, $want_y, $args) = @_;
 	my ($newest, $major) = split /\|/, $node->safe_psql('postgres',
-		q{SELECT coalesce((SELECT version FROM pg_available_extension_versions WHERE name = 'pg_partman'
-		                   ORDER BY (regexp_match(version, '^(\d+)\.(\d+)'))::int[] DESC NULLS LAST LIMIT 1), 'none'),
-		         current_setting('server_version_num')::int / 10000});
+		qq{SELECT coalesce((SELECT version FROM pg_available_extension_versions WHERE name = '$extension'
+		                    ORDER BY (regexp_match(version, '^(\\d+)\\.(\\d+)'))::int[] DESC NULLS LAST LIMIT 1), 'none'),
+		          current_setting('server_version_num')::int / 10000});
 	my ($x, $y) = $newest =~ /^(\d+)\.(\d+)/;
-	return undef if defined $x && ($x > 5 || ($x == 5 && $y >= 2));
-	return "pg_partman 5.2 or later is not installed for PostgreSQL $major (newest: $newest)"
-	  . ($ENV{FLAKEID_PARTMAN_WHY} ? ": $ENV{FLAKEID_PARTMAN_WHY}" : '; bash scripts/partman installs it');
+	return undef if defined $x && ($x > $want_x || ($x == $want_x && $y >= $want_y));
+	my $why = $ENV{ 'FLAKEID_' . uc($extension =~ s/^pg_//r) . '_WHY' };
+	return "$extension $want_x.$want_y or later is not installed for PostgreSQL $major (newest: $newest)"
+	  . ($why ? ": $why" : "; bash scripts/debian_extension $args installs it");
 }
+
+# partman_unavailable(NODE): pg_partman 5.2 or later, the first whose
+# create_parent takes p_time_encoder and p_time_decoder (extension_unavailable)
+sub partman_unavailable { return extension_unavailable($_[0], 'pg_partman', 5, 2, 'pg_partman partman pg-partman 5.2'); }
+
+# cron_unavailable(NODE): pg_cron 1.4 or later (extension_unavailable)
+sub cron_unavailable { return extension_unavailable($_[0], 'pg_cron', 1, 4, 'pg_cron cron pg-cron 1.4'); }
 
 # wait_clock_past(NODE, TIME-SQL): waits until NODE's clock has left the
 # unit that begins at TIME-SQL (an SQL expression of type timestamptz, such

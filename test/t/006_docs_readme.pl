@@ -18,7 +18,7 @@
 #     the skip is reported with its reason, never counted as a pass;
 #   * `<!-- doc-test: needs pg_partman -->` runs the block where pg_partman
 #     5.2 or later is installed (the test command installs it:
-#     scripts/partman), and skips it, saying why, where it is not.
+#     scripts/debian_extension), and skips it, saying why, where it is not.
 # Any other error fails the block, with the statement and the message.
 use strict;
 use warnings;

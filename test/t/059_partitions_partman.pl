@@ -1,16 +1,12 @@
 # pg_partman (5.2 and later) on flakeid's IDs (docs/OPERATIONS.md,
 # "Partitions that make and drop themselves: pg_partman"), on the real
-# pg_partman of this major (scripts/partman installs it; without it the file
+# pg_partman of this major (scripts/debian_extension installs it; without it the file
 # skips, saying why).
 #   * sno, flax, siq, kuid and kuid96: pg_partman refuses each as a control
 #     column, by its type's name, even with flakeid's encoder and decoder;
 #     the documented limit, held here so that the day pg_partman accepts
-#     them this file fails and the documentation changes with it.  The
-#     documented daily job instead, for each: the days made by
-#     <type>_lower_bound, inserts now and back-fill (kuid96's window
-#     straddling midnight), pruning of `id <@ tstzrange(...)` when the plan
-#     is made and when the query starts, and retention dropping the day
-#     every ID of which is older.
+#     them this file fails and the documentation changes with it.  flakeid
+#     keeps their partitions itself: test/t/070_partitions_upkeep.pl.
 #   * bigint snowflakes, by the documented calls: create_parent by day from
 #     today with premade days and a default partition; earlier days made for
 #     back-fill; an insert through DEFAULT snowflake_new() and back-filled
@@ -193,158 +189,17 @@ is(sql(q{SELECT (SELECT count(*) FROM legacy), (SELECT count(*) FROM legacy_p),
          FROM legacy_p e JOIN days_of('legacy_p') p ON p.partition = e.tableoid::regclass::text}),
 	'0|40|0|40|0', 'partition_data_proc moved an existing table\'s 40 rows, 7 hours apart, each into the partition of its day, which it made');
 
-# --- sno, flax, siq, kuid, kuid96: the documented daily job ---------------------
-# (docs/OPERATIONS.md: the job's two DO blocks, for any type). Each type's
-# set in this database, so that the dump below takes them too.
-sql(q{CREATE FUNCTION daily_job(parent regclass, type text, back int, ahead int, keep interval) RETURNS void LANGUAGE plpgsql AS $$
-      DECLARE d timestamptz; p regclass; upper text; old boolean;
-      BEGIN
-          FOR d IN SELECT generate_series(date_trunc('day', now(), 'UTC') - back * interval '1 day',
-                                          date_trunc('day', now(), 'UTC') + ahead * interval '1 day', interval '1 day') LOOP
-              EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF %s FOR VALUES FROM (%L) TO (%L)',
-                             parent::text || '_' || to_char(d AT TIME ZONE 'UTC', 'YYYYMMDD'), parent,
-                             flakeid_bound(type, d), flakeid_bound(type, d + interval '1 day'));
-          END LOOP;
-          IF keep IS NOT NULL THEN
-              -- this table's partitions only, each bound cast in the loop:
-              -- a cast in the query's filter may meet other tables' bounds
-              FOR p, upper IN SELECT c.oid::regclass, (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \(''(.*)''\)'))[1]
-                              FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = parent LOOP
-                  EXECUTE format('SELECT %L::%s <= %s_lower_bound(now() - %L::interval)', upper, type, type, keep) INTO old;
-                  IF old THEN
-                      EXECUTE format('DROP TABLE %s', p);
-                  END IF;
-              END LOOP;
-          END IF;
-      END $$;
-      -- flakeid_bound(TYPE, TS): TYPE's lower bound of TS, as text
-      CREATE FUNCTION flakeid_bound(type text, ts timestamptz) RETURNS text LANGUAGE plpgsql AS $$
-      DECLARE b text;
-      BEGIN
-          EXECUTE format('SELECT %s_lower_bound(%L)::text', type, ts) INTO b;
-          RETURN b;
-      END $$;
-      -- parts_of(PARENT, TYPE): each partition, the UTC day of its name,
-      -- whether its bounds are that day's lower bound and the next day's,
-      -- and the bounds as text (plpgsql: a caller's casts of lo and hi
-      -- see these rows only)
-      CREATE FUNCTION parts_of(parent regclass, type text, OUT partition text, OUT day date, OUT exact boolean, OUT lo text, OUT hi text)
-      RETURNS SETOF record LANGUAGE plpgsql AS $$
-      BEGIN
-          RETURN QUERY
-          SELECT c.relname::text, to_date(right(c.relname, 8), 'YYYYMMDD'),
-                 pg_get_expr(c.relpartbound, c.oid) = format('FOR VALUES FROM (%L) TO (%L)',
-                     flakeid_bound(type, to_date(right(c.relname, 8), 'YYYYMMDD')::timestamp AT TIME ZONE 'UTC'),
-                     flakeid_bound(type, (to_date(right(c.relname, 8), 'YYYYMMDD') + 1)::timestamp AT TIME ZONE 'UTC')),
-                 b[1], b[2]
-          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid,
-               LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \(''(.*)''\) TO \(''(.*)''\)$') AS b) m
-          WHERE i.inhparent = parent ORDER BY 2;
-      END $$});
-for my $f (formats(fixed => 't'))
-{
-	my ($type, $t) = ($f->{type}, "job_$f->{format}");
-	is(sql("BEGIN;
-	        CREATE TABLE $t (id $type PRIMARY KEY DEFAULT $f->{new}, body text) PARTITION BY RANGE (id);
-	        SELECT FROM daily_job('$t', '$type', 3, 4, NULL);
-	        SELECT array_agg(day - (now() AT TIME ZONE 'UTC')::date ORDER BY day), bool_and(exact) FROM parts_of('$t', '$type');
-	        COMMIT"),
-		'{-3,-2,-1,0,1,2,3,4}|t', "$type, the daily job: the 3 days before today to 4 after, each from $type\_lower_bound of its midnight to the next");
-	# now; and back-fill at each earlier day's midnight, noon and last
-	# millisecond (kuid96's bound moves back to its 256-second window's
-	# start: where that window straddles the next midnight, which it does on
-	# some days only, the last millisecond belongs to the next day's partition)
-	my @late = $type ne 'kuid96' ? (0) : split /\n/, sql("SELECT DISTINCT (kuid96_lower_bound(m) = kuid96_lower_bound(m - interval '1 ms'))::int
-	        FROM (SELECT ((now() AT TIME ZONE 'UTC')::date - k + 1)::timestamp AT TIME ZONE 'UTC' AS m FROM generate_series(2, 3) k) x ORDER BY 1");
-	my $late = grep { $_ } @late;
-	sql("INSERT INTO $t (body) VALUES ('now');
-	     INSERT INTO $t (id, body) SELECT " . backfill_call($f, 'midnight + offs') . ", to_char(offs, 'HH24:MI:SS.MS')
-	     FROM parts_of('$t', '$type') p, LATERAL (SELECT p.day::timestamp AT TIME ZONE 'UTC' AS midnight) d,
-	          LATERAL unnest(ARRAY[interval '0', interval '12 hours', interval '23:59:59.999']) offs
-	     WHERE p.day < (now() AT TIME ZONE 'UTC')::date - 1");
-	is(sql("SELECT (SELECT count(*) FROM $t e JOIN parts_of('$t', '$type') p ON p.partition = e.tableoid::regclass::text
-	                WHERE e.body = 'now' AND $type\_lower_bound(p.day::timestamp AT TIME ZONE 'UTC') <= e.id
-	                  AND e.id < $type\_lower_bound((p.day + 1)::timestamp AT TIME ZONE 'UTC')
-	                  AND abs(extract(epoch FROM clock_timestamp() - $f->{time}(e.id))) < 300),
-	               string_agg(DISTINCT e.body || ':' || (p.day - ($f->{time}(e.id) AT TIME ZONE 'UTC')::date), ',' ORDER BY e.body || ':' || (p.day - ($f->{time}(e.id) AT TIME ZONE 'UTC')::date))
-	                 FILTER (WHERE e.body <> 'now'), count(*) FILTER (WHERE e.body <> 'now')
-	        FROM $t e JOIN parts_of('$t', '$type') p ON p.partition = e.tableoid::regclass::text"),
-		"1|00:00:00.000:0,12:00:00.000:0," . join(',', map { "23:59:59.999:$_" } @late) . "|6",
-		"$type: DEFAULT $f->{new} in the present day's partition; back-fill at a day's midnight and noon in that day's, its last millisecond in "
-		  . ($late ? "the next day's where its window straddles midnight" : "that day's"));
-	# pruning: a constant day when the plan is made; a now()-relative range when the query starts
-	my ($day, $next) = split /\|/, sql("SELECT day, day + 1 FROM parts_of('$t', '$type') ORDER BY day OFFSET 4 LIMIT 1");
-	my ($expect, @plan) = split /\n/, sql("SELECT string_agg(partition, ',' ORDER BY partition) FROM parts_of('$t', '$type')
-	        WHERE hi::$type > $type\_range_lower_bound('[$day, $next)') AND lo::$type <= $type\_range_upper_bound('[$day, $next)');
-	        EXPLAIN (COSTS OFF) SELECT * FROM $t WHERE id <@ tstzrange('$day', '$next')");
-	my $plan = join("\n", @plan);
-	# (the partitions that can hold an ID whose time lies in the day: kuid's
-	# range also takes IDs typed with ticks past their second, which sort
-	# in the day before; kuid96's last window of the day is the next day's
-	# when that window straddles midnight, which it does on some days only:
-	# a run on 2026-11-29 read the day's partition alone for 2026-11-30)
-	# and kuid96's IDs are k-ordered within a window: one whose time lies
-	# just past the day's midnight may sort below the day's lower bound, in
-	# the day before, on the days where the window at that midnight begins
-	# before it (a run on 2026-11-30 read 2026-11-30's partition for
-	# 2026-12-01: the model had the day after only)
-	my ($straddles, $early) = split /\|/, sql("SELECT kuid96_lower_bound(m) = kuid96_lower_bound(m - interval '1 ms'),
-	        kuid96_range_lower_bound('[$day, $next)') < kuid96_lower_bound(date '$day'::timestamp AT TIME ZONE 'UTC')
-	        FROM (SELECT date '$next'::timestamp AT TIME ZONE 'UTC' AS m) x");
-	my %reads = (kuid => [ -1, 0 ], kuid96 => [ ($early eq 't' ? (-1) : ()), 0, ($straddles eq 't' ? (1) : ()) ]);
-	my @days = @{ $reads{$type} // [0] };
-	my $want = join(',', map { sql("SELECT to_char(date '$day' + $_, '\"${t}_\"YYYYMMDD')") } @days);
-	ok(scanned_of($t, $plan) eq $expect && $expect eq $want && removed($plan) eq 'none',
-		"$type: id <@ tstzrange('$day', '$next') pruned when the plan is made, to that day's partition"
-		  . join('', map { $_ < 0 ? ' and the day before' : $_ > 0 ? ' and the day after' : '' } @days))
-	  or diag("expected $expect, of the days $want\n$plan");
-	($expect, @plan) = split /\n/, sql("BEGIN;
-	        SELECT count(*) FILTER (WHERE hi::$type <= $type\_range_lower_bound(tstzrange(now() - interval '1 day', NULL))) FROM parts_of('$t', '$type');
-	        EXPLAIN (COSTS OFF) SELECT * FROM $t WHERE id <@ tstzrange(now() - interval '1 day', NULL);
-	        COMMIT");
-	$plan = join("\n", @plan);
-	ok($expect >= 1 && removed($plan) eq $expect, "$type: id <@ tstzrange(now() - interval '1 day', NULL) pruned when the query starts, Subplans Removed: $expect")
-	  or diag($plan);
-	# retention of 2 days, in the job's transaction: the day 3 days ago goes
-	is(sql("BEGIN;
-	        SELECT FROM daily_job('$t', '$type', 3, 4, '2 days');
-	        SELECT array_agg(day - (now() AT TIME ZONE 'UTC')::date ORDER BY day), bool_and(exact),
-	               (SELECT count(*) FROM $t WHERE id < $type\_lower_bound(date_trunc('day', now(), 'UTC') - interval '2 days'))
-	        FROM parts_of('$t', '$type');
-	        COMMIT"),
-		'{-2,-1,0,1,2,3,4}|t|0', "$type: the job's retention of 2 days dropped the day 3 days ago (every ID it could hold older) with its rows, and kept the rest");
-}
-
-# The retention as 1.4 documented it cast each partition's upper bound in
-# the query's filter, which PostgreSQL may evaluate on every partition in
-# the database before the join keeps the table's own: with another table
-# partitioned by date beside it and pg_class read by a sequential scan, the
-# cast met a date (CI's runs of 1.4 met a snowflake's bound).  The control
-# is that query; the job's loop casts only its own table's bounds.
-sql(q{CREATE TABLE other_days (d date) PARTITION BY RANGE (d);
-      CREATE TABLE other_days_0119 PARTITION OF other_days FOR VALUES FROM ('2000-01-18') TO ('2000-01-19')});
-my $scan_first = 'SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_mergejoin = off;';
-is(sqlstate_of($node, "$scan_first
-	SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-	WHERE i.inhparent = 'job_kuid'::regclass
-	  AND (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''(.*)''\\)'))[1]::kuid <= kuid_lower_bound(now() - interval '2 days')", db => $db),
-	'22P02', "control: 1.4's retention query, beside a table partitioned by date and with pg_class scanned first, fails casting the date's bound to kuid");
-is(sqlstate_of($node, "$scan_first SELECT daily_job('job_kuid', 'kuid', 3, 4, '2 days')", db => $db), 'ok',
-	"the job's retention loop, so planned, casts only the table's own bounds");
-sql('DROP TABLE other_days');
-
 # pg_dump and pg_restore of the sets
 sub partitions { return sql(q{SELECT inhparent::regclass || ' ' || c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid)
                               FROM pg_inherits JOIN pg_class c ON c.oid = inhrelid ORDER BY 1}, $_[0]); }
-sub rows { return sql(q{SELECT tableoid::regclass, id, body FROM events ORDER BY id; SELECT tableoid::regclass, id FROM legacy_p ORDER BY id}
-	. join('', map { "; SELECT tableoid::regclass, id, body FROM job_$_->{format} ORDER BY id" } formats(fixed => 't')), $_[0]); }
+sub rows { return sql(q{SELECT tableoid::regclass, id, body FROM events ORDER BY id; SELECT tableoid::regclass, id FROM legacy_p ORDER BY id}, $_[0]); }
 sub config { return sql(q{SELECT parent_table, control, partition_interval, premake, retention, retention_keep_table, partition_type
                           FROM partman.part_config ORDER BY 1}, $_[0]); }
 $node->command_ok([ 'pg_dump', '-Fc', '-f', "$work/partman.dump", '-d', $node->connstr($db) ], 'pg_dump -Fc of the database');
 fresh_db($node, 'partman_restored');
 $node->command_ok([ 'pg_restore', '--exit-on-error', '-d', $node->connstr('partman_restored'), "$work/partman.dump" ], 'pg_restore into a new database');
 ok(partitions('partman_restored') eq partitions($db) && rows('partman_restored') eq rows($db) && config('partman_restored') eq config($db),
-	'restored: the same partitions with the same bounds, every row in the same partition, pg_partman\'s configuration of both sets; and each type\'s set of the daily job');
+	'restored: the same partitions with the same bounds, every row in the same partition, pg_partman\'s configuration of both sets');
 is(sql(q{UPDATE partman.part_config SET premake = 7 WHERE parent_table = 'public.events';
          SELECT FROM partman.run_maintenance();
          SELECT max(day) - (SELECT (snowflake_time(max(id)) AT TIME ZONE 'UTC')::date FROM events), bool_and(exact) FROM days_of('events')},
