@@ -9,7 +9,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(EXTENSION).
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
-PLAIN_SQL = snowflake generators horizon_holders adopt advance advance_all mask mask_keys partition_upkeep
+PLAIN_SQL = snowflake snowflake_text generators horizon_holders adopt advance advance_all mask mask_keys partition_upkeep
 
 # src/ in rooms named by what they keep (docs/DESIGN.md, and each room's
 # README.md), each using only the rooms below it.  The pure ones, format/,
@@ -85,13 +85,18 @@ define sql_file_function
 	  esac; }
 endef
 
+# the templates every fixed-width type is made from, in order (1.5's text
+# functions in a file of their own, so that the 1.4--1.5 upgrade takes them in)
+FIXED_TEMPLATES = fixed_type text_functions
+
 # the install script as sql/source/ makes it, on standard output: the head,
-# each fixed-width type (the template, then its own file), then the rest
+# each fixed-width type (the templates, then its own file), then the rest
 define generate_install_script
 	{ cat sql/source/head.sql; \
 	  for spec in $(FIXED_TYPES); do \
 	    name=$${spec%%:*}; width=$${spec##*:}; \
-	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/source/fixed_type.sql.in; \
+	    for template in $(FIXED_TEMPLATES); do \
+	      sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/source/$$template.sql.in; done; \
 	    [ ! -f sql/source/$$name.sql ] || cat sql/source/$$name.sql; done; \
 	  for name in $(PLAIN_SQL); do cat sql/source/$$name.sql; done; }
 endef

@@ -6,11 +6,12 @@
 
 -- The registrations of flakeid_partition_by_time: one row per table
 -- partitioned by range on a flakeid column (or a bigint of snowflakes).
--- Kept by pg_dump, so that a restore keeps its upkeep.  Each table's owner
--- reads and writes its own rows (row-level security), as the functions
--- below do for it; a superuser sees every row.  `oldest` is the start of
--- the oldest interval upkeep still keeps: retention walks from it, by the
--- registered interval, never by bounds read back out of the catalog.
+-- Kept by pg_dump, so that a restore keeps its upkeep; readable by every
+-- role (pg_dump as a database's owner reads it), written only through the
+-- functions below, which check that the caller owns the table.  `oldest`
+-- is the start of the oldest interval upkeep still keeps: retention walks
+-- from it, by the registered interval, never casting a bound read back out
+-- of the catalog.
 CREATE TABLE flakeid_partitions (
     parent regclass PRIMARY KEY,
     key_column name NOT NULL,
@@ -24,13 +25,89 @@ CREATE TABLE flakeid_partitions (
     registered timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE flakeid_partitions IS
-    'tables whose partitions flakeid keeps (flakeid_partition_by_time): the interval, how many ahead, the retention; each owner reads its own';
+    'tables whose partitions flakeid keeps (flakeid_partition_by_time): the interval, how many ahead, the retention; written through flakeid''s functions only';
 SELECT pg_catalog.pg_extension_config_dump('flakeid_partitions', '');
-ALTER TABLE flakeid_partitions ENABLE ROW LEVEL SECURITY;
-CREATE POLICY flakeid_partitions_owner ON flakeid_partitions
-    USING (pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = parent), 'USAGE'))
-    WITH CHECK (pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = parent), 'USAGE'));
-GRANT SELECT, INSERT, UPDATE, DELETE ON flakeid_partitions TO PUBLIC;
+REVOKE ALL ON flakeid_partitions FROM PUBLIC;
+GRANT SELECT ON flakeid_partitions TO PUBLIC;
+
+-- The registrations' writes, for the tables' owners: SECURITY DEFINER, the
+-- one way to write flakeid_partitions, each checking that the session's
+-- user may act as the table's owner (the caller's own role is not visible
+-- inside it: a session that SET ROLE keeps its user's rights).
+-- What: 'register' a new row (42710 for a table registered already),
+-- 'oldest' to move its walk on, 'forget' to remove it (anyone may forget
+-- a registration whose table is gone).
+CREATE FUNCTION flakeid_partition_write(what text, parent regclass, key_column name DEFAULT NULL, key_type text DEFAULT NULL,
+    every interval DEFAULT NULL, premake int DEFAULT NULL, retain interval DEFAULT NULL, keep_table boolean DEFAULT NULL,
+    time_zone text DEFAULT NULL, oldest timestamptz DEFAULT NULL)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    owner oid := (SELECT c.relowner FROM pg_class c WHERE c.oid = parent);
+BEGIN
+    IF parent IS NULL OR what IS NULL THEN
+        RAISE EXCEPTION 'the table must not be null' USING ERRCODE = '22004';
+    END IF;
+    IF owner IS NULL AND what = 'forget' THEN
+        EXECUTE format('DELETE FROM %I.flakeid_partitions r WHERE r.parent = $1', schema) USING parent;
+        RETURN;
+    END IF;
+    IF owner IS NULL OR NOT pg_has_role(session_user, owner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501';
+    END IF;
+    IF (SELECT c.relkind <> 'p' OR c.relpersistence = 't' FROM pg_class c WHERE c.oid = parent) THEN
+        RAISE EXCEPTION 'table % is not a lasting partitioned table', parent USING ERRCODE = '42809';
+    END IF;
+    CASE what
+    WHEN 'register' THEN
+        BEGIN
+            EXECUTE format('INSERT INTO %I.flakeid_partitions (parent, key_column, key_type, every, premake, retain, keep_table, time_zone, oldest) '
+                           'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', schema)
+                USING parent, key_column, key_type, every, premake, retain, keep_table, time_zone, oldest;
+        EXCEPTION WHEN unique_violation THEN
+            RAISE EXCEPTION 'table % is already registered for partition upkeep', parent USING ERRCODE = '42710',
+                HINT = 'flakeid_partition_forget, then register it again with what is to change.';
+        END;
+    WHEN 'oldest' THEN
+        EXECUTE format('UPDATE %I.flakeid_partitions r SET oldest = $2 WHERE r.parent = $1', schema) USING parent, oldest;
+    WHEN 'forget' THEN
+        EXECUTE format('DELETE FROM %I.flakeid_partitions r WHERE r.parent = $1', schema) USING parent;
+    ELSE
+        RAISE EXCEPTION 'unknown write %', what USING ERRCODE = '22023';
+    END CASE;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_write(text, regclass, name, text, interval, int, interval, boolean, text, timestamptz) IS
+    'the writes of flakeid_partitions, for the tables'' owners (flakeid_partition_by_time, _maintenance and _forget call it)';
+
+-- Ends the upkeep of a table: its registration removed, its partitions left
+-- as they are.  For the table's owner; anyone may forget a table that is gone.
+CREATE FUNCTION flakeid_partition_forget(parent regclass) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    found boolean;
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = parent AND r.rolname <> current_user) THEN
+        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501';
+    END IF;
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.flakeid_partitions r WHERE r.parent = $1)', schema) INTO found USING parent;
+    IF found THEN
+        EXECUTE format('SELECT %I.flakeid_partition_write(''forget'', $1)', schema) USING parent;
+    END IF;
+    RETURN found;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_forget(regclass) IS
+    'ends the upkeep of a table (its partitions stay): true where it was registered';
 
 -- The start of the interval `every` that holds `t`, in `time_zone`: months
 -- counted from January 2000, anything else binned from Monday 3 January
@@ -58,6 +135,11 @@ BEGIN
         total := total - ((total % months) + months) % months;
         RETURN make_timestamp(2000 + floor(total / 12.0)::int, ((total % 12) + 12) % 12 + 1, 1, 0, 0, 0) AT TIME ZONE time_zone;
     END IF;
+    -- (a local start that a fall-back makes twice is read as its later
+    -- instant, which may lie after t: then the bin before holds t)
+    IF date_bin(every, local, timestamp '2000-01-03') AT TIME ZONE time_zone > t THEN
+        RETURN date_bin(every, local - every, timestamp '2000-01-03') AT TIME ZONE time_zone;
+    END IF;
     RETURN date_bin(every, local, timestamp '2000-01-03') AT TIME ZONE time_zone;
 END
 $fn$;
@@ -83,12 +165,18 @@ BEGIN
     IF parent IS NULL OR every IS NULL OR premake IS NULL OR time_zone IS NULL THEN
         RAISE EXCEPTION 'the table, the interval, premake and the time zone must not be null' USING ERRCODE = '22004';
     END IF;
-    SELECT c.relkind, c.relowner, c.relname INTO rel FROM pg_class c WHERE c.oid = parent;
+    SELECT c.relkind, c.relowner, c.relname, c.relpersistence INTO rel FROM pg_class c WHERE c.oid = parent;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'relation with OID % does not exist', parent::oid USING ERRCODE = '42P01';
     END IF;
-    IF NOT pg_has_role(rel.relowner, 'USAGE') THEN
-        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501';
+    IF rel.relowner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501',
+            DETAIL = 'Upkeep runs the table owner''s code (its triggers, constraints and index expressions) with the caller''s rights: only the owner keeps its tables, a superuser too.',
+            HINT = 'Run it as the table''s owner (a pg_cron job of its own: docs/OPERATIONS.md, "Partitions that keep themselves").';
+    END IF;
+    IF rel.relpersistence = 't' THEN
+        RAISE EXCEPTION 'table % is temporary: flakeid keeps the partitions of lasting tables only', parent USING ERRCODE = '0A000',
+            DETAIL = 'Another session''s maintenance run cannot read a temporary table, and pg_dump cannot restore its registration.';
     END IF;
     IF rel.relkind <> 'p' THEN
         RAISE EXCEPTION '"%" is not a partitioned table', parent USING ERRCODE = '42809',
@@ -124,51 +212,91 @@ BEGIN
     IF seconds < 1 THEN
         RAISE EXCEPTION 'a partition interval of % is finer than flakeid keeps: a second or more', every USING ERRCODE = '22023';
     END IF;
-    IF key_type = 'kuid96' AND extract(year FROM every) = 0 AND extract(month FROM every) = 0 AND extract(day FROM every) = 0
-       AND seconds % 3600 <> 0 AND seconds % 256 <> 0 THEN
-        RAISE EXCEPTION 'a partition interval of % is not a whole number of kuid96 windows (256 s) nor of hours', every
+    IF key_type = 'kuid96' AND seconds < 256 THEN
+        RAISE EXCEPTION 'a partition interval of % is finer than kuid96''s 256-second window', every
             USING ERRCODE = '22023',
-                  DETAIL = 'kuid96 IDs are ordered by 256-second windows: a bound moves back to its window''s start, and a shorter or uneven interval would make empty or overlapping partitions.';
+                  DETAIL = 'kuid96 IDs are ordered by 256-second windows: every bound moves back to its window''s start, and two bounds in one window would make an empty partition.';
     END IF;
     IF premake < 0 OR premake > 1000 THEN
         RAISE EXCEPTION 'premake must lie between 0 and 1000, not %', premake USING ERRCODE = '22023';
     END IF;
     IF retain IS NOT NULL AND retain < every THEN
         RAISE EXCEPTION 'a retention of % is shorter than the partition interval %', retain, every USING ERRCODE = '22023',
-            DETAIL = 'A partition is dropped once every ID it may hold is older than the retention: a shorter one would drop the present''s.';
+            DETAIL = 'Retention drops whole partitions: one shorter than the interval keeps no whole interval before the present''s.';
     END IF;
 END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_check(regclass, interval, int, interval, text) IS
     'the key type and column of a table flakeid may keep the partitions of, or the error that says why not (flakeid_partition_by_time''s checks)';
 
--- The name of the partition of `parent` for the interval starting at
--- `starts`: the parent's name (its first 40 characters) and the start in
--- the registration's time zone, to the day, the minute or the second the
--- interval needs ("events_p20261130", "events_p20261130_0600").
+-- The name of a new partition of `parent` for the interval starting at
+-- `starts`: the parent's name and the start in the registration's time
+-- zone, to the day, the minute or the second the interval needs
+-- ("events_p20261130", "events_p20261130_0600").  A name over 40 bytes is
+-- cut to 30 bytes (whole characters) and given 8 hex digits of its md5,
+-- so that two long names alike in their first bytes make two names.  Only
+-- new partitions are named so: upkeep finds partitions by their bounds.
 CREATE FUNCTION flakeid_partition_name(parent regclass, every interval, starts timestamptz, time_zone text DEFAULT 'UTC')
     RETURNS name
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT (left(c.relname, 40) || '_p' || to_char(starts AT TIME ZONE time_zone,
-            CASE WHEN extract(epoch FROM every) % 86400 = 0 THEN 'YYYYMMDD'
+DECLARE
+    relname text := (SELECT c.relname FROM pg_class c WHERE c.oid = parent);
+    prefix text := relname;
+BEGIN
+    IF octet_length(relname) > 40 THEN
+        WHILE octet_length(prefix) > 30 LOOP
+            prefix := left(prefix, -1);
+        END LOOP;
+        prefix := prefix || '_' || left(md5(relname), 8);
+    END IF;
+    RETURN (prefix || '_p' || to_char(starts AT TIME ZONE time_zone,
+            CASE WHEN extract(year FROM every) <> 0 OR extract(month FROM every) <> 0 OR extract(epoch FROM every) % 86400 = 0 THEN 'YYYYMMDD'
                  WHEN extract(epoch FROM every) % 60 = 0 THEN 'YYYYMMDD"_"HH24MI'
-                 ELSE 'YYYYMMDD"_"HH24MISS' END))::name
-    FROM pg_class c WHERE c.oid = parent
+                 ELSE 'YYYYMMDD"_"HH24MISS' END))::name;
+END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_name(regclass, interval, timestamptz, text) IS
-    'the name flakeid gives the partition of a table for the interval starting at starts';
+    'the name flakeid gives a new partition of a table for the interval starting at starts';
+
+-- The bounds clause of [lo, hi) (its key's text; NULL for MINVALUE and
+-- MAXVALUE: an interval that begins before the type's first time, such as
+-- a snowflake epoch's, or ends past its last, as flax's in 2049), as
+-- PostgreSQL prints a partition's bounds.
+CREATE FUNCTION flakeid_partition_bounds(lo text, hi text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE'))
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_bounds(text, text) IS
+    'the bounds clause of a partition from lo to hi (NULL: MINVALUE, MAXVALUE), as PostgreSQL prints it';
+
+-- The partition of `parent` whose bounds are [lo, hi), if any: found by the
+-- bounds PostgreSQL prints, compared as text, never cast; so a renamed
+-- table or partition is still found.
+CREATE FUNCTION flakeid_partition_of(parent regclass, lo text, hi text) RETURNS regclass
+    LANGUAGE sql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = parent
+      AND pg_get_expr(c.relpartbound, c.oid) = format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE'))
+    LIMIT 1
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_of(regclass, text, text) IS
+    'the partition of a table whose bounds are [lo, hi) (NULL: MINVALUE, MAXVALUE), found by the bounds as PostgreSQL prints them (compared as text, never cast)';
 
 -- Makes the partition of a registered table for the interval starting at
 -- `starts` where it is missing: a table of its own, LIKE the parent, owned
 -- by the parent's owner, the rows of its range moved into it from the
 -- default partition (if any), then attached (SHARE UPDATE EXCLUSIVE on the
--- parent, which writers do not wait for; the default partition, where
--- there is one, is locked ACCESS EXCLUSIVE for the attach's check).  One
--- row: 'made', 'exists', 'skipped' (a lock not granted within lock_timeout,
--- a time the type cannot hold: retried by the next run) or 'failed' (the
--- error).  Its work is undone where it does not end in 'made'.
+-- parent, which writers do not wait for; ACCESS EXCLUSIVE on the default
+-- partition, if any, until the transaction ends).  For the table's owner.
+-- One row: 'made', 'exists', 'skipped' (a lock not granted within
+-- lock_timeout, a time the type cannot hold, a table in the way) or
+-- 'failed' (the error); its work is undone where it does not end in 'made'.
 CREATE FUNCTION flakeid_partition_make(parent regclass, starts timestamptz,
     OUT action text, OUT partition_name text, OUT ends timestamptz, OUT detail text)
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
@@ -180,65 +308,83 @@ DECLARE
                     WHERE e.extname = 'flakeid');
     reg record;
     rel record;
-    existing oid;
     lo text;
     hi text;
+    existing regclass;
     key_sql text;
     op_schema name;
     columns text;
     default_part oid;
     moved bigint := 0;
 BEGIN
+    SELECT c.relname, n.nspname, c.relowner, r.rolname INTO rel
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = parent;
+    IF rel.relowner IS DISTINCT FROM (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501';
+    END IF;
     EXECUTE format('SELECT * FROM %I.flakeid_partitions r WHERE r.parent = $1', schema) INTO reg USING parent;
     IF reg IS NULL THEN
         RAISE EXCEPTION 'table % is not registered for partition upkeep', parent USING ERRCODE = '42704',
             HINT = 'Register it with flakeid_partition_by_time.';
     END IF;
-    SELECT c.relname, c.relnamespace, c.relowner INTO rel FROM pg_class c WHERE c.oid = parent;
-    IF NOT pg_has_role(rel.relowner, 'USAGE') THEN
-        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501';
+    -- (one run a table at a time: the maintenance's lock, taken again here for a direct call)
+    IF NOT pg_try_advisory_xact_lock(hashtext('flakeid_partition_maintenance'), (parent::oid::bigint - 2147483648)::int) THEN
+        action := 'skipped';
+        detail := 'another maintenance run is keeping this table''s partitions';
+        RETURN;
+    END IF;
+    ends := ((starts AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+    key_sql := CASE reg.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, reg.key_type) END;
+    op_schema := CASE reg.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
+    -- (an interval that begins before the type's first time, or ends past its last, is
+    -- bounded by MINVALUE or MAXVALUE there; one wholly outside it holds no ID)
+    BEGIN
+        EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO lo USING starts;
+    EXCEPTION WHEN datetime_field_overflow THEN
+        lo := NULL;
+    END;
+    BEGIN
+        EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO hi USING ends;
+    EXCEPTION WHEN datetime_field_overflow THEN
+        hi := NULL;
+    END;
+    IF lo IS NULL AND hi IS NULL THEN
+        action := 'skipped';
+        detail := format('%s holds no ID of the interval from %s to %s', reg.key_type, starts, ends);
+        RETURN;
+    END IF;
+    EXECUTE format('SELECT %I.flakeid_partition_of($1, $2, $3)', schema) INTO existing USING parent, lo, hi;
+    IF existing IS NOT NULL THEN
+        action := 'exists';
+        partition_name := existing::text;
+        RETURN;
     END IF;
     EXECUTE format('SELECT %I.flakeid_partition_name($1, $2, $3, $4)', schema)
         INTO partition_name USING parent, reg.every, starts, reg.time_zone;
-    ends := ((starts AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
-    SELECT c.oid INTO existing FROM pg_class c WHERE c.relname = partition_name AND c.relnamespace = rel.relnamespace;
-    IF existing IS NOT NULL THEN
-        IF EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = existing AND i.inhparent = parent) THEN
-            action := 'exists';
-        ELSE
-            action := 'skipped';
-            detail := format('a table named %s that is not a partition of %s is in the way', partition_name, parent);
-        END IF;
+    IF EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE c.relname = partition_name AND n.nspname = rel.nspname) THEN
+        action := 'skipped';
+        detail := format('a table named %I.%I, which is not the partition of this interval, is in the way', rel.nspname, partition_name);
         RETURN;
     END IF;
-    key_sql := CASE reg.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, reg.key_type) END;
-    op_schema := CASE reg.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
-    BEGIN
-        EXECUTE format('SELECT %I.%I($1)::text, %I.%I($2)::text', schema, reg.key_type || '_lower_bound', schema, reg.key_type || '_lower_bound')
-            INTO lo, hi USING starts, ends;
-    EXCEPTION WHEN datetime_field_overflow THEN
-        action := 'skipped';
-        detail := format('%s holds no ID of the interval from %s: %s', reg.key_type, starts, SQLERRM);
-        RETURN;
-    END;
     columns := (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
                 WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '');
     default_part := (SELECT nullif(p.partdefid, 0) FROM pg_partitioned_table p WHERE p.partrelid = parent);
     BEGIN
-        EXECUTE format('CREATE TABLE %I.%I (LIKE %s INCLUDING ALL EXCLUDING IDENTITY)', rel.relnamespace::regnamespace, partition_name, parent);
+        EXECUTE format('CREATE TABLE %I.%I (LIKE %s INCLUDING ALL EXCLUDING IDENTITY)', rel.nspname, partition_name, parent);
         IF rel.relowner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
-            EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', rel.relnamespace::regnamespace, partition_name, rel.relowner::regrole);
+            EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', rel.nspname, partition_name, rel.rolname);
         END IF;
         IF default_part IS NOT NULL THEN
-            EXECUTE format('WITH moved AS (DELETE FROM %s WHERE %I OPERATOR(%I.>=) $1::%s AND %I OPERATOR(%I.<) $2::%s RETURNING *) '
+            EXECUTE format('WITH moved AS (DELETE FROM %s WHERE ($1 IS NULL OR %I OPERATOR(%I.>=) $1::%s) AND ($2 IS NULL OR %I OPERATOR(%I.<) $2::%s) RETURNING *) '
                            'INSERT INTO %I.%I (%s) SELECT %s FROM moved',
                            default_part::regclass, reg.key_column, op_schema, key_sql, reg.key_column, op_schema, key_sql,
-                           rel.relnamespace::regnamespace, partition_name, columns, columns)
+                           rel.nspname, partition_name, columns, columns)
                 USING lo, hi;
             GET DIAGNOSTICS moved = ROW_COUNT;
         END IF;
-        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %I.%I FOR VALUES FROM (%L) TO (%L)',
-                       parent, rel.relnamespace::regnamespace, partition_name, lo, hi);
+        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %I.%I %s', parent, rel.nspname, partition_name,
+                       format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE')));
         action := 'made';
         IF moved > 0 THEN
             detail := format('%s rows moved into it from the default partition %s', moved, default_part::regclass);
@@ -256,18 +402,22 @@ $fn$;
 COMMENT ON FUNCTION flakeid_partition_make(regclass, timestamptz) IS
     'makes the partition of a registered table for the interval starting at starts, if it is missing (flakeid_partition_maintenance''s step): made, exists, skipped or failed, and why';
 
--- For one registered table or every one the caller owns: makes the
--- partitions of the interval that holds `at` and `premake` intervals
--- after it, moves rows of a default partition into partitions made for
--- them (16 intervals at most a run, oldest first), and then, for every
--- table, applies retention: a partition whose every ID is older than
--- at - retain is dropped (or detached, with keep_table).  Dropping and
--- detaching lock the parent ACCESS EXCLUSIVE, which writers wait for: they
--- come last, so that the lock is held only until the call's transaction
--- ends, and wait for it at most 50 ms (lock_timeout), skipped and said so
--- otherwise.  Making waits at most 1 s for each lock.  Two runs at once do
--- not collide: a table another run is keeping is skipped.  One row per
--- action: made, detached, dropped, skipped, failed, forgotten (a
+-- For one registered table or every one the caller owns (owns itself: a
+-- superuser too keeps its own tables only, since upkeep runs a table's
+-- triggers, constraints and index expressions with the caller's rights):
+-- makes the
+-- partitions of the interval that holds `at` and `premake` intervals after
+-- it, moves rows of a default partition into partitions made for them (16
+-- intervals at most a run, oldest first), and finds the partitions whose
+-- every ID is older than `retain` before the earlier of `at` and the clock;
+-- then, last, drops them (or detaches them, with keep_table).  Dropping and
+-- detaching lock the parent ACCESS EXCLUSIVE, which writers wait for, until
+-- the call's transaction ends: they come last, after every table's
+-- checks, each waiting at most 50 ms for its lock (lock_timeout), skipped
+-- and said so otherwise.  Making waits at most 1 s for each lock.  One
+-- table's error is that table's ('failed'): the others go on.  Two runs at
+-- once do not collide: a table another run is keeping is skipped.  One row
+-- per action: made, detached, dropped, skipped, failed, forgotten (a
 -- registered table that is gone).
 CREATE FUNCTION flakeid_partition_maintenance(parent regclass DEFAULT NULL, at timestamptz DEFAULT now(),
     OUT tab regclass, OUT action text, OUT partition_name text, OUT starts timestamptz, OUT ends timestamptz, OUT detail text)
@@ -283,14 +433,20 @@ DECLARE
     caller_lock_timeout text := current_setting('lock_timeout');
     reg record;
     made record;
-    kept oid[] := '{}';
+    owner_name name;
+    report jsonb := '[]';
+    drops jsonb := '[]';
+    drop_row jsonb;
     s timestamptz;
     e timestamptz;
-    child oid;
+    cutoff timestamptz;
+    lo text;
     hi text;
+    child regclass;
     newer boolean;
     default_part oid;
     oldest_row text;
+    from_key text;
     key_sql text;
     op_schema name;
     outside boolean;
@@ -300,8 +456,10 @@ BEGIN
         RAISE EXCEPTION 'the instant of a maintenance run must not be null' USING ERRCODE = '22004';
     END IF;
     IF parent IS NOT NULL THEN
-        IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = parent AND pg_has_role(c.relowner, 'USAGE')) THEN
-            RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501';
+        IF NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = parent AND r.rolname = current_user) THEN
+            RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = '42501',
+                DETAIL = 'Upkeep runs the table owner''s code (its triggers, constraints and index expressions) with the caller''s rights: only the owner keeps its tables, a superuser too.',
+                HINT = 'Run it as the table''s owner (a pg_cron job of its own: docs/OPERATIONS.md, "Partitions that keep themselves").';
         END IF;
         EXECUTE format('SELECT count(*) FROM %I.flakeid_partitions r WHERE r.parent = $1', schema) INTO n USING parent;
         IF n = 0 THEN
@@ -309,137 +467,166 @@ BEGIN
                 HINT = 'Register it with flakeid_partition_by_time.';
         END IF;
     END IF;
-    -- making: every table first, each under a transaction-long advisory lock of its own
     FOR reg IN EXECUTE format('SELECT * FROM %I.flakeid_partitions r WHERE $1 IS NULL OR r.parent = $1 ORDER BY r.parent::oid', schema)
         USING parent
     LOOP
-        tab := NULL; partition_name := NULL; starts := NULL; ends := NULL; detail := NULL;
-        IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = reg.parent) THEN
-            EXECUTE format('DELETE FROM %I.flakeid_partitions r WHERE r.parent = $1', schema) USING reg.parent;
-            action := 'forgotten';
-            detail := format('the table registered (OID %s) no longer exists: its registration is removed', reg.parent::oid);
-            RETURN NEXT;
+        owner_name := (SELECT r.rolname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = reg.parent);
+        IF owner_name IS NULL THEN
+            EXECUTE format('SELECT %I.flakeid_partition_write(''forget'', $1)', schema) USING reg.parent;
+            report := report || jsonb_build_object('action', 'forgotten',
+                'detail', format('the table registered (OID %s) no longer exists: its registration is removed', reg.parent::oid));
             CONTINUE;
         END IF;
-        tab := reg.parent;
+        -- (another owner's table, in a run of every table: not the caller's to keep, a
+        -- superuser's neither: upkeep would run that owner's triggers, constraints and
+        -- index expressions with the caller's rights, and a superuser's pg_cron job made
+        -- a table owner a superuser so: 1.5's eighth reviewer and auditor)
+        CONTINUE WHEN owner_name <> current_user;
         IF NOT pg_try_advisory_xact_lock(hashtext('flakeid_partition_maintenance'), (reg.parent::oid::bigint - 2147483648)::int) THEN
-            action := 'skipped';
-            detail := 'another maintenance run is keeping this table''s partitions';
-            RETURN NEXT;
+            report := report || jsonb_build_object('tab', reg.parent::oid, 'action', 'skipped',
+                'detail', 'another maintenance run is keeping this table''s partitions');
             CONTINUE;
         END IF;
-        BEGIN
-            EXECUTE format('SELECT * FROM %I.flakeid_partition_check($1, $2, $3, $4, $5)', schema)
-                USING reg.parent, reg.every, reg.premake, reg.retain, reg.time_zone;
-        EXCEPTION WHEN OTHERS THEN
-            action := 'failed';
-            detail := format('the registration no longer fits the table: %s (SQLSTATE %s)', SQLERRM, SQLSTATE);
-            RETURN NEXT;
-            CONTINUE;
-        END;
-        kept := kept || reg.parent::oid;
-        PERFORM set_config('lock_timeout', '1s', true);
-        EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO s USING reg.every, at, reg.time_zone;
-        FOR i IN 0 .. reg.premake LOOP
-            EXECUTE format('SELECT * FROM %I.flakeid_partition_make($1, $2)', schema) INTO made USING reg.parent, s;
-            IF made.action <> 'exists' THEN
-                action := made.action; partition_name := made.partition_name; starts := s; ends := made.ends; detail := made.detail;
-                RETURN NEXT;
-            END IF;
-            EXIT WHEN made.action = 'skipped' AND made.detail LIKE '% holds no ID %';
-            s := made.ends;
-        END LOOP;
-        -- the rows of a default partition, each interval's into a partition made for it
         key_sql := CASE reg.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, reg.key_type) END;
         op_schema := CASE reg.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
-        default_part := (SELECT nullif(p.partdefid, 0) FROM pg_partitioned_table p WHERE p.partrelid = reg.parent);
-        n := 0;
-        WHILE default_part IS NOT NULL AND n < 16 LOOP
-            -- (by the key's btree order, which no search_path hides)
-            EXECUTE format('SELECT k::text FROM (SELECT %I AS k FROM %s ORDER BY 1 LIMIT 1) o', reg.key_column, default_part::regclass)
-                INTO oldest_row;
-            EXIT WHEN oldest_row IS NULL;
-            EXECUTE format('SELECT %I.flakeid_partition_start($1, %I.%I($2::%s), $3)', schema, schema, reg.key_type || '_time', key_sql)
-                INTO s USING reg.every, oldest_row, reg.time_zone;
-            -- (the interval whose bounds hold the ID: its time's, or a neighbour's: a
-            -- kuid typed with ticks past its second sorts in the interval before,
-            -- a kuid96 late in a window that straddles the interval's end in the next)
-            FOR step IN 1 .. 4 LOOP
-                EXECUTE format('SELECT $1::%s OPERATOR(%I.<) %I.%I($2)', key_sql, op_schema, schema, reg.key_type || '_lower_bound')
-                    INTO outside USING oldest_row, s;
-                EXIT WHEN NOT outside;
-                EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO s USING reg.every, s - interval '1 microsecond', reg.time_zone;
-            END LOOP;
-            FOR step IN 1 .. 4 LOOP
-                e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
-                EXECUTE format('SELECT $1::%s OPERATOR(%I.>=) %I.%I($2)', key_sql, op_schema, schema, reg.key_type || '_lower_bound')
-                    INTO outside USING oldest_row, e;
-                EXIT WHEN NOT outside;
-                s := e;
-            END LOOP;
-            EXECUTE format('SELECT * FROM %I.flakeid_partition_make($1, $2)', schema) INTO made USING reg.parent, s;
-            action := made.action; partition_name := made.partition_name; starts := s; ends := made.ends; detail := made.detail;
-            RETURN NEXT;
-            EXIT WHEN made.action <> 'made';
-            EXECUTE format('UPDATE %I.flakeid_partitions r SET oldest = least(r.oldest, $2) WHERE r.parent = $1', schema) USING reg.parent, s;
-            n := n + 1;
-        END LOOP;
-    END LOOP;
-    -- retention, last: the parent's ACCESS EXCLUSIVE lock is then held only until the call ends
-    FOR reg IN EXECUTE format('SELECT * FROM %I.flakeid_partitions r WHERE r.parent = ANY ($1) AND r.retain IS NOT NULL ORDER BY r.parent::oid', schema)
-        USING kept
-    LOOP
-        tab := reg.parent; starts := NULL; ends := NULL; detail := NULL; partition_name := NULL;
-        s := reg.oldest;
-        n := 0;
-        LOOP
-            e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
-            EXIT WHEN e > at - reg.retain OR n >= 1000;
-            EXECUTE format('SELECT %I.flakeid_partition_name($1, $2, $3, $4)', schema) INTO partition_name USING reg.parent, reg.every, s, reg.time_zone;
-            child := (SELECT c.oid FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = reg.parent
-                      WHERE c.relname = partition_name AND c.relnamespace = (SELECT p.relnamespace FROM pg_class p WHERE p.oid = reg.parent));
-            IF child IS NOT NULL THEN
-                starts := s; ends := e;
-                -- (every ID of the interval lies below the bound of its end: one at or above it is
-                -- no ID of this interval, in a partition this upkeep did not make, and it stays)
-                EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO hi USING e;
-                EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %I OPERATOR(%I.>=) $1::%s)', child::regclass, reg.key_column,
-                               CASE reg.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END,
-                               CASE reg.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, reg.key_type) END)
-                    INTO newer USING hi;
-                IF newer THEN
-                    action := 'skipped';
-                    detail := format('kept: it holds IDs of times after %s, which it was not made for', e);
-                    RETURN NEXT;
-                    EXIT;
+        -- one table's work, as its owner; its error is its own
+        BEGIN
+            EXECUTE format('SELECT * FROM %I.flakeid_partition_check($1, $2, $3, $4, $5)', schema) INTO made
+                USING reg.parent, reg.every, reg.premake, reg.retain, reg.time_zone;
+            IF made.key_type <> reg.key_type OR made.key_column <> reg.key_column THEN
+                RAISE EXCEPTION 'its key is now %.% of %, registered as % of %', reg.parent, made.key_column, made.key_type,
+                    reg.key_column, reg.key_type USING ERRCODE = '55000';
+            END IF;
+            PERFORM set_config('lock_timeout', '1s', true);
+            EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO s USING reg.every, at, reg.time_zone;
+            FOR i IN 0 .. reg.premake LOOP
+                EXECUTE format('SELECT * FROM %I.flakeid_partition_make($1, $2)', schema) INTO made USING reg.parent, s;
+                IF made.action <> 'exists' THEN
+                    report := report || jsonb_build_object('tab', reg.parent::oid, 'action', made.action, 'partition_name', made.partition_name,
+                        'starts', s, 'ends', made.ends, 'detail', made.detail);
                 END IF;
+                -- (a run for an earlier instant makes earlier partitions: retention walks from them)
+                IF made.action = 'made' AND s < reg.oldest THEN
+                    EXECUTE format('SELECT %I.flakeid_partition_write(''oldest'', $1, oldest => $2)', schema) USING reg.parent, s;
+                    reg.oldest := s;
+                END IF;
+                EXIT WHEN made.action = 'skipped' AND made.detail LIKE '% holds no ID %' AND s > at;
+                s := made.ends;
+            END LOOP;
+            -- the rows of a default partition, each interval's into a partition made for it; an
+            -- interval that cannot be made is passed over, its rows left (said so), the next ones go on
+            default_part := (SELECT nullif(p.partdefid, 0) FROM pg_partitioned_table p WHERE p.partrelid = reg.parent);
+            from_key := NULL;
+            n := 0;
+            WHILE default_part IS NOT NULL AND n < 16 LOOP
+                -- (by the key's btree order, which no search_path hides)
+                EXECUTE format('SELECT k::text FROM (SELECT %I AS k FROM %s WHERE $1 IS NULL OR %I OPERATOR(%I.>=) $1::%s ORDER BY 1 LIMIT 1) o',
+                               reg.key_column, default_part::regclass, reg.key_column, op_schema, key_sql)
+                    INTO oldest_row USING from_key;
+                EXIT WHEN oldest_row IS NULL;
+                n := n + 1;
                 BEGIN
-                    PERFORM set_config('lock_timeout', '50ms', true);
-                    IF reg.keep_table THEN
-                        EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', reg.parent, child::regclass);
-                        action := 'detached';
-                    ELSE
-                        EXECUTE format('DROP TABLE %s', child::regclass);
-                        action := 'dropped';
-                    END IF;
-                    detail := format('every ID it could hold is older than %s', at - reg.retain);
-                EXCEPTION WHEN lock_not_available THEN
-                    action := 'skipped';
-                    detail := format('not %s: a lock on %s was not granted within 50 ms; the next run tries again',
-                                     CASE WHEN reg.keep_table THEN 'detached' ELSE 'dropped' END, reg.parent);
-                    RETURN NEXT;
+                    EXECUTE format('SELECT %I.flakeid_partition_start($1, %I.%I($2::%s), $3)', schema, schema, reg.key_type || '_time', key_sql)
+                        INTO s USING reg.every, oldest_row, reg.time_zone;
+                    -- (the interval whose bounds hold the ID: its time's, or a neighbour's: a
+                    -- kuid typed with ticks past its second sorts in the interval before,
+                    -- a kuid96 late in a window that straddles the interval's end in the next)
+                    FOR step IN 1 .. 4 LOOP
+                        EXECUTE format('SELECT $1::%s OPERATOR(%I.<) %I.%I($2)', key_sql, op_schema, schema, reg.key_type || '_lower_bound')
+                            INTO outside USING oldest_row, s;
+                        EXIT WHEN NOT outside;
+                        EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO s USING reg.every, s - interval '1 microsecond', reg.time_zone;
+                    END LOOP;
+                    FOR step IN 1 .. 4 LOOP
+                        e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+                        EXECUTE format('SELECT $1::%s OPERATOR(%I.>=) %I.%I($2)', key_sql, op_schema, schema, reg.key_type || '_lower_bound')
+                            INTO outside USING oldest_row, e;
+                        EXIT WHEN NOT outside;
+                        s := e;
+                    END LOOP;
+                    e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+                    EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO from_key USING e;
+                EXCEPTION WHEN OTHERS THEN
+                    report := report || jsonb_build_object('tab', reg.parent::oid, 'action', 'failed',
+                        'detail', format('the default partition''s row %s has no interval this type can make (%s); it stays there', oldest_row, SQLERRM));
                     EXIT;
                 END;
-                RETURN NEXT;
+                EXECUTE format('SELECT * FROM %I.flakeid_partition_make($1, $2)', schema) INTO made USING reg.parent, s;
+                report := report || jsonb_build_object('tab', reg.parent::oid, 'action', made.action, 'partition_name', made.partition_name,
+                    'starts', s, 'ends', made.ends, 'detail', coalesce(made.detail, CASE made.action WHEN 'exists' THEN 'rows of this interval are in the default partition too' END));
+                IF made.action = 'made' AND s < reg.oldest THEN
+                    EXECUTE format('SELECT %I.flakeid_partition_write(''oldest'', $1, oldest => $2)', schema) USING reg.parent, s;
+                    reg.oldest := s;
+                END IF;
+            END LOOP;
+            -- retention, as of the earlier of `at` and the clock (an `at` ahead of it makes
+            -- partitions ahead, and drops none of the present's), in the registration's zone
+            IF reg.retain IS NOT NULL THEN
+                cutoff := ((least(at, clock_timestamp()) AT TIME ZONE reg.time_zone) - reg.retain) AT TIME ZONE reg.time_zone;
+                s := reg.oldest;
+                n := 0;
+                LOOP
+                    e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+                    EXIT WHEN e > cutoff OR n >= 1000;
+                    BEGIN
+                        EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO lo USING s;
+                    EXCEPTION WHEN datetime_field_overflow THEN
+                        lo := NULL;
+                    END;
+                    EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO hi USING e;
+                    EXECUTE format('SELECT %I.flakeid_partition_of($1, $2, $3)', schema) INTO child USING reg.parent, lo, hi;
+                    IF child IS NOT NULL THEN
+                        -- (every ID of the interval lies below the bound of its end: one at or above it is
+                        -- no ID of this interval, and the partition stays)
+                        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %I OPERATOR(%I.>=) $1::%s)', child, reg.key_column, op_schema, key_sql)
+                            INTO newer USING hi;
+                        IF newer THEN
+                            report := report || jsonb_build_object('tab', reg.parent::oid, 'action', 'skipped', 'partition_name', child::text,
+                                'starts', s, 'ends', e, 'detail', format('kept: it holds IDs of times after %s, which it was not made for', e));
+                            EXIT;
+                        END IF;
+                        drops := drops || jsonb_build_object('tab', reg.parent::oid, 'owner', owner_name, 'child', child::oid,
+                            'partition_name', child::text, 'starts', s, 'ends', e, 'keep', reg.keep_table, 'cutoff', cutoff);
+                    END IF;
+                    s := e;
+                    n := n + 1;
+                END LOOP;
+                -- (where the walk goes on from once these are dropped: set after the drops)
+                drops := drops || jsonb_build_object('tab', reg.parent::oid, 'owner', owner_name, 'oldest', s);
             END IF;
-            s := e;
-            n := n + 1;
-        END LOOP;
-        IF s <> reg.oldest THEN
-            EXECUTE format('UPDATE %I.flakeid_partitions r SET oldest = $2 WHERE r.parent = $1', schema) USING reg.parent, s;
-        END IF;
+        EXCEPTION WHEN OTHERS THEN
+            report := report || jsonb_build_object('tab', reg.parent::oid, 'action', 'failed',
+                'detail', format('%s (SQLSTATE %s); the other tables go on', SQLERRM, SQLSTATE));
+        END;
+    END LOOP;
+    -- retention, last: each table's parent locked ACCESS EXCLUSIVE from its first drop to the call's end
+    PERFORM set_config('lock_timeout', '50ms', true);
+    FOR drop_row IN SELECT value FROM jsonb_array_elements(drops) LOOP
+        BEGIN
+            IF drop_row ? 'oldest' THEN
+                EXECUTE format('SELECT %I.flakeid_partition_write(''oldest'', $1, oldest => $2)', schema)
+                    USING (drop_row->>'tab')::oid::regclass, (drop_row->>'oldest')::timestamptz;
+            ELSIF (drop_row->>'keep')::boolean THEN
+                EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass);
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff') || jsonb_build_object('action', 'detached',
+                    'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));
+            ELSE
+                EXECUTE format('DROP TABLE %s', (drop_row->>'child')::oid::regclass);
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff') || jsonb_build_object('action', 'dropped',
+                    'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest') || jsonb_build_object('action', 'skipped',
+                'detail', format('not %s: %s (SQLSTATE %s); the next run tries again',
+                                 CASE WHEN (drop_row->>'keep')::boolean THEN 'detached' ELSE 'dropped' END, SQLERRM, SQLSTATE)));
+            -- (the walk must not pass a partition left: the table's later drops wait for the next run)
+            drops := (SELECT coalesce(jsonb_agg(d), '[]') FROM jsonb_array_elements(drops) d WHERE d->>'tab' <> drop_row->>'tab');
+        END;
     END LOOP;
     PERFORM set_config('lock_timeout', caller_lock_timeout, true);
+    RETURN QUERY SELECT (r->>'tab')::oid::regclass, r->>'action', r->>'partition_name', (r->>'starts')::timestamptz,
+                        (r->>'ends')::timestamptz, r->>'detail'
+                 FROM jsonb_array_elements(report) WITH ORDINALITY AS x(r, k) ORDER BY k;
 END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_maintenance(regclass, timestamptz) IS
@@ -470,14 +657,8 @@ BEGIN
         RAISE EXCEPTION 'keep_table must not be null' USING ERRCODE = '22004';
     END IF;
     EXECUTE format('SELECT %I.flakeid_partition_start($1, now(), $2)', schema) INTO oldest USING every, time_zone;
-    BEGIN
-        EXECUTE format('INSERT INTO %I.flakeid_partitions (parent, key_column, key_type, every, premake, retain, keep_table, time_zone, oldest) '
-                       'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', schema)
-            USING parent, checked.key_column, checked.key_type, every, premake, retain, keep_table, time_zone, oldest;
-    EXCEPTION WHEN unique_violation THEN
-        RAISE EXCEPTION 'table % is already registered for partition upkeep', parent USING ERRCODE = '42710',
-            HINT = 'Change its row of flakeid_partitions, or delete the row and register it again.';
-    END;
+    EXECUTE format('SELECT %I.flakeid_partition_write(''register'', $1, $2, $3, $4, $5, $6, $7, $8, $9)', schema)
+        USING parent, checked.key_column, checked.key_type, every, premake, retain, keep_table, time_zone, oldest;
     RETURN QUERY EXECUTE format('SELECT * FROM %I.flakeid_partition_maintenance($1)', schema) USING parent;
 END
 $fn$;
