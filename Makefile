@@ -85,19 +85,22 @@ define sql_file_function
 	  esac; }
 endef
 
-# the templates every fixed-width type is made from, in order (1.5's text
-# functions in a file of their own, so that the 1.4--1.5 upgrade takes them in)
-FIXED_TEMPLATES = fixed_type text_functions
+# the templates of every fixed-width type taken after its own file: a
+# release's additions in files of their own, so that its upgrade script
+# takes them in (1.5: the text functions, pg_partman's uuid encoders)
+FIXED_ADDITIONS = text_functions uuid_partitions
 
 # the install script as sql/source/ makes it, on standard output: the head,
-# each fixed-width type (the templates, then its own file), then the rest
+# each fixed-width type (the template, its own file, the additions), then
+# the rest
 define generate_install_script
 	{ cat sql/source/head.sql; \
 	  for spec in $(FIXED_TYPES); do \
 	    name=$${spec%%:*}; width=$${spec##*:}; \
-	    for template in $(FIXED_TEMPLATES); do \
-	      sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/source/$$template.sql.in; done; \
-	    [ ! -f sql/source/$$name.sql ] || cat sql/source/$$name.sql; done; \
+	    sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/source/fixed_type.sql.in; \
+	    [ ! -f sql/source/$$name.sql ] || cat sql/source/$$name.sql; \
+	    for template in $(FIXED_ADDITIONS); do \
+	      sed -e "s/@TYPE@/$$name/g" -e "s/@WIDTH@/$$width/g" sql/source/$$template.sql.in; done; done; \
 	  for name in $(PLAIN_SQL); do cat sql/source/$$name.sql; done; }
 endef
 

@@ -299,19 +299,6 @@ CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING gin AS
     FUNCTION 4 sno_gin_consistent(internal, int2, sno, int4, internal, internal),
     FUNCTION 5 sno_gin_compare_partial(sno, sno, int2, internal);
 
--- sno as text and back under a name of its own (1.5): the text cast's
--- conversion, so that one query runs on the C edition and on the portable
--- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
--- bound to the type when created: no search_path reaches them
-CREATE FUNCTION sno_to_text(id sno) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN id::text;
-COMMENT ON FUNCTION sno_to_text(sno) IS 'sno as its text (the cast to text, by name)';
-CREATE FUNCTION sno_from_text(t text) RETURNS sno
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN t::sno;
-COMMENT ON FUNCTION sno_from_text(text) IS 'the sno a text reads as (the cast from text, by name); 22P02 for malformed text';
-
 -- sno: generators, constructors and extractors (docs/spec/sno.md)
 
 CREATE FUNCTION sno_new(meta int4 DEFAULT 0) RETURNS sno
@@ -353,6 +340,38 @@ CREATE FUNCTION sno_horizon() RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION sno_horizon() IS
     'the horizon of sno_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
+-- sno as text and back under a name of its own (1.5): the text cast's
+-- conversion, so that one query runs on the C edition and on the portable
+-- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
+-- bound to the type when created: no search_path reaches them
+CREATE FUNCTION sno_to_text(id sno) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN id::text;
+COMMENT ON FUNCTION sno_to_text(sno) IS 'sno as its text (the cast to text, by name)';
+CREATE FUNCTION sno_from_text(t text) RETURNS sno
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN t::sno;
+COMMENT ON FUNCTION sno_from_text(text) IS 'the sno a text reads as (the cast from text, by name); 22P02 for malformed text';
+
+-- pg_partman's time encoder and decoder for sno IDs kept in a uuid column
+-- (DEFAULT sno_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.sno_uuid_lower_bound', p_time_decoder := 'schema.sno_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION sno_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN sno_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION sno_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a sno ID of the unit that holds ts (sno_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of sno IDs';
+CREATE FUNCTION sno_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN sno_time(u::sno);
+COMMENT ON FUNCTION sno_uuid_time(uuid) IS
+    'the time of the sno ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of sno IDs';
 
 -- =====================================================================
 -- flax: 12 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -633,19 +652,6 @@ CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING gin AS
     FUNCTION 4 flax_gin_consistent(internal, int2, flax, int4, internal, internal),
     FUNCTION 5 flax_gin_compare_partial(flax, flax, int2, internal);
 
--- flax as text and back under a name of its own (1.5): the text cast's
--- conversion, so that one query runs on the C edition and on the portable
--- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
--- bound to the type when created: no search_path reaches them
-CREATE FUNCTION flax_to_text(id flax) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN id::text;
-COMMENT ON FUNCTION flax_to_text(flax) IS 'flax as its text (the cast to text, by name)';
-CREATE FUNCTION flax_from_text(t text) RETURNS flax
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN t::flax;
-COMMENT ON FUNCTION flax_from_text(text) IS 'the flax a text reads as (the cast from text, by name); 22P02 for malformed text';
-
 -- flax: constructors, extractors and a stateless generator (docs/spec/flax.md)
 
 CREATE FUNCTION flax_new() RETURNS flax
@@ -666,6 +672,38 @@ COMMENT ON FUNCTION flax_lower_bound(timestamptz) IS 'smallest flax of the milli
 CREATE FUNCTION flax_upper_bound(ts timestamptz) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION flax_upper_bound(timestamptz) IS 'largest flax of the millisecond containing ts';
+
+-- flax as text and back under a name of its own (1.5): the text cast's
+-- conversion, so that one query runs on the C edition and on the portable
+-- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
+-- bound to the type when created: no search_path reaches them
+CREATE FUNCTION flax_to_text(id flax) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN id::text;
+COMMENT ON FUNCTION flax_to_text(flax) IS 'flax as its text (the cast to text, by name)';
+CREATE FUNCTION flax_from_text(t text) RETURNS flax
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN t::flax;
+COMMENT ON FUNCTION flax_from_text(text) IS 'the flax a text reads as (the cast from text, by name); 22P02 for malformed text';
+
+-- pg_partman's time encoder and decoder for flax IDs kept in a uuid column
+-- (DEFAULT flax_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.flax_uuid_lower_bound', p_time_decoder := 'schema.flax_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION flax_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN flax_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION flax_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a flax ID of the unit that holds ts (flax_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of flax IDs';
+CREATE FUNCTION flax_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN flax_time(u::flax);
+COMMENT ON FUNCTION flax_uuid_time(uuid) IS
+    'the time of the flax ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of flax IDs';
 
 -- =====================================================================
 -- siq: 14 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -946,19 +984,6 @@ CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING gin AS
     FUNCTION 4 siq_gin_consistent(internal, int2, siq, int4, internal, internal),
     FUNCTION 5 siq_gin_compare_partial(siq, siq, int2, internal);
 
--- siq as text and back under a name of its own (1.5): the text cast's
--- conversion, so that one query runs on the C edition and on the portable
--- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
--- bound to the type when created: no search_path reaches them
-CREATE FUNCTION siq_to_text(id siq) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN id::text;
-COMMENT ON FUNCTION siq_to_text(siq) IS 'siq as its text (the cast to text, by name)';
-CREATE FUNCTION siq_from_text(t text) RETURNS siq
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN t::siq;
-COMMENT ON FUNCTION siq_from_text(text) IS 'the siq a text reads as (the cast from text, by name); 22P02 for malformed text';
-
 -- siq: generators, constructors and extractors (docs/spec/siq-and-snowflake.md Part A)
 
 CREATE FUNCTION siq_new(kind text) RETURNS siq
@@ -1025,6 +1050,38 @@ CREATE FUNCTION siq_horizon() RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION siq_horizon() IS
     'the horizon of siq_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
+-- siq as text and back under a name of its own (1.5): the text cast's
+-- conversion, so that one query runs on the C edition and on the portable
+-- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
+-- bound to the type when created: no search_path reaches them
+CREATE FUNCTION siq_to_text(id siq) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN id::text;
+COMMENT ON FUNCTION siq_to_text(siq) IS 'siq as its text (the cast to text, by name)';
+CREATE FUNCTION siq_from_text(t text) RETURNS siq
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN t::siq;
+COMMENT ON FUNCTION siq_from_text(text) IS 'the siq a text reads as (the cast from text, by name); 22P02 for malformed text';
+
+-- pg_partman's time encoder and decoder for siq IDs kept in a uuid column
+-- (DEFAULT siq_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.siq_uuid_lower_bound', p_time_decoder := 'schema.siq_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION siq_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN siq_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION siq_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a siq ID of the unit that holds ts (siq_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of siq IDs';
+CREATE FUNCTION siq_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN siq_time(u::siq);
+COMMENT ON FUNCTION siq_uuid_time(uuid) IS
+    'the time of the siq ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of siq IDs';
 
 -- =====================================================================
 -- kuid: 8 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -1305,19 +1362,6 @@ CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING gin AS
     FUNCTION 4 kuid_gin_consistent(internal, int2, kuid, int4, internal, internal),
     FUNCTION 5 kuid_gin_compare_partial(kuid, kuid, int2, internal);
 
--- kuid as text and back under a name of its own (1.5): the text cast's
--- conversion, so that one query runs on the C edition and on the portable
--- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
--- bound to the type when created: no search_path reaches them
-CREATE FUNCTION kuid_to_text(id kuid) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN id::text;
-COMMENT ON FUNCTION kuid_to_text(kuid) IS 'kuid as its text (the cast to text, by name)';
-CREATE FUNCTION kuid_from_text(t text) RETURNS kuid
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN t::kuid;
-COMMENT ON FUNCTION kuid_from_text(text) IS 'the kuid a text reads as (the cast from text, by name); 22P02 for malformed text';
-
 -- kuid: generators, constructors and extractors (docs/spec/kuid.md)
 
 CREATE FUNCTION kuid_new() RETURNS kuid
@@ -1355,6 +1399,38 @@ CREATE FUNCTION kuid_horizon() RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION kuid_horizon() IS
     'the horizon of kuid_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
+-- kuid as text and back under a name of its own (1.5): the text cast's
+-- conversion, so that one query runs on the C edition and on the portable
+-- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
+-- bound to the type when created: no search_path reaches them
+CREATE FUNCTION kuid_to_text(id kuid) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN id::text;
+COMMENT ON FUNCTION kuid_to_text(kuid) IS 'kuid as its text (the cast to text, by name)';
+CREATE FUNCTION kuid_from_text(t text) RETURNS kuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN t::kuid;
+COMMENT ON FUNCTION kuid_from_text(text) IS 'the kuid a text reads as (the cast from text, by name); 22P02 for malformed text';
+
+-- pg_partman's time encoder and decoder for kuid IDs kept in a uuid column
+-- (DEFAULT kuid_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.kuid_uuid_lower_bound', p_time_decoder := 'schema.kuid_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION kuid_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION kuid_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a kuid ID of the unit that holds ts (kuid_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of kuid IDs';
+CREATE FUNCTION kuid_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid_time(u::kuid);
+COMMENT ON FUNCTION kuid_uuid_time(uuid) IS
+    'the time of the kuid ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of kuid IDs';
 
 -- =====================================================================
 -- kuid96: 12 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -1635,19 +1711,6 @@ CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING gin AS
     FUNCTION 4 kuid96_gin_consistent(internal, int2, kuid96, int4, internal, internal),
     FUNCTION 5 kuid96_gin_compare_partial(kuid96, kuid96, int2, internal);
 
--- kuid96 as text and back under a name of its own (1.5): the text cast's
--- conversion, so that one query runs on the C edition and on the portable
--- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
--- bound to the type when created: no search_path reaches them
-CREATE FUNCTION kuid96_to_text(id kuid96) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN id::text;
-COMMENT ON FUNCTION kuid96_to_text(kuid96) IS 'kuid96 as its text (the cast to text, by name)';
-CREATE FUNCTION kuid96_from_text(t text) RETURNS kuid96
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN t::kuid96;
-COMMENT ON FUNCTION kuid96_from_text(text) IS 'the kuid96 a text reads as (the cast from text, by name); 22P02 for malformed text';
-
 -- kuid96: generators, constructors and extractors (docs/spec/kuid.md §3, interval 8)
 
 CREATE FUNCTION kuid96_new() RETURNS kuid96
@@ -1742,6 +1805,38 @@ CREATE FUNCTION kuid96_horizon() RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION kuid96_horizon() IS
     'the horizon of kuid96_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+
+-- kuid96 as text and back under a name of its own (1.5): the text cast's
+-- conversion, so that one query runs on the C edition and on the portable
+-- one, whose domains' casts cannot be overridden.  Bodies in SQL's own form,
+-- bound to the type when created: no search_path reaches them
+CREATE FUNCTION kuid96_to_text(id kuid96) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN id::text;
+COMMENT ON FUNCTION kuid96_to_text(kuid96) IS 'kuid96 as its text (the cast to text, by name)';
+CREATE FUNCTION kuid96_from_text(t text) RETURNS kuid96
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN t::kuid96;
+COMMENT ON FUNCTION kuid96_from_text(text) IS 'the kuid96 a text reads as (the cast from text, by name); 22P02 for malformed text';
+
+-- pg_partman's time encoder and decoder for kuid96 IDs kept in a uuid column
+-- (DEFAULT kuid96_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.kuid96_uuid_lower_bound', p_time_decoder := 'schema.kuid96_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION kuid96_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid96_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION kuid96_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a kuid96 ID of the unit that holds ts (kuid96_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of kuid96 IDs';
+CREATE FUNCTION kuid96_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid96_time(u::kuid96);
+COMMENT ON FUNCTION kuid96_uuid_time(uuid) IS
+    'the time of the kuid96 ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of kuid96 IDs';
 
 -- =====================================================================
 -- snowflake: Discord-style IDs on plain bigint (docs/spec/siq-and-snowflake.md Part B)

@@ -774,3 +774,100 @@ CREATE FUNCTION snowflake_from_text(t text) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN t::bigint;
 COMMENT ON FUNCTION snowflake_from_text(text) IS 'the snowflake a decimal text reads as; 22P02 for malformed text, 22003 out of range';
+
+-- issue 82: pg_partman on a uuid column of IDs
+
+-- pg_partman's time encoder and decoder for sno IDs kept in a uuid column
+-- (DEFAULT sno_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.sno_uuid_lower_bound', p_time_decoder := 'schema.sno_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION sno_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN sno_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION sno_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a sno ID of the unit that holds ts (sno_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of sno IDs';
+CREATE FUNCTION sno_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN sno_time(u::sno);
+COMMENT ON FUNCTION sno_uuid_time(uuid) IS
+    'the time of the sno ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of sno IDs';
+
+-- pg_partman's time encoder and decoder for flax IDs kept in a uuid column
+-- (DEFAULT flax_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.flax_uuid_lower_bound', p_time_decoder := 'schema.flax_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION flax_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN flax_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION flax_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a flax ID of the unit that holds ts (flax_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of flax IDs';
+CREATE FUNCTION flax_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN flax_time(u::flax);
+COMMENT ON FUNCTION flax_uuid_time(uuid) IS
+    'the time of the flax ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of flax IDs';
+
+-- pg_partman's time encoder and decoder for siq IDs kept in a uuid column
+-- (DEFAULT siq_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.siq_uuid_lower_bound', p_time_decoder := 'schema.siq_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION siq_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN siq_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION siq_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a siq ID of the unit that holds ts (siq_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of siq IDs';
+CREATE FUNCTION siq_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN siq_time(u::siq);
+COMMENT ON FUNCTION siq_uuid_time(uuid) IS
+    'the time of the siq ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of siq IDs';
+
+-- pg_partman's time encoder and decoder for kuid IDs kept in a uuid column
+-- (DEFAULT kuid_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.kuid_uuid_lower_bound', p_time_decoder := 'schema.kuid_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION kuid_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION kuid_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a kuid ID of the unit that holds ts (kuid_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of kuid IDs';
+CREATE FUNCTION kuid_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid_time(u::kuid);
+COMMENT ON FUNCTION kuid_uuid_time(uuid) IS
+    'the time of the kuid ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of kuid IDs';
+
+-- pg_partman's time encoder and decoder for kuid96 IDs kept in a uuid column
+-- (DEFAULT kuid96_new()::uuid, the README's migration path: the cast keeps
+-- the IDs' order, docs/FORMATS.md): create_parent(..., p_time_encoder :=
+-- 'schema.kuid96_uuid_lower_bound', p_time_decoder := 'schema.kuid96_uuid_time').
+-- IMMUTABLE, as the mapping is fixed, so that pg_partman's partitions prune
+-- when a plan is made; bodies in SQL's own form, bound to flakeid's
+-- functions when created, as pg_partman calls them under a search_path of
+-- its own (1.5: issue 82)
+CREATE FUNCTION kuid96_uuid_lower_bound(ts timestamptz) RETURNS uuid
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid96_lower_bound(ts)::uuid;
+COMMENT ON FUNCTION kuid96_uuid_lower_bound(timestamptz) IS
+    'the least uuid of a kuid96 ID of the unit that holds ts (kuid96_lower_bound(ts)::uuid): pg_partman''s p_time_encoder for a uuid column of kuid96 IDs';
+CREATE FUNCTION kuid96_uuid_time(u uuid) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid96_time(u::kuid96);
+COMMENT ON FUNCTION kuid96_uuid_time(uuid) IS
+    'the time of the kuid96 ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of kuid96 IDs';

@@ -62,6 +62,34 @@ for my $f (formats(fixed => 't'))
 	  or diag("error: $error\nconfiguration rows and partitions left: $left");
 }
 
+# --- the same IDs in a uuid column: pg_partman's time encoder and decoder ------
+# (DEFAULT <type>_new()::uuid, the README's migration path, whose cast keeps
+# the IDs' order).  pg_partman runs the functions under search_path =
+# partman, pg_catalog: unqualified, create_parent cannot find them; with
+# flakeid's IMMUTABLE pair, schema-qualified, it makes the days, a new row
+# lands in today's, and a constant range prunes when the plan is made.
+for my $f (formats(fixed => 't'))
+{
+	my ($type, $table) = ($f->{type}, "uuid_$f->{format}");
+	sql("CREATE TABLE $table (id uuid PRIMARY KEY DEFAULT $f->{new}::uuid, body text) PARTITION BY RANGE (id)", 'partman_refused');
+	like(message_of($node, "SELECT partman.create_parent('public.$table', 'id', '1 day',
+	             p_time_encoder := '$type\_uuid_lower_bound', p_time_decoder := '$type\_uuid_time')", db => 'partman_refused'),
+		qr/ERROR:.*function $type\_uuid_lower_bound\([a-z ]*\) does not exist/s,
+		"$type in a uuid column: unqualified, pg_partman $partman cannot find the encoder (its own search_path)");
+	is(sql("SELECT partman.create_parent('public.$table', 'id', '1 day',
+	             p_time_encoder := 'public.$type\_uuid_lower_bound', p_time_decoder := 'public.$type\_uuid_time');
+	        INSERT INTO $table (body) VALUES ('now') RETURNING tableoid::regclass::text = '$table\_p' || to_char(now() AT TIME ZONE 'UTC', 'YYYYMMDD');
+	        SELECT provolatile FROM pg_proc WHERE proname IN ('$type\_uuid_lower_bound', '$type\_uuid_time') GROUP BY 1", 'partman_refused'),
+		"t\nt\ni", "$type in a uuid column: schema-qualified, create_parent takes flakeid's IMMUTABLE pair, and DEFAULT $f->{new}::uuid lands in today's partition");
+	# (a constant range: pruned when the plan is made)
+	my $const = sql("SELECT public.$type\_uuid_lower_bound(date_trunc('day', now(), 'UTC') + interval '1 day') || '|' || public.$type\_uuid_lower_bound(date_trunc('day', now(), 'UTC') + interval '2 days')", 'partman_refused');
+	my ($lo, $hi) = split /\|/, $const;
+	my @scanned = sql("EXPLAIN (COSTS OFF) SELECT * FROM $table WHERE id >= '$lo' AND id < '$hi'", 'partman_refused') =~ /\bon ($table\_p\d+)/g;
+	my $tomorrow = sql(q{SELECT to_char(now() AT TIME ZONE 'UTC' + interval '1 day', 'YYYYMMDD')}, 'partman_refused');
+	my %seen = map { $_ => 1 } @scanned;
+	is(join(',', sort keys %seen), "$table\_p$tomorrow", "$type in a uuid column: a constant day's range pruned to that day's partition when the plan is made");
+}
+
 # --- bigint snowflakes ---------------------------------------------------------
 setup_db($db);
 is(sql("SHOW flakeid.snowflake_epoch_ms"), '1420070400000', 'the snowflake epoch is the default, 2015-01-01 00:00 UTC: a day of IDs starts at midnight UTC');
