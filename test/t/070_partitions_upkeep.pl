@@ -208,7 +208,7 @@ is(sql("SELECT count(*) FROM flakeid_partitions WHERE parent::text IN ('bad_sno'
 
 # --- privileges: the table's owner only --------------------------------------------
 sql(q{CREATE ROLE upkeep_owner LOGIN; CREATE ROLE upkeep_other LOGIN;
-      GRANT CREATE ON SCHEMA public TO upkeep_owner;
+      GRANT CREATE ON SCHEMA public TO upkeep_owner, upkeep_other;
       SET ROLE upkeep_owner;
       CREATE TABLE owned (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
       SELECT count(*) FROM flakeid_partition_by_time('owned', '1 day', premake => 1);
@@ -221,8 +221,22 @@ is(sqlstate_of($node, q{SET ROLE upkeep_other; SELECT * FROM flakeid_partition_m
 is(sqlstate_of($node, q{SET ROLE upkeep_other; SELECT * FROM flakeid_partition_by_time('owned', '1 day')}, db => $db), '42501', '... nor register it');
 is(sqlstate_of($node, q{SET ROLE upkeep_other; SELECT flakeid_partition_forget('owned')}, db => $db), '42501', '... nor forget it');
 is(sqlstate_of($node, q{SET ROLE upkeep_other; DELETE FROM flakeid_partitions WHERE parent = 'owned'::regclass}, db => $db), '42501', '... nor write the registrations\' table (42501)');
-is(sqlstate_of($node, q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET key_column = 'x' WHERE parent = 'owned'::regclass}, db => $db), '42501',
-	'... nor does the owner: a registration is written by the functions alone');
+is(sql(q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET key_column = 'x', key_type = 'flax' WHERE parent = 'owned'::regclass;
+         SELECT key_column || ' ' || key_type FROM flakeid_partitions WHERE parent = 'owned'::regclass}), 'id sno',
+	'the owner may change its registration, but not its key: re-derived from the table at every write');
+is(sqlstate_of($node, q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET every = '10 ms' WHERE parent = 'owned'::regclass}, db => $db), '22023',
+	'... each write checked as a registration is (22023 for an interval under a second)');
+# (a definer function of another role saw the session's user, and rewrote the
+# owner's registration in the owner's own session: 1.5's ninth reviewer)
+sql(q{SET ROLE upkeep_other;
+      CREATE FUNCTION helpful_api() RETURNS text LANGUAGE plpgsql SECURITY DEFINER AS $$
+      BEGIN
+          DELETE FROM flakeid_partitions WHERE parent = 'owned'::regclass;
+          RETURN 'hello';
+      END $$;
+      GRANT EXECUTE ON FUNCTION helpful_api() TO upkeep_owner});
+is(sqlstate_of($node, q{SET ROLE upkeep_owner; SELECT helpful_api()}, db => $db), '42501',
+	'another role\'s SECURITY DEFINER function, called by the owner, may not write the owner\'s registration');
 # A superuser's run of every registration keeps its own tables only: upkeep
 # runs a table's triggers, constraints and index expressions with the
 # caller's rights, and a trigger on the default partition made its owner a
@@ -346,6 +360,23 @@ $node->safe_psql('owners_db', q{SET ROLE upkeep_owner; CREATE TABLE mine (id sno
 $node->command_ok([ 'pg_dump', '-U', 'upkeep_owner', '-f', "$work/owner.sql", '-d', $node->connstr('owners_db') ],
 	'pg_dump as the database\'s owner, no superuser, of a database with flakeid and a registration');
 like(slurp_file("$work/owner.sql"), qr/COPY public\.flakeid_partitions .*\npublic\.mine\tid\tsno\t/s, '... which holds the registration');
+# ... and pg_restore by the same owner into a database of its own keeps the
+# registration (only SELECT was granted: permission denied, every row lost,
+# 1.5's ninth reviewer)
+$node->safe_psql('postgres', 'CREATE DATABASE owners_copy OWNER upkeep_owner');
+$node->safe_psql('owners_copy', 'CREATE EXTENSION flakeid');
+# (its COMMENT ON EXTENSION fails for one who does not own the extension, as for any extension)
+$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=0', '-U', 'upkeep_owner', '-f', "$work/owner.sql", '-d', $node->connstr('owners_copy') ],
+	'the dump restored by the database\'s owner');
+is($node->safe_psql('owners_copy', q{SELECT parent::text || ' ' || every FROM flakeid_partitions}), 'mine 1 day', '... its registration with it');
+
+# a name taken by another role (a table or a type named as the coming
+# partition) once skipped that interval for good: another name, then
+sql(q{SET ROLE upkeep_other; CREATE TABLE public.owned_squat (x int); RESET ROLE});
+sql(q{SET ROLE upkeep_other; CREATE TYPE public.} . sql(q{SELECT 'owned_p' || to_char(now() AT TIME ZONE 'UTC' + interval '2 days', 'YYYYMMDD')}) . q{ AS (x int); RESET ROLE});
+is(sql(q{SET ROLE upkeep_owner; SELECT string_agg(action || ' ' || partition_name, ',') FROM flakeid_partition_maintenance('owned', now() + interval '1 day') WHERE action = 'made'}),
+	'made owned_p' . sql(q{SELECT to_char(now() AT TIME ZONE 'UTC' + interval '2 days', 'YYYYMMDD')}) . '_1',
+	'a partition whose name another role took is made under another name');
 
 # --- pg_cron running the documented schedule ------------------------------------------------
 SKIP:
