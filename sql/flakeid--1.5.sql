@@ -372,6 +372,14 @@ CREATE FUNCTION sno_uuid_time(u uuid) RETURNS timestamptz
     RETURN sno_time(u::sno);
 COMMENT ON FUNCTION sno_uuid_time(uuid) IS
     'the time of the sno ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of sno IDs';
+-- (pg_partman 5.5 calls its decoder with the bound as text, as its own
+-- uuid7_time_decoder takes it: without this one its maintenance skipped
+-- the set and show_partitions failed, 1.5's ninth auditor)
+CREATE FUNCTION sno_uuid_time(u text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN sno_time(u::uuid::sno);
+COMMENT ON FUNCTION sno_uuid_time(text) IS
+    'the time of the sno ID a uuid''s text embeds: pg_partman''s p_time_decoder, which it calls with text';
 
 -- =====================================================================
 -- flax: 12 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -704,6 +712,14 @@ CREATE FUNCTION flax_uuid_time(u uuid) RETURNS timestamptz
     RETURN flax_time(u::flax);
 COMMENT ON FUNCTION flax_uuid_time(uuid) IS
     'the time of the flax ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of flax IDs';
+-- (pg_partman 5.5 calls its decoder with the bound as text, as its own
+-- uuid7_time_decoder takes it: without this one its maintenance skipped
+-- the set and show_partitions failed, 1.5's ninth auditor)
+CREATE FUNCTION flax_uuid_time(u text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN flax_time(u::uuid::flax);
+COMMENT ON FUNCTION flax_uuid_time(text) IS
+    'the time of the flax ID a uuid''s text embeds: pg_partman''s p_time_decoder, which it calls with text';
 
 -- =====================================================================
 -- siq: 14 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -1082,6 +1098,14 @@ CREATE FUNCTION siq_uuid_time(u uuid) RETURNS timestamptz
     RETURN siq_time(u::siq);
 COMMENT ON FUNCTION siq_uuid_time(uuid) IS
     'the time of the siq ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of siq IDs';
+-- (pg_partman 5.5 calls its decoder with the bound as text, as its own
+-- uuid7_time_decoder takes it: without this one its maintenance skipped
+-- the set and show_partitions failed, 1.5's ninth auditor)
+CREATE FUNCTION siq_uuid_time(u text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN siq_time(u::uuid::siq);
+COMMENT ON FUNCTION siq_uuid_time(text) IS
+    'the time of the siq ID a uuid''s text embeds: pg_partman''s p_time_decoder, which it calls with text';
 
 -- =====================================================================
 -- kuid: 8 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -1431,6 +1455,14 @@ CREATE FUNCTION kuid_uuid_time(u uuid) RETURNS timestamptz
     RETURN kuid_time(u::kuid);
 COMMENT ON FUNCTION kuid_uuid_time(uuid) IS
     'the time of the kuid ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of kuid IDs';
+-- (pg_partman 5.5 calls its decoder with the bound as text, as its own
+-- uuid7_time_decoder takes it: without this one its maintenance skipped
+-- the set and show_partitions failed, 1.5's ninth auditor)
+CREATE FUNCTION kuid_uuid_time(u text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid_time(u::uuid::kuid);
+COMMENT ON FUNCTION kuid_uuid_time(text) IS
+    'the time of the kuid ID a uuid''s text embeds: pg_partman''s p_time_decoder, which it calls with text';
 
 -- =====================================================================
 -- kuid96: 12 bytes, memcmp order (generated from sql/source/fixed_type.sql.in)
@@ -1837,6 +1869,14 @@ CREATE FUNCTION kuid96_uuid_time(u uuid) RETURNS timestamptz
     RETURN kuid96_time(u::kuid96);
 COMMENT ON FUNCTION kuid96_uuid_time(uuid) IS
     'the time of the kuid96 ID a uuid embeds (22P03 for one that embeds none): pg_partman''s p_time_decoder for a uuid column of kuid96 IDs';
+-- (pg_partman 5.5 calls its decoder with the bound as text, as its own
+-- uuid7_time_decoder takes it: without this one its maintenance skipped
+-- the set and show_partitions failed, 1.5's ninth auditor)
+CREATE FUNCTION kuid96_uuid_time(u text) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN kuid96_time(u::uuid::kuid96);
+COMMENT ON FUNCTION kuid96_uuid_time(text) IS
+    'the time of the kuid96 ID a uuid''s text embeds: pg_partman''s p_time_decoder, which it calls with text';
 
 -- =====================================================================
 -- snowflake: Discord-style IDs on plain bigint (docs/spec/siq-and-snowflake.md Part B)
@@ -2946,18 +2986,17 @@ $fn$;
 COMMENT ON FUNCTION flakeid_partition_forget(regclass) IS
     'ends the upkeep of a table (its partitions stay): true where it was registered';
 
--- The start of the interval `every` that holds `t`, in `time_zone`: months
--- counted from January 2000, anything else binned from Monday 3 January
--- 2000 (so that weeks start on Mondays and days at midnight).  An interval
--- of months with days or time in it is 22023.
-CREATE FUNCTION flakeid_partition_start(every interval, t timestamptz, time_zone text DEFAULT 'UTC')
-    RETURNS timestamptz
-    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+-- The local label of the interval `every` that holds the local time
+-- `local`: months counted from January 2000, anything else binned from
+-- Monday 3 January 2000 (so that weeks start on Mondays and days at
+-- midnight).  An interval of months with days or time in it is 22023.
+CREATE FUNCTION flakeid_partition_label(every interval, local timestamp)
+    RETURNS timestamp
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     months int := (extract(year FROM every) * 12 + extract(month FROM every))::int;
-    local timestamp := t AT TIME ZONE time_zone;
     total int;
 BEGIN
     IF every <= interval '0' THEN
@@ -2970,18 +3009,62 @@ BEGIN
         END IF;
         total := (extract(year FROM local) * 12 + extract(month FROM local) - 1)::int - 2000 * 12;
         total := total - ((total % months) + months) % months;
-        RETURN make_timestamp(2000 + floor(total / 12.0)::int, ((total % 12) + 12) % 12 + 1, 1, 0, 0, 0) AT TIME ZONE time_zone;
+        RETURN make_timestamp(2000 + floor(total / 12.0)::int, ((total % 12) + 12) % 12 + 1, 1, 0, 0, 0);
     END IF;
-    -- (a local start that a fall-back makes twice is read as its later
-    -- instant, which may lie after t: then the bin before holds t)
-    IF date_bin(every, local, timestamp '2000-01-03') AT TIME ZONE time_zone > t THEN
-        RETURN date_bin(every, local - every, timestamp '2000-01-03') AT TIME ZONE time_zone;
+    RETURN date_bin(every, local, timestamp '2000-01-03');
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_label(interval, timestamp) IS
+    'the local start (label) of the partition interval that holds a local time: months counted from January 2000, other intervals from Monday 3 January 2000';
+
+-- The start of the interval `every` that holds `t`, in `time_zone`: its
+-- label as an instant.  A label a fall-back makes twice is read as its
+-- later instant, which may lie after t: then the label before holds t.
+CREATE FUNCTION flakeid_partition_start(every interval, t timestamptz, time_zone text DEFAULT 'UTC')
+    RETURNS timestamptz
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    label timestamp;
+BEGIN
+    EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, t AT TIME ZONE time_zone;
+    IF label AT TIME ZONE time_zone > t THEN
+        EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, (t AT TIME ZONE time_zone) - every;
     END IF;
-    RETURN date_bin(every, local, timestamp '2000-01-03') AT TIME ZONE time_zone;
+    RETURN label AT TIME ZONE time_zone;
 END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_start(interval, timestamptz, text) IS
     'the start of the partition interval that holds t, in the time zone given: months counted from January 2000, other intervals from Monday 3 January 2000';
+
+-- The end of the interval that starts at `starts`: the next label, from the
+-- interval's own label, never from the instant's local time (where a local
+-- midnight does not exist, America/Santiago's spring change, the start is
+-- 01:00 local, and an end taken from it drifted every later interval an
+-- hour, leaving a day unpartitioned: 1.5's ninth auditor).
+CREATE FUNCTION flakeid_partition_end(every interval, starts timestamptz, time_zone text DEFAULT 'UTC')
+    RETURNS timestamptz
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    label timestamp;
+BEGIN
+    EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, starts AT TIME ZONE time_zone;
+    -- (a start that its label's instant lies after: the label before, as flakeid_partition_start takes it)
+    IF label AT TIME ZONE time_zone > starts THEN
+        EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, (starts AT TIME ZONE time_zone) - every;
+    END IF;
+    RETURN (label + every) AT TIME ZONE time_zone;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_end(interval, timestamptz, text) IS
+    'the end of the partition interval that starts at starts: its label plus the interval, in the time zone given';
 
 -- The registration a maintenance run acts on, checked as a call of
 -- flakeid_partition_by_time would be: the key's type (sno, flax, siq, kuid,
@@ -3045,6 +3128,10 @@ BEGIN
             USING ERRCODE = '22023', HINT = 'Use months alone (''1 month'', ''3 months''), or days and time alone.';
     END IF;
     seconds := extract(epoch FROM every);
+    IF every > interval '10 years' THEN
+        RAISE EXCEPTION 'a partition interval of % is longer than flakeid keeps: 10 years at most', every USING ERRCODE = '22023',
+            DETAIL = 'An interval wider than a type''s whole range (flax''s 34 years) would hold no bound of it.';
+    END IF;
     IF seconds < 1 THEN
         RAISE EXCEPTION 'a partition interval of % is finer than flakeid keeps: a second or more', every USING ERRCODE = '22023';
     END IF;
@@ -3213,7 +3300,7 @@ BEGIN
     -- (the start of the interval that holds the instant given: an unaligned one made a
     -- partition that overlapped the aligned ones for good: 1.5's ninth reviewer)
     EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO starts USING reg.every, starts, reg.time_zone;
-    ends := ((starts AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+    EXECUTE format('SELECT %I.flakeid_partition_end($1, $2, $3)', schema) INTO ends USING reg.every, starts, reg.time_zone;
     key_sql := CASE reg.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, reg.key_type) END;
     op_schema := CASE reg.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
     -- (an interval that begins before the type's first time, or ends past its last, is
@@ -3432,13 +3519,13 @@ BEGIN
                         EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO s USING reg.every, s - interval '1 microsecond', reg.time_zone;
                     END LOOP;
                     FOR step IN 1 .. 4 LOOP
-                        e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+                        EXECUTE format('SELECT %I.flakeid_partition_end($1, $2, $3)', schema) INTO e USING reg.every, s, reg.time_zone;
                         EXECUTE format('SELECT $1::%s OPERATOR(%I.>=) %I.%I($2)', key_sql, op_schema, schema, reg.key_type || '_lower_bound')
                             INTO outside USING oldest_row, e;
                         EXIT WHEN NOT outside;
                         s := e;
                     END LOOP;
-                    e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+                    EXECUTE format('SELECT %I.flakeid_partition_end($1, $2, $3)', schema) INTO e USING reg.every, s, reg.time_zone;
                     EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO from_key USING e;
                 EXCEPTION WHEN OTHERS THEN
                     table_report := table_report || jsonb_build_object('tab', reg.parent::oid, 'action', 'failed',
@@ -3460,7 +3547,7 @@ BEGIN
                 s := reg.oldest;
                 n := 0;
                 LOOP
-                    e := ((s AT TIME ZONE reg.time_zone) + reg.every) AT TIME ZONE reg.time_zone;
+                    EXECUTE format('SELECT %I.flakeid_partition_end($1, $2, $3)', schema) INTO e USING reg.every, s, reg.time_zone;
                     EXIT WHEN e > cutoff OR n >= 1000;
                     BEGIN
                         EXECUTE format('SELECT %I.%I($1)::text', schema, reg.key_type || '_lower_bound') INTO lo USING s;

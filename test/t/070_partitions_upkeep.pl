@@ -192,6 +192,7 @@ my %bad = (
 	"flakeid_partition_by_time('by_text', '1 day')" => [ '42804', 'a key that is no flakeid column' ],
 	"flakeid_partition_by_time('bad_sno', '500 ms')" => [ '22023', 'an interval finer than a second' ],
 	"flakeid_partition_by_time('bad_sno', '-1 day')" => [ '22023', 'a negative interval' ],
+	"flakeid_partition_by_time('bad_sno', '100 years')" => [ '22023', 'an interval over 10 years (wider than flax\'s range)' ],
 	"flakeid_partition_by_time('bad_kuid96', '200 seconds')" => [ '22023', 'an interval finer than kuid96\'s 256-second window' ],
 	"flakeid_partition_by_time('bad_sno', '1 month 2 days')" => [ '22023', 'months with days' ],
 	"flakeid_partition_by_time('bad_sno', '1 day', retain => '12 hours')" => [ '22023', 'a retention shorter than the interval' ],
@@ -304,6 +305,23 @@ sql(q{CREATE TABLE renamed (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY R
       ALTER TABLE renamed RENAME TO renamed_now});
 is(sql(q{SELECT string_agg(action || ' ' || (starts AT TIME ZONE 'UTC')::date - (now() AT TIME ZONE 'UTC')::date, ',' ORDER BY starts) FROM flakeid_partition_maintenance('renamed_now')}),
 	'dropped -5,dropped -4', 'a renamed table: the days a run for 5 days ago made, found by their bounds, dropped by retention');
+
+# a day whose local midnight does not exist (America/Santiago's spring change
+# at 00:00, 2026-09-06): an end taken from the start's local time drifted every
+# later day an hour and left a day unpartitioned (1.5's ninth auditor)
+sql(q{CREATE TABLE santiago (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('santiago', '1 day', premake => 4, time_zone => 'America/Santiago');
+      SELECT count(*) FROM flakeid_partition_maintenance('santiago', '2026-09-04 12:00+00');
+      SELECT count(*) FROM flakeid_partition_maintenance('santiago', '2026-09-05 12:00+00');
+      SELECT count(*) FROM flakeid_partition_maintenance('santiago', '2026-09-07 12:00+00');
+      SELECT count(*) FROM flakeid_partition_maintenance('santiago', '2026-09-10 12:00+00')});
+is(sql(q{SELECT count(*) FROM generate_series(timestamptz '2026-09-04 12:00+00', '2026-09-14 12:00+00', interval '1 hour') t
+         WHERE NOT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                           WHERE i.inhparent = 'santiago'::regclass
+                             AND pg_get_expr(c.relpartbound, c.oid) = flakeid_partition_bounds(sno_lower_bound(flakeid_partition_start('1 day', t, 'America/Santiago'))::text,
+                                 sno_lower_bound(flakeid_partition_end('1 day', flakeid_partition_start('1 day', t, 'America/Santiago'), 'America/Santiago'))::text))}),
+	'0', 'days in America/Santiago across the spring change at midnight: every hour of ten days in the partition of its day');
+is(sqlstate_of($node, q{INSERT INTO santiago VALUES (sno_lower_bound('2026-09-10 12:00+00'))}, db => $db), 'ok', '... and a row of the tenth lands');
 
 # a fall-back hour: the interval that holds the instant, never the one after it
 is(sql(q{SELECT flakeid_partition_start('1 hour', '2026-11-01 05:30+00', 'America/New_York') <= '2026-11-01 05:30+00'}), 't',
