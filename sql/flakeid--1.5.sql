@@ -3017,11 +3017,11 @@ $fn$;
 COMMENT ON FUNCTION flakeid_partition_label(interval, timestamp) IS
     'the local start (label) of the partition interval that holds a local time: months counted from January 2000, other intervals from Monday 3 January 2000';
 
--- The start of the interval `every` that holds `t`, in `time_zone`: its
--- label as an instant.  A label a fall-back makes twice is read as its
--- later instant, which may lie after t: then the label before holds t.
-CREATE FUNCTION flakeid_partition_start(every interval, t timestamptz, time_zone text DEFAULT 'UTC')
-    RETURNS timestamptz
+-- The local label of the interval `every` that holds the instant `t` in
+-- `time_zone`.  A label a fall-back makes twice is read as its later
+-- instant, which may lie after t: then the label before holds t.
+CREATE FUNCTION flakeid_partition_label_of(every interval, t timestamptz, time_zone text DEFAULT 'UTC')
+    RETURNS timestamp
     LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -3034,6 +3034,25 @@ BEGIN
     IF label AT TIME ZONE time_zone > t THEN
         EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, (t AT TIME ZONE time_zone) - every;
     END IF;
+    RETURN label;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_label_of(interval, timestamptz, text) IS
+    'the local label of the partition interval that holds an instant, in the time zone given';
+
+-- The start of the interval `every` that holds `t`, in `time_zone`: its
+-- label as an instant.
+CREATE FUNCTION flakeid_partition_start(every interval, t timestamptz, time_zone text DEFAULT 'UTC')
+    RETURNS timestamptz
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    label timestamp;
+BEGIN
+    EXECUTE format('SELECT %I.flakeid_partition_label_of($1, $2, $3)',
+                   (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'flakeid'))
+        INTO label USING every, t, time_zone;
     RETURN label AT TIME ZONE time_zone;
 END
 $fn$;
@@ -3051,15 +3070,11 @@ CREATE FUNCTION flakeid_partition_end(every interval, starts timestamptz, time_z
     SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-                    WHERE e.extname = 'flakeid');
     label timestamp;
 BEGIN
-    EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, starts AT TIME ZONE time_zone;
-    -- (a start that its label's instant lies after: the label before, as flakeid_partition_start takes it)
-    IF label AT TIME ZONE time_zone > starts THEN
-        EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, (starts AT TIME ZONE time_zone) - every;
-    END IF;
+    EXECUTE format('SELECT %I.flakeid_partition_label_of($1, $2, $3)',
+                   (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'flakeid'))
+        INTO label USING every, starts, time_zone;
     RETURN (label + every) AT TIME ZONE time_zone;
 END
 $fn$;
