@@ -100,9 +100,13 @@ DECLARE
     label timestamp;
 BEGIN
     EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, t AT TIME ZONE time_zone;
-    IF label AT TIME ZONE time_zone > t THEN
-        EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, (t AT TIME ZONE time_zone) - every;
-    END IF;
+    -- (an interval shorter than the repeated hour steps back more than once, to
+    -- the last label before it: 30 minutes in New York's fall-back, 1.5's tenth
+    -- reviewer and auditor; a shift is 2 hours at most)
+    FOR step IN 1 .. least(7202, ceil(7200 / greatest(extract(epoch FROM every), 1))::int + 2) LOOP
+        EXIT WHEN label AT TIME ZONE time_zone <= t;
+        EXECUTE format('SELECT %I.flakeid_partition_label($1, $2)', schema) INTO label USING every, label - every;
+    END LOOP;
     RETURN label;
 END
 $fn$;
@@ -202,7 +206,12 @@ BEGIN
         RAISE EXCEPTION 'the partition key % of table % is of type %, not a flakeid type', key_column, parent, base::regtype
             USING ERRCODE = '42804', DETAIL = 'flakeid keeps partitions keyed by sno, flax, siq, kuid or kuid96, or by a bigint of snowflakes.';
     END IF;
-    PERFORM now() AT TIME ZONE time_zone;    -- (22023 for an unknown zone)
+    -- (a zone by its name: an abbreviation's meaning is each session's
+    -- timezone_abbreviations, and another session's bounds left holes, 1.5's tenth auditor)
+    IF NOT EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = time_zone) THEN
+        RAISE EXCEPTION 'time zone "%" is not a zone name', time_zone USING ERRCODE = '22023',
+            HINT = 'Name a zone of pg_timezone_names (UTC, Europe/Paris, America/New_York), not an abbreviation or an offset.';
+    END IF;
     IF every <= interval '0' THEN
         RAISE EXCEPTION 'a partition interval must be positive, not %', every USING ERRCODE = '22023';
     END IF;
@@ -260,6 +269,13 @@ BEGIN
     END IF;
     IF TG_OP = 'DELETE' THEN
         RETURN OLD;
+    END IF;
+    -- (partitions made on one grid overlap another's: a changed interval or zone
+    -- left a lasting hole and retention passed the old ones over, 1.5's tenth reviewer)
+    IF TG_OP = 'UPDATE' AND (NEW.every IS DISTINCT FROM OLD.every OR NEW.time_zone IS DISTINCT FROM OLD.time_zone
+                             OR NEW.parent IS DISTINCT FROM OLD.parent) THEN
+        RAISE EXCEPTION 'a registration''s table, interval and time zone do not change' USING ERRCODE = '55000',
+            HINT = 'flakeid_partition_forget, drop or detach the partitions made on the old interval, then register again.';
     END IF;
     EXECUTE format('SELECT * FROM %I.flakeid_partition_check($1, $2, $3, $4, $5)', schema) INTO checked
         USING NEW.parent, NEW.every, NEW.premake, NEW.retain, NEW.time_zone;
@@ -359,6 +375,7 @@ DECLARE
     hi text;
     existing regclass;
     base_name name;
+    referenced boolean;
     key_sql text;
     op_schema name;
     columns text;
@@ -376,11 +393,13 @@ BEGIN
             HINT = 'Register it with flakeid_partition_by_time.';
     END IF;
     -- (one run a table at a time: the maintenance's lock, taken again here for a direct call)
-    IF NOT pg_try_advisory_xact_lock(hashtext('flakeid_partition_maintenance'), (parent::oid::bigint - 2147483648)::int) THEN
+    BEGIN
+        EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE NOWAIT', parent);
+    EXCEPTION WHEN lock_not_available THEN
         action := 'skipped';
-        detail := 'another maintenance run is keeping this table''s partitions';
+        detail := 'another maintenance run (or a VACUUM, ANALYZE or DDL) holds the table: the next run tries again';
         RETURN;
-    END IF;
+    END;
     -- (the start of the interval that holds the instant given: an unaligned one made a
     -- partition that overlapped the aligned ones for good: 1.5's ninth reviewer)
     EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO starts USING reg.every, starts, reg.time_zone;
@@ -430,6 +449,20 @@ BEGIN
     columns := (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
                 WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '');
     default_part := (SELECT nullif(p.partdefid, 0) FROM pg_partitioned_table p WHERE p.partrelid = parent);
+    -- (moving a row out of the default partition is a DELETE to a foreign key that
+    -- references the table: ON DELETE CASCADE deleted the rows that referenced it,
+    -- 1.5's tenth reviewer; such a table's default rows stay, and say so)
+    IF default_part IS NOT NULL AND EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'f'
+               AND (k.confrelid = parent OR k.confrelid = default_part)) THEN
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE ($1 IS NULL OR %I OPERATOR(%I.>=) $1::%s) AND ($2 IS NULL OR %I OPERATOR(%I.<) $2::%s))',
+                       default_part::regclass, reg.key_column, op_schema, key_sql, reg.key_column, op_schema, key_sql)
+            INTO referenced USING lo, hi;
+        IF referenced THEN
+            action := 'skipped';
+            detail := format('not made: rows of this interval are in the default partition %s, and a foreign key references %s: moving them would run its ON DELETE action', default_part::regclass, parent);
+            RETURN;
+        END IF;
+    END IF;
     BEGIN
         EXECUTE format('CREATE TABLE %I.%I (LIKE %s INCLUDING ALL EXCLUDING IDENTITY)', rel.nspname, partition_name, parent);
         IF rel.relowner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
@@ -448,6 +481,8 @@ BEGIN
         EXECUTE format('ALTER TABLE %s ATTACH PARTITION %I.%I %s', parent, rel.nspname, partition_name,
                        format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE')));
         action := 'made';
+        -- (an earlier partition is retention's too, however it was made)
+        EXECUTE format('UPDATE %I.flakeid_partitions r SET oldest = $2 WHERE r.parent = $1 AND r.oldest > $2', schema) USING parent, starts;
         IF moved > 0 THEN
             detail := format('%s rows moved into it from the default partition %s', moved, default_part::regclass);
         END IF;
@@ -530,6 +565,8 @@ BEGIN
                 HINT = 'Register it with flakeid_partition_by_time.';
         END IF;
     END IF;
+    -- (the registrations read within 1 s: a lock on them is not waited for without end)
+    PERFORM set_config('lock_timeout', '1s', true);
     FOR reg IN EXECUTE format('SELECT * FROM %I.flakeid_partitions r WHERE $1 IS NULL OR r.parent = $1 ORDER BY r.parent::oid', schema)
         USING parent
     LOOP
@@ -545,11 +582,16 @@ BEGIN
         -- index expressions with the caller's rights, and a superuser's pg_cron job made
         -- a table owner a superuser so: 1.5's eighth reviewer and auditor)
         CONTINUE WHEN owner_name <> current_user;
-        IF NOT pg_try_advisory_xact_lock(hashtext('flakeid_partition_maintenance'), (reg.parent::oid::bigint - 2147483648)::int) THEN
+        -- (one run a table at a time, by a lock on the table itself, which only those
+        -- with rights on it take: an advisory lock was anyone's, and a role with
+        -- PUBLIC's rights held it to stop a table's upkeep, 1.5's tenth auditor)
+        BEGIN
+            EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE NOWAIT', reg.parent);
+        EXCEPTION WHEN lock_not_available THEN
             report := report || jsonb_build_object('tab', reg.parent::oid, 'action', 'skipped',
-                'detail', 'another maintenance run is keeping this table''s partitions');
+                'detail', 'another maintenance run (or a VACUUM, ANALYZE or DDL) holds the table: the next run tries again');
             CONTINUE;
-        END IF;
+        END;
         key_sql := CASE reg.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, reg.key_type) END;
         op_schema := CASE reg.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
         -- one table's work; its error is its own, and undoes what it reported
@@ -686,6 +728,12 @@ BEGIN
         END;
     END LOOP;
     PERFORM set_config('lock_timeout', caller_lock_timeout, true);
+    -- (what failed or was skipped, to the server log too: pg_cron keeps a job's
+    -- status alone, and the rows were lost there, 1.5's tenth auditor)
+    FOR drop_row IN SELECT value FROM jsonb_array_elements(report) WHERE value->>'action' IN ('failed', 'skipped') LOOP
+        RAISE WARNING 'flakeid partition upkeep of %: % %', coalesce((drop_row->>'tab')::oid::regclass::text, '?'),
+            drop_row->>'action', coalesce(drop_row->>'partition_name', '') || coalesce(': ' || (drop_row->>'detail'), '');
+    END LOOP;
     RETURN QUERY SELECT (r->>'tab')::oid::regclass, r->>'action', r->>'partition_name', (r->>'starts')::timestamptz,
                         (r->>'ends')::timestamptz, r->>'detail'
                  FROM jsonb_array_elements(report) WITH ORDINALITY AS x(r, k) ORDER BY k;

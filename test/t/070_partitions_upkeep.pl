@@ -198,6 +198,7 @@ my %bad = (
 	"flakeid_partition_by_time('bad_sno', '1 day', retain => '12 hours')" => [ '22023', 'a retention shorter than the interval' ],
 	"flakeid_partition_by_time('bad_sno', '1 day', premake => -1)" => [ '22023', 'a negative premake' ],
 	"flakeid_partition_by_time('bad_sno', '1 day', time_zone => 'Mars/Olympus')" => [ '22023', 'an unknown time zone' ],
+	"flakeid_partition_by_time('bad_sno', '1 day', time_zone => 'IST')" => [ '22023', 'a zone abbreviation (its meaning is each session\'s timezone_abbreviations)' ],
 	"flakeid_partition_by_time('up_sno', '1 day')" => [ '42710', 'a table registered already' ],
 	"flakeid_partition_maintenance('bad_sno')" => [ '42704', 'maintenance of a table not registered' ],
 );
@@ -225,8 +226,14 @@ is(sqlstate_of($node, q{SET ROLE upkeep_other; DELETE FROM flakeid_partitions WH
 is(sql(q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET key_column = 'x', key_type = 'flax' WHERE parent = 'owned'::regclass;
          SELECT key_column || ' ' || key_type FROM flakeid_partitions WHERE parent = 'owned'::regclass}), 'id sno',
 	'the owner may change its registration, but not its key: re-derived from the table at every write');
-is(sqlstate_of($node, q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET every = '10 ms' WHERE parent = 'owned'::regclass}, db => $db), '22023',
-	'... each write checked as a registration is (22023 for an interval under a second)');
+is(sqlstate_of($node, q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET premake = -5 WHERE parent = 'owned'::regclass}, db => $db), '22023',
+	'... each write checked as a registration is (22023 for a negative premake)');
+# (partitions made on one grid overlap another's: a changed interval or zone
+# left a lasting hole, 1.5's tenth reviewer)
+is(sqlstate_of($node, q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET every = '12 hours' WHERE parent = 'owned'::regclass}, db => $db), '55000',
+	'... and a registration\'s interval does not change (55000)');
+is(sqlstate_of($node, q{SET ROLE upkeep_owner; UPDATE flakeid_partitions SET time_zone = 'Asia/Kolkata' WHERE parent = 'owned'::regclass}, db => $db), '55000',
+	'... nor its time zone');
 # (a definer function of another role saw the session's user, and rewrote the
 # owner's registration in the owner's own session: 1.5's ninth reviewer)
 sql(q{SET ROLE upkeep_other;
@@ -323,9 +330,27 @@ is(sql(q{SELECT count(*) FROM generate_series(timestamptz '2026-09-04 12:00+00',
 	'0', 'days in America/Santiago across the spring change at midnight: every hour of ten days in the partition of its day');
 is(sqlstate_of($node, q{INSERT INTO santiago VALUES (sno_lower_bound('2026-09-10 12:00+00'))}, db => $db), 'ok', '... and a row of the tenth lands');
 
-# a fall-back hour: the interval that holds the instant, never the one after it
-is(sql(q{SELECT flakeid_partition_start('1 hour', '2026-11-01 05:30+00', 'America/New_York') <= '2026-11-01 05:30+00'}), 't',
-	'hourly in New York at 01:30 EDT of the fall-back: the interval made begins at or before it');
+# a fall-back hour: the interval that holds the instant, never the one after it,
+# for intervals shorter than the repeated hour too (30 minutes started after it:
+# 1.5's tenth reviewer)
+is(sql(q{SELECT count(*) FROM unnest(ARRAY['1 hour', '30 minutes', '15 minutes', '5 minutes']::interval[]) e,
+                unnest(ARRAY['America/New_York', 'Europe/Dublin', 'Australia/Lord_Howe']) z,
+                generate_series(timestamptz '2026-11-01 04:00+00', '2026-11-01 07:00+00', interval '1 minute') t
+         WHERE NOT (flakeid_partition_start(e, t, z) <= t AND t < flakeid_partition_end(e, flakeid_partition_start(e, t, z), z))}), '0',
+	'intervals of an hour to 5 minutes around New York\'s fall-back (and in Dublin and Lord Howe): each minute in the interval that holds it');
+
+# a foreign key that references the table: rows of its default partition are not
+# moved (the move is a DELETE, and ON DELETE CASCADE deleted the referencing rows:
+# 1.5's tenth reviewer)
+sql(q{CREATE TABLE referenced (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+      CREATE TABLE referenced_default PARTITION OF referenced DEFAULT;
+      CREATE TABLE referencing (cid int PRIMARY KEY, ref sno REFERENCES referenced (id) ON DELETE CASCADE);
+      INSERT INTO referenced VALUES (sno_lower_bound(now() - interval '3 days'));
+      INSERT INTO referencing SELECT 1, id FROM referenced});
+like(sql(q{SELECT string_agg(action || ': ' || coalesce(detail, ''), ' / ') FROM flakeid_partition_by_time('referenced', '1 day', premake => 1) WHERE action <> 'made'}),
+	qr/^skipped: not made: rows of this interval are in the default partition .* a foreign key references/,
+	'a table a foreign key references: the interval of its default rows skipped, saying why');
+is(sql(q{SELECT (SELECT count(*) FROM referencing) || ' ' || (SELECT count(*) FROM referenced_default)}), '1 1', '... the referencing row and the default row kept');
 
 
 # --- the negative control: a database with other partitioned tables ------------------
@@ -352,7 +377,7 @@ is(sqlstate_of($node, "$scan_first SELECT * FROM flakeid_partition_maintenance(N
 	my $first = session($node, db => $db);
 	$first->query("BEGIN; SELECT count(*) FROM flakeid_partition_maintenance('up_siq')");
 	like(sql(q{SELECT action || ': ' || detail FROM flakeid_partition_maintenance('up_siq')}),
-		qr/^skipped: another maintenance run is keeping this table's partitions$/, 'a second run beside one still open skips the table, and says so');
+		qr/^skipped: another maintenance run \(or a VACUUM, ANALYZE or DDL\) holds the table/, 'a second run beside one still open skips the table, and says so');
 	$first->query('COMMIT');
 	$first->close;
 }
