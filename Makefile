@@ -32,7 +32,11 @@ OBJS = $(SERVER_OBJS) $(PURE_OBJS)
 # .sql.in: that file holds what only an upgrade does (DROP, ALTER) and a line
 # "--@include FILE" for each sql/source/ file of the release's new or
 # replaced objects (a template FILE.sql.in is taken once per fixed-width
-# type), as Citus's upgrade scripts include udfs/<name>/<version>.sql.
+# type), as Citus's upgrade scripts include udfs/<name>/<version>.sql;
+# a line "--@comments FILE" takes in only the COMMENT ON statements of FILE
+# (each from a line "COMMENT ON" to the first line ending in ";"), so that
+# an object's description is written once, beside it, and an upgrade sets
+# it as a fresh install does.
 # `make sql-check` checks both (the test command runs it).  Released scripts
 # are frozen in sql/released/ and sql/upgrades/ (sql/released/README: how a
 # release starts).  upgrade.t installs each release and updates it.
@@ -82,7 +86,10 @@ define sql_file_function
 	    *.sql.in) for spec in $(FIXED_TYPES); do \
 	                sed -e "s/@TYPE@/$${spec%%:*}/g" -e "s/@WIDTH@/$${spec##*:}/g" sql/source/$$1 || return 1; done ;; \
 	    *) cat sql/source/$$1 ;; \
-	  esac; }
+	  esac; }; \
+	sql_comments() { \
+	  [ -f sql/source/$$1 ] || return 1; \
+	  sql_file $$1 | awk '/^COMMENT ON / { on = 1 } on { print } on && /;[ \t]*$$/ { on = 0 }'; }
 endef
 
 # the templates of every fixed-width type taken after its own file: a
@@ -111,6 +118,7 @@ define generate_upgrade_script
 	while IFS= read -r line || [ -n "$$line" ]; do \
 	  case $$line in \
 	    --@include\ *) sql_file "$${line#--@include }" || exit 1 ;; \
+	    --@comments\ *) sql_comments "$${line#--@comments }" || exit 1 ;; \
 	    *) printf '%s\n' "$$line" ;; \
 	  esac; \
 	done < $(1)
@@ -139,6 +147,12 @@ sql-check: $(SQL_SOURCES)
 	      head -1 $$in.part > $$in.first && grep -qxFf $$in.first $(SHIPPED_SQL).generated; \
 	    check $$? "$$in's include $$file is a file of sql/source/ that the install script takes in too"; \
 	    rm -f $$in.part $$in.first; \
+	  done; \
+	  for file in $$(sed -n 's/^--@comments //p' $$in); do \
+	    $(sql_file_function); sql_comments $$file > $$in.part 2>/dev/null && [ -s $$in.part ] && \
+	      ! grep -vxFf $(SHIPPED_SQL).generated $$in.part > /dev/null; \
+	    check $$? "$$in's comments of $$file are COMMENT statements of a file of sql/source/ that the install script takes in"; \
+	    rm -f $$in.part; \
 	  done; \
 	done; rm -f $(SHIPPED_SQL).generated; \
 	ls sql/upgrades/$(EXTENSION)--*--$(EXTVERSION).sql >/dev/null 2>&1 || [ -z "$$(ls sql/released)" ]; \

@@ -15,13 +15,15 @@ ensure_deps() {   # ensure_deps [EXTRA-PACKAGE...]
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "== installing: ${missing[*]}"
 		$SUDO apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null || return 1
+		# (what this call installed, for a caller that reports it: scripts/demo)
+		ENSURE_DEPS_INSTALLED="${ENSURE_DEPS_INSTALLED:+$ENSURE_DEPS_INSTALLED }${missing[*]}"
 	fi
 }
 
-# builds and installs flakeid for the PostgreSQL of PG_CONFIG (default: the
-# pg_config on PATH); objects built for another version are cleaned first
-build_and_install() {
+# builds flakeid for the PostgreSQL of PG_CONFIG (default: the pg_config on
+# PATH); objects built for another version are cleaned first
+build_flakeid() {
 	local pg_config=${PG_CONFIG:-pg_config} built_for
 	built_for=$("$pg_config" --version)
 	echo "== building flakeid against $built_for"
@@ -30,10 +32,33 @@ build_and_install() {
 	fi
 	make -s WERROR=-Werror PG_CONFIG="$pg_config" || return 1
 	echo "$built_for" > .built_for
+}
+
+# builds and installs flakeid for the PostgreSQL of PG_CONFIG (default: the
+# pg_config on PATH), into that installation itself
+build_and_install() {
+	local pg_config=${PG_CONFIG:-pg_config}
+	build_flakeid || return 1
 	# scripts of versions no longer in the tree (an unreleased 0.1) would
 	# still be installable: the installed set must be exactly the tree's
 	$SUDO rm -f "$("$pg_config" --sharedir)"/extension/flakeid--*.sql
 	$SUDO make -s install PG_CONFIG="$pg_config"
+}
+
+# private_install ROOT: a private copy of Debian's PostgreSQL PG_MAJOR under
+# ROOT (its /usr/lib/postgresql/MAJOR and /usr/share/postgresql/MAJOR, which
+# PostgreSQL finds from where its programs are), with flakeid built and
+# installed into it; the system's PostgreSQL is not touched.  Its programs
+# are in ROOT/usr/lib/postgresql/MAJOR/bin (scripts/with_cluster's PG_BINDIR).
+private_install() {
+	local root=$1 pg_config=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+	mkdir -p "$root/usr/lib/postgresql" "$root/usr/share/postgresql" &&
+		cp -a "/usr/lib/postgresql/$PG_MAJOR" "$root/usr/lib/postgresql/" &&
+		cp -a "/usr/share/postgresql/$PG_MAJOR" "$root/usr/share/postgresql/" || return 1
+	# (exactly this tree's scripts: none the system's copy had)
+	rm -f "$root/usr/share/postgresql/$PG_MAJOR/extension/flakeid"* "$root/usr/lib/postgresql/$PG_MAJOR/lib/flakeid.so"
+	PG_CONFIG=$pg_config build_flakeid || return 1
+	make -s install PG_CONFIG="$pg_config" DESTDIR="$root"
 }
 
 # copy_tree DEST [TAR-OPTION...]: this tree (the current directory) into

@@ -12,8 +12,10 @@
 CREATE TYPE flakeid_gist_key;
 CREATE FUNCTION flakeid_gist_key_in(cstring) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flakeid_gist_key_in(cstring) IS 'text input of flakeid_gist_key: both bounds in hex';
 CREATE FUNCTION flakeid_gist_key_out(flakeid_gist_key) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flakeid_gist_key_out(flakeid_gist_key) IS 'text output of flakeid_gist_key: both bounds in hex (gist_page_items shows it)';
 CREATE TYPE flakeid_gist_key (
     INTERNALLENGTH = 32, INPUT = flakeid_gist_key_in, OUTPUT = flakeid_gist_key_out,
     ALIGNMENT = char, STORAGE = plain
@@ -28,12 +30,16 @@ CREATE TYPE sno;
 
 CREATE FUNCTION sno_in(cstring) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_in(cstring) IS 'sno''s text input: its canonical text form (22P02 for any other text)';
 CREATE FUNCTION sno_out(sno) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_out(sno) IS 'sno''s text output: its canonical text form';
 CREATE FUNCTION sno_recv(internal) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_recv(internal) IS 'sno''s binary input: its 10 bytes (a value as long as its text form is read as text)';
 CREATE FUNCTION sno_send(sno) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_send(sno) IS 'sno''s binary output: its 10 bytes';
 
 CREATE TYPE sno (
     INPUT = sno_in,
@@ -48,19 +54,27 @@ CREATE TYPE sno (
 -- casts to and from the raw bytes (explicit; a wrong length is 22P03)
 CREATE FUNCTION sno_to_bytea(sno) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_to_bytea(sno) IS 'the cast sno to bytea: the ID''s 10 bytes';
 CREATE FUNCTION sno_from_bytea(bytea) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_from_bytea(bytea) IS 'the cast bytea to sno: exactly 10 bytes (22P03 for any other length)';
 CREATE CAST (sno AS bytea) WITH FUNCTION sno_to_bytea(sno);
+COMMENT ON CAST (sno AS bytea) IS 'explicit: the ID''s 10 bytes';
 CREATE CAST (bytea AS sno) WITH FUNCTION sno_from_bytea(bytea);
+COMMENT ON CAST (bytea AS sno) IS 'explicit: 10 bytes as a sno (22P03 for any other length)';
 
 -- casts to and from uuid (explicit): the ID's bits in order in a UUIDv8, tagged
 -- with the type, so a::uuid < b::uuid exactly when a < b; any other uuid is 22P03
 CREATE FUNCTION sno_to_uuid(sno) RETURNS uuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_to_uuid(sno) IS 'the cast sno to uuid: a UUIDv8 holding the ID''s bits, in the same order';
 CREATE FUNCTION sno_from_uuid(uuid) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_from_uuid(uuid) IS 'the cast uuid to sno: the ID a sno UUIDv8 holds (22P03 for any other uuid)';
 CREATE CAST (sno AS uuid) WITH FUNCTION sno_to_uuid(sno);
+COMMENT ON CAST (sno AS uuid) IS 'explicit: a UUIDv8 that sorts as the sno does';
 CREATE CAST (uuid AS sno) WITH FUNCTION sno_from_uuid(uuid);
+COMMENT ON CAST (uuid AS sno) IS 'explicit: the sno a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
 
 -- time ranges: id <@ range means exactly sno_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -79,71 +93,94 @@ COMMENT ON FUNCTION sno_range_upper_bound(tstzrange) IS
     'the largest ID whose time can lie in the range (the smallest ID if none can)';
 CREATE FUNCTION sno_range_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_range_support(internal) IS 'planner support of sno <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
 CREATE FUNCTION sno_in_range(sno, tstzrange) RETURNS bool
     AS 'MODULE_PATHNAME', 'sno_time_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT sno_range_support;
+COMMENT ON FUNCTION sno_in_range(sno, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
 CREATE FUNCTION sno_range_contains(tstzrange, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT sno_range_support;
+COMMENT ON FUNCTION sno_range_contains(tstzrange, sno) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
 CREATE OPERATOR <@ (
     LEFTARG = sno, RIGHTARG = tstzrange, FUNCTION = sno_in_range,
     COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR <@ (sno, tstzrange) IS 'the sno''s time lies in the range (sno_time(id) <@ range), answered by the ID''s own indexes';
 CREATE OPERATOR @> (
     LEFTARG = tstzrange, RIGHTARG = sno, FUNCTION = sno_range_contains,
     COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR @> (tstzrange, sno) IS 'the range holds the sno''s time, answered by the ID''s own indexes';
 
 -- comparisons
 CREATE FUNCTION sno_eq(sno, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_eq(sno, sno) IS 'the operator = on sno: the same bytes';
 CREATE FUNCTION sno_ne(sno, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_ne(sno, sno) IS 'the operator <> on sno: different bytes';
 CREATE FUNCTION sno_lt(sno, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_lt(sno, sno) IS 'the operator < on sno, in the order of its bytes';
 CREATE FUNCTION sno_le(sno, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_le(sno, sno) IS 'the operator <= on sno, in the order of its bytes';
 CREATE FUNCTION sno_gt(sno, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_gt(sno, sno) IS 'the operator > on sno, in the order of its bytes';
 CREATE FUNCTION sno_ge(sno, sno) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_ge(sno, sno) IS 'the operator >= on sno, in the order of its bytes';
 CREATE FUNCTION sno_cmp(sno, sno) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree and GIN comparison of two sno IDs (-1, 0 or 1), in the order of their bytes';
 CREATE FUNCTION sno_sortsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_sortsupport(internal) IS 'btree sort support of sno: abbreviated keys from its leading bytes';
 CREATE FUNCTION sno_hash(sno) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_hash(sno) IS 'hash of a sno (hash indexes and joins, BRIN bloom)';
 CREATE FUNCTION sno_hash_extended(sno, int8) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION sno_hash_extended(sno, int8) IS 'seeded 64-bit hash of a sno (hash partitioning)';
 CREATE FUNCTION sno_smaller(sno, sno) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_smaller(sno, sno) IS 'the smaller of two sno IDs (min''s state function)';
 CREATE FUNCTION sno_larger(sno, sno) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two sno IDs (max''s state function)';
 
 CREATE OPERATOR = (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_eq,
     COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
+COMMENT ON OPERATOR = (sno, sno) IS 'equal: the same sno ID';
 CREATE OPERATOR <> (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_ne,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
 );
+COMMENT ON OPERATOR <> (sno, sno) IS 'not equal: different sno IDs';
 CREATE OPERATOR < (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_lt,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
 );
+COMMENT ON OPERATOR < (sno, sno) IS 'less than, in sno order (the order of its bytes)';
 CREATE OPERATOR <= (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_le,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
 );
+COMMENT ON OPERATOR <= (sno, sno) IS 'less than or equal, in sno order (the order of its bytes)';
 CREATE OPERATOR > (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_gt,
     COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
 );
+COMMENT ON OPERATOR > (sno, sno) IS 'greater than, in sno order (the order of its bytes)';
 CREATE OPERATOR >= (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_ge,
     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
+COMMENT ON OPERATOR >= (sno, sno) IS 'greater than or equal, in sno order (the order of its bytes)';
 
 -- index support
 CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING btree AS
@@ -155,11 +192,15 @@ CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING btree AS
     FUNCTION 1 sno_cmp(sno, sno),
     FUNCTION 2 sno_sortsupport(internal),
     FUNCTION 4 btequalimage(oid);
+COMMENT ON OPERATOR CLASS sno_ops USING btree IS 'the default btree class of sno: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY sno_ops USING btree IS 'btree family of sno: its comparisons, window frames by interval and skip scans (18 and later)';
 
 CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 sno_hash(sno),
     FUNCTION 2 sno_hash_extended(sno, int8);
+COMMENT ON OPERATOR CLASS sno_ops USING hash IS 'the default hash class of sno: equality';
+COMMENT ON OPERATOR FAMILY sno_ops USING hash IS 'hash family of sno';
 
 CREATE OPERATOR CLASS sno_minmax_ops DEFAULT FOR TYPE sno USING brin AS
     OPERATOR 1 <,
@@ -171,6 +212,8 @@ CREATE OPERATOR CLASS sno_minmax_ops DEFAULT FOR TYPE sno USING brin AS
     FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
     FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
     FUNCTION 4 brin_minmax_union(internal, internal, internal);
+COMMENT ON OPERATOR CLASS sno_minmax_ops USING brin IS 'the default BRIN class of sno: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY sno_minmax_ops USING brin IS 'BRIN minmax family of sno';
 
 CREATE OPERATOR CLASS sno_bloom_ops FOR TYPE sno USING brin AS
     OPERATOR 1 =,
@@ -180,15 +223,19 @@ CREATE OPERATOR CLASS sno_bloom_ops FOR TYPE sno USING brin AS
     FUNCTION 4 brin_bloom_union(internal, internal, internal),
     FUNCTION 5 brin_bloom_options(internal),
     FUNCTION 11 sno_hash(sno);
+COMMENT ON OPERATOR CLASS sno_bloom_ops USING brin IS 'BRIN bloom class of sno: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY sno_bloom_ops USING brin IS 'BRIN bloom family of sno';
 
 CREATE AGGREGATE min(sno) (
     SFUNC = sno_smaller, STYPE = sno, SORTOP = <,
     COMBINEFUNC = sno_smaller, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE min(sno) IS 'the smallest sno ID, in ID order';
 CREATE AGGREGATE max(sno) (
     SFUNC = sno_larger, STYPE = sno, SORTOP = >,
     COMBINEFUNC = sno_larger, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE max(sno) IS 'the largest sno ID, in ID order';
 
 -- sno: fields, time distance and the GiST key (1.1)
 
@@ -207,8 +254,10 @@ COMMENT ON FUNCTION sno_time_distance(sno, sno) IS
 CREATE OPERATOR <-> (
     LEFTARG = sno, RIGHTARG = sno, FUNCTION = sno_time_distance, COMMUTATOR = <->
 );
+COMMENT ON OPERATOR <-> (sno, sno) IS 'how far apart two sno IDs'' times are (GiST nearest-in-time ORDER BY)';
 CREATE FUNCTION sno_brin_distance(internal, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_brin_distance(internal, internal) IS 'BRIN minmax-multi support of sno: how far apart two IDs'' times are';
 
 -- window frames by time: RANGE BETWEEN interval ... PRECEDING/FOLLOWING over ORDER BY id
 CREATE FUNCTION in_range(sno, sno, interval, bool, bool) RETURNS bool
@@ -221,6 +270,7 @@ ALTER OPERATOR FAMILY sno_ops USING btree ADD
 -- skip scans (btree support function 6, PostgreSQL 18 and later)
 CREATE FUNCTION sno_skipsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_skipsupport(internal) IS 'btree skip support of sno (skip scans, PostgreSQL 18 and later): the next and previous ID';
 DO $do$ BEGIN
     IF current_setting('server_version_num')::int >= 180000 THEN
         ALTER OPERATOR FAMILY sno_ops USING btree ADD FUNCTION 6 (sno, sno) sno_skipsupport(internal);
@@ -240,25 +290,35 @@ CREATE OPERATOR CLASS sno_minmax_multi_ops FOR TYPE sno USING brin AS
     FUNCTION 4 brin_minmax_multi_union(internal, internal, internal),
     FUNCTION 5 brin_minmax_multi_options(internal),
     FUNCTION 11 sno_brin_distance(internal, internal);
+COMMENT ON OPERATOR CLASS sno_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of sno: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY sno_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of sno';
 
 -- GiST: keys are intervals of IDs (as btree_gist's), for exclusion
 -- constraints mixed with ranges and for nearest-in-time ORDER BY
 CREATE FUNCTION sno_gist_consistent(internal, sno, int2, oid, internal) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_consistent(internal, sno, int2, oid, internal) IS 'GiST support of sno: whether an entry''s ID interval can satisfy the condition';
 CREATE FUNCTION sno_gist_distance(internal, sno, int2, oid, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_distance(internal, sno, int2, oid, internal) IS 'GiST support of sno: the least time distance from an entry to an ID (ORDER BY <->)';
 CREATE FUNCTION sno_gist_union(internal, internal) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_union(internal, internal) IS 'GiST support of sno: the ID interval covering several entries';
 CREATE FUNCTION sno_gist_compress(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_compress(internal) IS 'GiST support of sno: an ID as the interval [id, id]';
 CREATE FUNCTION sno_gist_fetch(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_fetch(internal) IS 'GiST support of sno: the ID a leaf entry holds (index-only scans)';
 CREATE FUNCTION sno_gist_penalty(internal, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_penalty(internal, internal, internal) IS 'GiST support of sno: the cost of widening an entry''s interval to take a new one';
 CREATE FUNCTION sno_gist_picksplit(internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_picksplit(internal, internal) IS 'GiST support of sno: splits a page''s entries in two halves, sorted by their lowest ID';
 CREATE FUNCTION sno_gist_same(flakeid_gist_key, flakeid_gist_key, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of sno: whether two ID intervals are equal';
 CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING gist AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -276,17 +336,23 @@ CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING gist AS
     FUNCTION 8 sno_gist_distance(internal, sno, int2, oid, internal),
     FUNCTION 9 sno_gist_fetch(internal),
     STORAGE flakeid_gist_key;
+COMMENT ON OPERATOR CLASS sno_ops USING gist IS 'the default GiST class of sno: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY sno_ops USING gist IS 'GiST family of sno';
 
 -- GIN, as btree_gin gives core types: multicolumn GIN indexes mixing an ID
 -- with jsonb or arrays, with = and the range strategies
 CREATE FUNCTION sno_gin_extract_value(sno, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gin_extract_value(sno, internal) IS 'GIN support of sno: the ID as its only key';
 CREATE FUNCTION sno_gin_extract_query(sno, internal, int2, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gin_extract_query(sno, internal, int2, internal, internal) IS 'GIN support of sno: the key a comparison searches from, partial for a range';
 CREATE FUNCTION sno_gin_consistent(internal, int2, sno, int4, internal, internal) RETURNS bool
     AS 'MODULE_PATHNAME', 'flakeid_gin_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gin_consistent(internal, int2, sno, int4, internal, internal) IS 'GIN support of sno: a matched key satisfies the comparison';
 CREATE FUNCTION sno_gin_compare_partial(sno, sno, int2, internal) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_gin_compare_partial(sno, sno, int2, internal) IS 'GIN support of sno: whether a key lies in the range a comparison scans, and when to stop';
 CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING gin AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -298,8 +364,12 @@ CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING gin AS
     FUNCTION 3 sno_gin_extract_query(sno, internal, int2, internal, internal),
     FUNCTION 4 sno_gin_consistent(internal, int2, sno, int4, internal, internal),
     FUNCTION 5 sno_gin_compare_partial(sno, sno, int2, internal);
+COMMENT ON OPERATOR CLASS sno_ops USING gin IS 'the default GIN class of sno: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY sno_ops USING gin IS 'GIN family of sno';
 
 -- sno: generators, constructors and extractors (docs/spec/sno.md)
+
+COMMENT ON TYPE sno IS 'sno (Go''s muyo/sno), 10 bytes: a 4 ms unit since 2010, a tick-tock bit, a meta byte, a 16-bit partition and a 16-bit sequence; 16 lowercase characters as text';
 
 CREATE FUNCTION sno_new(meta int4 DEFAULT 0) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
@@ -314,18 +384,23 @@ COMMENT ON FUNCTION sno_new_at(timestamptz, int4) IS
 CREATE FUNCTION sno_from_parts(ts timestamptz, meta int4, partition int4, sequence int4,
                                ticktock int4 DEFAULT 0) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_from_parts(timestamptz, int4, int4, int4, int4) IS 'the sno of the given time, meta byte, partition, sequence and tick-tock bit';
 
 CREATE FUNCTION sno_time(sno) RETURNS timestamptz
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sno_time(sno) IS 'start of the ID''s 4 ms time unit';
 CREATE FUNCTION sno_meta(sno) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_meta(sno) IS 'the meta byte (0-255) the ID was minted with';
 CREATE FUNCTION sno_partition(sno) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_partition(sno) IS 'the 16-bit partition: the identity of the server that minted it (flakeid.sno_partition)';
 CREATE FUNCTION sno_sequence(sno) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_sequence(sno) IS 'the 16-bit sequence within the 4 ms unit';
 CREATE FUNCTION sno_ticktock(sno) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_ticktock(sno) IS 'the tick-tock bit: 1 for IDs minted after the clock stepped back';
 
 CREATE FUNCTION sno_lower_bound(ts timestamptz) RETURNS sno
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -389,12 +464,16 @@ CREATE TYPE flax;
 
 CREATE FUNCTION flax_in(cstring) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_in(cstring) IS 'flax''s text input: its canonical text form (22P02 for any other text)';
 CREATE FUNCTION flax_out(flax) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_out(flax) IS 'flax''s text output: its canonical text form';
 CREATE FUNCTION flax_recv(internal) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_recv(internal) IS 'flax''s binary input: its 12 bytes (a value as long as its text form is read as text)';
 CREATE FUNCTION flax_send(flax) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_send(flax) IS 'flax''s binary output: its 12 bytes';
 
 CREATE TYPE flax (
     INPUT = flax_in,
@@ -409,19 +488,27 @@ CREATE TYPE flax (
 -- casts to and from the raw bytes (explicit; a wrong length is 22P03)
 CREATE FUNCTION flax_to_bytea(flax) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_to_bytea(flax) IS 'the cast flax to bytea: the ID''s 12 bytes';
 CREATE FUNCTION flax_from_bytea(bytea) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_from_bytea(bytea) IS 'the cast bytea to flax: exactly 12 bytes (22P03 for any other length)';
 CREATE CAST (flax AS bytea) WITH FUNCTION flax_to_bytea(flax);
+COMMENT ON CAST (flax AS bytea) IS 'explicit: the ID''s 12 bytes';
 CREATE CAST (bytea AS flax) WITH FUNCTION flax_from_bytea(bytea);
+COMMENT ON CAST (bytea AS flax) IS 'explicit: 12 bytes as a flax (22P03 for any other length)';
 
 -- casts to and from uuid (explicit): the ID's bits in order in a UUIDv8, tagged
 -- with the type, so a::uuid < b::uuid exactly when a < b; any other uuid is 22P03
 CREATE FUNCTION flax_to_uuid(flax) RETURNS uuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_to_uuid(flax) IS 'the cast flax to uuid: a UUIDv8 holding the ID''s bits, in the same order';
 CREATE FUNCTION flax_from_uuid(uuid) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_from_uuid(uuid) IS 'the cast uuid to flax: the ID a flax UUIDv8 holds (22P03 for any other uuid)';
 CREATE CAST (flax AS uuid) WITH FUNCTION flax_to_uuid(flax);
+COMMENT ON CAST (flax AS uuid) IS 'explicit: a UUIDv8 that sorts as the flax does';
 CREATE CAST (uuid AS flax) WITH FUNCTION flax_from_uuid(uuid);
+COMMENT ON CAST (uuid AS flax) IS 'explicit: the flax a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
 
 -- time ranges: id <@ range means exactly flax_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -440,71 +527,94 @@ COMMENT ON FUNCTION flax_range_upper_bound(tstzrange) IS
     'the largest ID whose time can lie in the range (the smallest ID if none can)';
 CREATE FUNCTION flax_range_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_range_support(internal) IS 'planner support of flax <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
 CREATE FUNCTION flax_in_range(flax, tstzrange) RETURNS bool
     AS 'MODULE_PATHNAME', 'flax_time_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT flax_range_support;
+COMMENT ON FUNCTION flax_in_range(flax, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
 CREATE FUNCTION flax_range_contains(tstzrange, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT flax_range_support;
+COMMENT ON FUNCTION flax_range_contains(tstzrange, flax) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
 CREATE OPERATOR <@ (
     LEFTARG = flax, RIGHTARG = tstzrange, FUNCTION = flax_in_range,
     COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR <@ (flax, tstzrange) IS 'the flax''s time lies in the range (flax_time(id) <@ range), answered by the ID''s own indexes';
 CREATE OPERATOR @> (
     LEFTARG = tstzrange, RIGHTARG = flax, FUNCTION = flax_range_contains,
     COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR @> (tstzrange, flax) IS 'the range holds the flax''s time, answered by the ID''s own indexes';
 
 -- comparisons
 CREATE FUNCTION flax_eq(flax, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_eq(flax, flax) IS 'the operator = on flax: the same bytes';
 CREATE FUNCTION flax_ne(flax, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_ne(flax, flax) IS 'the operator <> on flax: different bytes';
 CREATE FUNCTION flax_lt(flax, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_lt(flax, flax) IS 'the operator < on flax, in the order of its bytes';
 CREATE FUNCTION flax_le(flax, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_le(flax, flax) IS 'the operator <= on flax, in the order of its bytes';
 CREATE FUNCTION flax_gt(flax, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_gt(flax, flax) IS 'the operator > on flax, in the order of its bytes';
 CREATE FUNCTION flax_ge(flax, flax) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_ge(flax, flax) IS 'the operator >= on flax, in the order of its bytes';
 CREATE FUNCTION flax_cmp(flax, flax) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_cmp(flax, flax) IS 'btree and GIN comparison of two flax IDs (-1, 0 or 1), in the order of their bytes';
 CREATE FUNCTION flax_sortsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_sortsupport(internal) IS 'btree sort support of flax: abbreviated keys from its leading bytes';
 CREATE FUNCTION flax_hash(flax) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_hash(flax) IS 'hash of a flax (hash indexes and joins, BRIN bloom)';
 CREATE FUNCTION flax_hash_extended(flax, int8) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION flax_hash_extended(flax, int8) IS 'seeded 64-bit hash of a flax (hash partitioning)';
 CREATE FUNCTION flax_smaller(flax, flax) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_smaller(flax, flax) IS 'the smaller of two flax IDs (min''s state function)';
 CREATE FUNCTION flax_larger(flax, flax) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_larger(flax, flax) IS 'the larger of two flax IDs (max''s state function)';
 
 CREATE OPERATOR = (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_eq,
     COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
+COMMENT ON OPERATOR = (flax, flax) IS 'equal: the same flax ID';
 CREATE OPERATOR <> (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_ne,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
 );
+COMMENT ON OPERATOR <> (flax, flax) IS 'not equal: different flax IDs';
 CREATE OPERATOR < (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_lt,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
 );
+COMMENT ON OPERATOR < (flax, flax) IS 'less than, in flax order (the order of its bytes)';
 CREATE OPERATOR <= (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_le,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
 );
+COMMENT ON OPERATOR <= (flax, flax) IS 'less than or equal, in flax order (the order of its bytes)';
 CREATE OPERATOR > (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_gt,
     COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
 );
+COMMENT ON OPERATOR > (flax, flax) IS 'greater than, in flax order (the order of its bytes)';
 CREATE OPERATOR >= (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_ge,
     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
+COMMENT ON OPERATOR >= (flax, flax) IS 'greater than or equal, in flax order (the order of its bytes)';
 
 -- index support
 CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING btree AS
@@ -516,11 +626,15 @@ CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING btree AS
     FUNCTION 1 flax_cmp(flax, flax),
     FUNCTION 2 flax_sortsupport(internal),
     FUNCTION 4 btequalimage(oid);
+COMMENT ON OPERATOR CLASS flax_ops USING btree IS 'the default btree class of flax: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY flax_ops USING btree IS 'btree family of flax: its comparisons, window frames by interval and skip scans (18 and later)';
 
 CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 flax_hash(flax),
     FUNCTION 2 flax_hash_extended(flax, int8);
+COMMENT ON OPERATOR CLASS flax_ops USING hash IS 'the default hash class of flax: equality';
+COMMENT ON OPERATOR FAMILY flax_ops USING hash IS 'hash family of flax';
 
 CREATE OPERATOR CLASS flax_minmax_ops DEFAULT FOR TYPE flax USING brin AS
     OPERATOR 1 <,
@@ -532,6 +646,8 @@ CREATE OPERATOR CLASS flax_minmax_ops DEFAULT FOR TYPE flax USING brin AS
     FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
     FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
     FUNCTION 4 brin_minmax_union(internal, internal, internal);
+COMMENT ON OPERATOR CLASS flax_minmax_ops USING brin IS 'the default BRIN class of flax: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY flax_minmax_ops USING brin IS 'BRIN minmax family of flax';
 
 CREATE OPERATOR CLASS flax_bloom_ops FOR TYPE flax USING brin AS
     OPERATOR 1 =,
@@ -541,15 +657,19 @@ CREATE OPERATOR CLASS flax_bloom_ops FOR TYPE flax USING brin AS
     FUNCTION 4 brin_bloom_union(internal, internal, internal),
     FUNCTION 5 brin_bloom_options(internal),
     FUNCTION 11 flax_hash(flax);
+COMMENT ON OPERATOR CLASS flax_bloom_ops USING brin IS 'BRIN bloom class of flax: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY flax_bloom_ops USING brin IS 'BRIN bloom family of flax';
 
 CREATE AGGREGATE min(flax) (
     SFUNC = flax_smaller, STYPE = flax, SORTOP = <,
     COMBINEFUNC = flax_smaller, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE min(flax) IS 'the smallest flax ID, in ID order';
 CREATE AGGREGATE max(flax) (
     SFUNC = flax_larger, STYPE = flax, SORTOP = >,
     COMBINEFUNC = flax_larger, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE max(flax) IS 'the largest flax ID, in ID order';
 
 -- flax: fields, time distance and the GiST key (1.1)
 
@@ -568,8 +688,10 @@ COMMENT ON FUNCTION flax_time_distance(flax, flax) IS
 CREATE OPERATOR <-> (
     LEFTARG = flax, RIGHTARG = flax, FUNCTION = flax_time_distance, COMMUTATOR = <->
 );
+COMMENT ON OPERATOR <-> (flax, flax) IS 'how far apart two flax IDs'' times are (GiST nearest-in-time ORDER BY)';
 CREATE FUNCTION flax_brin_distance(internal, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_brin_distance(internal, internal) IS 'BRIN minmax-multi support of flax: how far apart two IDs'' times are';
 
 -- window frames by time: RANGE BETWEEN interval ... PRECEDING/FOLLOWING over ORDER BY id
 CREATE FUNCTION in_range(flax, flax, interval, bool, bool) RETURNS bool
@@ -582,6 +704,7 @@ ALTER OPERATOR FAMILY flax_ops USING btree ADD
 -- skip scans (btree support function 6, PostgreSQL 18 and later)
 CREATE FUNCTION flax_skipsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_skipsupport(internal) IS 'btree skip support of flax (skip scans, PostgreSQL 18 and later): the next and previous ID';
 DO $do$ BEGIN
     IF current_setting('server_version_num')::int >= 180000 THEN
         ALTER OPERATOR FAMILY flax_ops USING btree ADD FUNCTION 6 (flax, flax) flax_skipsupport(internal);
@@ -601,25 +724,35 @@ CREATE OPERATOR CLASS flax_minmax_multi_ops FOR TYPE flax USING brin AS
     FUNCTION 4 brin_minmax_multi_union(internal, internal, internal),
     FUNCTION 5 brin_minmax_multi_options(internal),
     FUNCTION 11 flax_brin_distance(internal, internal);
+COMMENT ON OPERATOR CLASS flax_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of flax: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY flax_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of flax';
 
 -- GiST: keys are intervals of IDs (as btree_gist's), for exclusion
 -- constraints mixed with ranges and for nearest-in-time ORDER BY
 CREATE FUNCTION flax_gist_consistent(internal, flax, int2, oid, internal) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_consistent(internal, flax, int2, oid, internal) IS 'GiST support of flax: whether an entry''s ID interval can satisfy the condition';
 CREATE FUNCTION flax_gist_distance(internal, flax, int2, oid, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_distance(internal, flax, int2, oid, internal) IS 'GiST support of flax: the least time distance from an entry to an ID (ORDER BY <->)';
 CREATE FUNCTION flax_gist_union(internal, internal) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_union(internal, internal) IS 'GiST support of flax: the ID interval covering several entries';
 CREATE FUNCTION flax_gist_compress(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_compress(internal) IS 'GiST support of flax: an ID as the interval [id, id]';
 CREATE FUNCTION flax_gist_fetch(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_fetch(internal) IS 'GiST support of flax: the ID a leaf entry holds (index-only scans)';
 CREATE FUNCTION flax_gist_penalty(internal, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_penalty(internal, internal, internal) IS 'GiST support of flax: the cost of widening an entry''s interval to take a new one';
 CREATE FUNCTION flax_gist_picksplit(internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_picksplit(internal, internal) IS 'GiST support of flax: splits a page''s entries in two halves, sorted by their lowest ID';
 CREATE FUNCTION flax_gist_same(flakeid_gist_key, flakeid_gist_key, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of flax: whether two ID intervals are equal';
 CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING gist AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -637,17 +770,23 @@ CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING gist AS
     FUNCTION 8 flax_gist_distance(internal, flax, int2, oid, internal),
     FUNCTION 9 flax_gist_fetch(internal),
     STORAGE flakeid_gist_key;
+COMMENT ON OPERATOR CLASS flax_ops USING gist IS 'the default GiST class of flax: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY flax_ops USING gist IS 'GiST family of flax';
 
 -- GIN, as btree_gin gives core types: multicolumn GIN indexes mixing an ID
 -- with jsonb or arrays, with = and the range strategies
 CREATE FUNCTION flax_gin_extract_value(flax, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gin_extract_value(flax, internal) IS 'GIN support of flax: the ID as its only key';
 CREATE FUNCTION flax_gin_extract_query(flax, internal, int2, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gin_extract_query(flax, internal, int2, internal, internal) IS 'GIN support of flax: the key a comparison searches from, partial for a range';
 CREATE FUNCTION flax_gin_consistent(internal, int2, flax, int4, internal, internal) RETURNS bool
     AS 'MODULE_PATHNAME', 'flakeid_gin_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gin_consistent(internal, int2, flax, int4, internal, internal) IS 'GIN support of flax: a matched key satisfies the comparison';
 CREATE FUNCTION flax_gin_compare_partial(flax, flax, int2, internal) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_gin_compare_partial(flax, flax, int2, internal) IS 'GIN support of flax: whether a key lies in the range a comparison scans, and when to stop';
 CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING gin AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -659,21 +798,28 @@ CREATE OPERATOR CLASS flax_ops DEFAULT FOR TYPE flax USING gin AS
     FUNCTION 3 flax_gin_extract_query(flax, internal, int2, internal, internal),
     FUNCTION 4 flax_gin_consistent(internal, int2, flax, int4, internal, internal),
     FUNCTION 5 flax_gin_compare_partial(flax, flax, int2, internal);
+COMMENT ON OPERATOR CLASS flax_ops USING gin IS 'the default GIN class of flax: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY flax_ops USING gin IS 'GIN family of flax';
 
 -- flax: constructors, extractors and a stateless generator (docs/spec/flax.md)
+
+COMMENT ON TYPE flax IS 'flax (Python''s python-flax-id), 12 bytes: a millisecond since 2015 and 56 random bits; 16 case-sensitive characters as text';
 
 CREATE FUNCTION flax_new() RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION flax_new() IS 'new flax: now and 56 bits from a cryptographically secure source';
 CREATE FUNCTION flax_new_at(ts timestamptz) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_new_at(timestamptz) IS 'back-fill: flax for the given time, with 56 random bits';
 CREATE FUNCTION flax_from_parts(ts timestamptz, random int8) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_from_parts(timestamptz, int8) IS 'the flax of the given millisecond and 56-bit random part';
 CREATE FUNCTION flax_time(flax) RETURNS timestamptz
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION flax_time(flax) IS 'the ID''s millisecond';
 CREATE FUNCTION flax_random(flax) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flax_random(flax) IS 'the 56-bit random part';
 CREATE FUNCTION flax_lower_bound(ts timestamptz) RETURNS flax
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION flax_lower_bound(timestamptz) IS 'smallest flax of the millisecond containing ts';
@@ -729,12 +875,16 @@ CREATE TYPE siq;
 
 CREATE FUNCTION siq_in(cstring) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_in(cstring) IS 'siq''s text input: its canonical text form (22P02 for any other text)';
 CREATE FUNCTION siq_out(siq) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_out(siq) IS 'siq''s text output: its canonical text form';
 CREATE FUNCTION siq_recv(internal) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_recv(internal) IS 'siq''s binary input: its 14 bytes (a value as long as its text form is read as text)';
 CREATE FUNCTION siq_send(siq) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_send(siq) IS 'siq''s binary output: its 14 bytes';
 
 CREATE TYPE siq (
     INPUT = siq_in,
@@ -749,19 +899,27 @@ CREATE TYPE siq (
 -- casts to and from the raw bytes (explicit; a wrong length is 22P03)
 CREATE FUNCTION siq_to_bytea(siq) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_to_bytea(siq) IS 'the cast siq to bytea: the ID''s 14 bytes';
 CREATE FUNCTION siq_from_bytea(bytea) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_from_bytea(bytea) IS 'the cast bytea to siq: exactly 14 bytes (22P03 for any other length)';
 CREATE CAST (siq AS bytea) WITH FUNCTION siq_to_bytea(siq);
+COMMENT ON CAST (siq AS bytea) IS 'explicit: the ID''s 14 bytes';
 CREATE CAST (bytea AS siq) WITH FUNCTION siq_from_bytea(bytea);
+COMMENT ON CAST (bytea AS siq) IS 'explicit: 14 bytes as a siq (22P03 for any other length)';
 
 -- casts to and from uuid (explicit): the ID's bits in order in a UUIDv8, tagged
 -- with the type, so a::uuid < b::uuid exactly when a < b; any other uuid is 22P03
 CREATE FUNCTION siq_to_uuid(siq) RETURNS uuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_to_uuid(siq) IS 'the cast siq to uuid: a UUIDv8 holding the ID''s bits, in the same order';
 CREATE FUNCTION siq_from_uuid(uuid) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_from_uuid(uuid) IS 'the cast uuid to siq: the ID a siq UUIDv8 holds (22P03 for any other uuid)';
 CREATE CAST (siq AS uuid) WITH FUNCTION siq_to_uuid(siq);
+COMMENT ON CAST (siq AS uuid) IS 'explicit: a UUIDv8 that sorts as the siq does';
 CREATE CAST (uuid AS siq) WITH FUNCTION siq_from_uuid(uuid);
+COMMENT ON CAST (uuid AS siq) IS 'explicit: the siq a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
 
 -- time ranges: id <@ range means exactly siq_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -780,71 +938,94 @@ COMMENT ON FUNCTION siq_range_upper_bound(tstzrange) IS
     'the largest ID whose time can lie in the range (the smallest ID if none can)';
 CREATE FUNCTION siq_range_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_range_support(internal) IS 'planner support of siq <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
 CREATE FUNCTION siq_in_range(siq, tstzrange) RETURNS bool
     AS 'MODULE_PATHNAME', 'siq_time_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT siq_range_support;
+COMMENT ON FUNCTION siq_in_range(siq, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
 CREATE FUNCTION siq_range_contains(tstzrange, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT siq_range_support;
+COMMENT ON FUNCTION siq_range_contains(tstzrange, siq) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
 CREATE OPERATOR <@ (
     LEFTARG = siq, RIGHTARG = tstzrange, FUNCTION = siq_in_range,
     COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR <@ (siq, tstzrange) IS 'the siq''s time lies in the range (siq_time(id) <@ range), answered by the ID''s own indexes';
 CREATE OPERATOR @> (
     LEFTARG = tstzrange, RIGHTARG = siq, FUNCTION = siq_range_contains,
     COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR @> (tstzrange, siq) IS 'the range holds the siq''s time, answered by the ID''s own indexes';
 
 -- comparisons
 CREATE FUNCTION siq_eq(siq, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_eq(siq, siq) IS 'the operator = on siq: the same bytes';
 CREATE FUNCTION siq_ne(siq, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_ne(siq, siq) IS 'the operator <> on siq: different bytes';
 CREATE FUNCTION siq_lt(siq, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_lt(siq, siq) IS 'the operator < on siq, in the order of its bytes';
 CREATE FUNCTION siq_le(siq, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_le(siq, siq) IS 'the operator <= on siq, in the order of its bytes';
 CREATE FUNCTION siq_gt(siq, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_gt(siq, siq) IS 'the operator > on siq, in the order of its bytes';
 CREATE FUNCTION siq_ge(siq, siq) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_ge(siq, siq) IS 'the operator >= on siq, in the order of its bytes';
 CREATE FUNCTION siq_cmp(siq, siq) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_cmp(siq, siq) IS 'btree and GIN comparison of two siq IDs (-1, 0 or 1), in the order of their bytes';
 CREATE FUNCTION siq_sortsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_sortsupport(internal) IS 'btree sort support of siq: abbreviated keys from its leading bytes';
 CREATE FUNCTION siq_hash(siq) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_hash(siq) IS 'hash of a siq (hash indexes and joins, BRIN bloom)';
 CREATE FUNCTION siq_hash_extended(siq, int8) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION siq_hash_extended(siq, int8) IS 'seeded 64-bit hash of a siq (hash partitioning)';
 CREATE FUNCTION siq_smaller(siq, siq) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_smaller(siq, siq) IS 'the smaller of two siq IDs (min''s state function)';
 CREATE FUNCTION siq_larger(siq, siq) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_larger(siq, siq) IS 'the larger of two siq IDs (max''s state function)';
 
 CREATE OPERATOR = (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_eq,
     COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
+COMMENT ON OPERATOR = (siq, siq) IS 'equal: the same siq ID';
 CREATE OPERATOR <> (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_ne,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
 );
+COMMENT ON OPERATOR <> (siq, siq) IS 'not equal: different siq IDs';
 CREATE OPERATOR < (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_lt,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
 );
+COMMENT ON OPERATOR < (siq, siq) IS 'less than, in siq order (the order of its bytes)';
 CREATE OPERATOR <= (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_le,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
 );
+COMMENT ON OPERATOR <= (siq, siq) IS 'less than or equal, in siq order (the order of its bytes)';
 CREATE OPERATOR > (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_gt,
     COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
 );
+COMMENT ON OPERATOR > (siq, siq) IS 'greater than, in siq order (the order of its bytes)';
 CREATE OPERATOR >= (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_ge,
     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
+COMMENT ON OPERATOR >= (siq, siq) IS 'greater than or equal, in siq order (the order of its bytes)';
 
 -- index support
 CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING btree AS
@@ -856,11 +1037,15 @@ CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING btree AS
     FUNCTION 1 siq_cmp(siq, siq),
     FUNCTION 2 siq_sortsupport(internal),
     FUNCTION 4 btequalimage(oid);
+COMMENT ON OPERATOR CLASS siq_ops USING btree IS 'the default btree class of siq: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY siq_ops USING btree IS 'btree family of siq: its comparisons, window frames by interval and skip scans (18 and later)';
 
 CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 siq_hash(siq),
     FUNCTION 2 siq_hash_extended(siq, int8);
+COMMENT ON OPERATOR CLASS siq_ops USING hash IS 'the default hash class of siq: equality';
+COMMENT ON OPERATOR FAMILY siq_ops USING hash IS 'hash family of siq';
 
 CREATE OPERATOR CLASS siq_minmax_ops DEFAULT FOR TYPE siq USING brin AS
     OPERATOR 1 <,
@@ -872,6 +1057,8 @@ CREATE OPERATOR CLASS siq_minmax_ops DEFAULT FOR TYPE siq USING brin AS
     FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
     FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
     FUNCTION 4 brin_minmax_union(internal, internal, internal);
+COMMENT ON OPERATOR CLASS siq_minmax_ops USING brin IS 'the default BRIN class of siq: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY siq_minmax_ops USING brin IS 'BRIN minmax family of siq';
 
 CREATE OPERATOR CLASS siq_bloom_ops FOR TYPE siq USING brin AS
     OPERATOR 1 =,
@@ -881,15 +1068,19 @@ CREATE OPERATOR CLASS siq_bloom_ops FOR TYPE siq USING brin AS
     FUNCTION 4 brin_bloom_union(internal, internal, internal),
     FUNCTION 5 brin_bloom_options(internal),
     FUNCTION 11 siq_hash(siq);
+COMMENT ON OPERATOR CLASS siq_bloom_ops USING brin IS 'BRIN bloom class of siq: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY siq_bloom_ops USING brin IS 'BRIN bloom family of siq';
 
 CREATE AGGREGATE min(siq) (
     SFUNC = siq_smaller, STYPE = siq, SORTOP = <,
     COMBINEFUNC = siq_smaller, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE min(siq) IS 'the smallest siq ID, in ID order';
 CREATE AGGREGATE max(siq) (
     SFUNC = siq_larger, STYPE = siq, SORTOP = >,
     COMBINEFUNC = siq_larger, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE max(siq) IS 'the largest siq ID, in ID order';
 
 -- siq: fields, time distance and the GiST key (1.1)
 
@@ -908,8 +1099,10 @@ COMMENT ON FUNCTION siq_time_distance(siq, siq) IS
 CREATE OPERATOR <-> (
     LEFTARG = siq, RIGHTARG = siq, FUNCTION = siq_time_distance, COMMUTATOR = <->
 );
+COMMENT ON OPERATOR <-> (siq, siq) IS 'how far apart two siq IDs'' times are (GiST nearest-in-time ORDER BY)';
 CREATE FUNCTION siq_brin_distance(internal, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_brin_distance(internal, internal) IS 'BRIN minmax-multi support of siq: how far apart two IDs'' times are';
 
 -- window frames by time: RANGE BETWEEN interval ... PRECEDING/FOLLOWING over ORDER BY id
 CREATE FUNCTION in_range(siq, siq, interval, bool, bool) RETURNS bool
@@ -922,6 +1115,7 @@ ALTER OPERATOR FAMILY siq_ops USING btree ADD
 -- skip scans (btree support function 6, PostgreSQL 18 and later)
 CREATE FUNCTION siq_skipsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_skipsupport(internal) IS 'btree skip support of siq (skip scans, PostgreSQL 18 and later): the next and previous ID';
 DO $do$ BEGIN
     IF current_setting('server_version_num')::int >= 180000 THEN
         ALTER OPERATOR FAMILY siq_ops USING btree ADD FUNCTION 6 (siq, siq) siq_skipsupport(internal);
@@ -941,25 +1135,35 @@ CREATE OPERATOR CLASS siq_minmax_multi_ops FOR TYPE siq USING brin AS
     FUNCTION 4 brin_minmax_multi_union(internal, internal, internal),
     FUNCTION 5 brin_minmax_multi_options(internal),
     FUNCTION 11 siq_brin_distance(internal, internal);
+COMMENT ON OPERATOR CLASS siq_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of siq: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY siq_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of siq';
 
 -- GiST: keys are intervals of IDs (as btree_gist's), for exclusion
 -- constraints mixed with ranges and for nearest-in-time ORDER BY
 CREATE FUNCTION siq_gist_consistent(internal, siq, int2, oid, internal) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_consistent(internal, siq, int2, oid, internal) IS 'GiST support of siq: whether an entry''s ID interval can satisfy the condition';
 CREATE FUNCTION siq_gist_distance(internal, siq, int2, oid, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_distance(internal, siq, int2, oid, internal) IS 'GiST support of siq: the least time distance from an entry to an ID (ORDER BY <->)';
 CREATE FUNCTION siq_gist_union(internal, internal) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_union(internal, internal) IS 'GiST support of siq: the ID interval covering several entries';
 CREATE FUNCTION siq_gist_compress(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_compress(internal) IS 'GiST support of siq: an ID as the interval [id, id]';
 CREATE FUNCTION siq_gist_fetch(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_fetch(internal) IS 'GiST support of siq: the ID a leaf entry holds (index-only scans)';
 CREATE FUNCTION siq_gist_penalty(internal, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_penalty(internal, internal, internal) IS 'GiST support of siq: the cost of widening an entry''s interval to take a new one';
 CREATE FUNCTION siq_gist_picksplit(internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_picksplit(internal, internal) IS 'GiST support of siq: splits a page''s entries in two halves, sorted by their lowest ID';
 CREATE FUNCTION siq_gist_same(flakeid_gist_key, flakeid_gist_key, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of siq: whether two ID intervals are equal';
 CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING gist AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -977,17 +1181,23 @@ CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING gist AS
     FUNCTION 8 siq_gist_distance(internal, siq, int2, oid, internal),
     FUNCTION 9 siq_gist_fetch(internal),
     STORAGE flakeid_gist_key;
+COMMENT ON OPERATOR CLASS siq_ops USING gist IS 'the default GiST class of siq: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY siq_ops USING gist IS 'GiST family of siq';
 
 -- GIN, as btree_gin gives core types: multicolumn GIN indexes mixing an ID
 -- with jsonb or arrays, with = and the range strategies
 CREATE FUNCTION siq_gin_extract_value(siq, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gin_extract_value(siq, internal) IS 'GIN support of siq: the ID as its only key';
 CREATE FUNCTION siq_gin_extract_query(siq, internal, int2, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gin_extract_query(siq, internal, int2, internal, internal) IS 'GIN support of siq: the key a comparison searches from, partial for a range';
 CREATE FUNCTION siq_gin_consistent(internal, int2, siq, int4, internal, internal) RETURNS bool
     AS 'MODULE_PATHNAME', 'flakeid_gin_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gin_consistent(internal, int2, siq, int4, internal, internal) IS 'GIN support of siq: a matched key satisfies the comparison';
 CREATE FUNCTION siq_gin_compare_partial(siq, siq, int2, internal) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_gin_compare_partial(siq, siq, int2, internal) IS 'GIN support of siq: whether a key lies in the range a comparison scans, and when to stop';
 CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING gin AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -999,8 +1209,12 @@ CREATE OPERATOR CLASS siq_ops DEFAULT FOR TYPE siq USING gin AS
     FUNCTION 3 siq_gin_extract_query(siq, internal, int2, internal, internal),
     FUNCTION 4 siq_gin_consistent(internal, int2, siq, int4, internal, internal),
     FUNCTION 5 siq_gin_compare_partial(siq, siq, int2, internal);
+COMMENT ON OPERATOR CLASS siq_ops USING gin IS 'the default GIN class of siq: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY siq_ops USING gin IS 'GIN family of siq';
 
 -- siq: generators, constructors and extractors (docs/spec/siq-and-snowflake.md Part A)
+
+COMMENT ON TYPE siq IS 'SIQ (Python''s suou), 14 bytes: a 1/65536 s tick since 1970, an 8-bit shard, a 32-bit domain hash and a serial with its kind; 23 Crockford base32 digits as text, or a did:siq:';
 
 CREATE FUNCTION siq_new(kind text) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
@@ -1012,6 +1226,7 @@ COMMENT ON FUNCTION siq_new_at(timestamptz, text) IS
     'back-fill: siq for the given time, serial from a shared counter per kind';
 CREATE FUNCTION siq_from_parts(ts timestamptz, shard int4, domain int8, kind text, serial int4) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_from_parts(timestamptz, int4, int8, text, int4) IS 'the siq of the given time, shard, domain hash, kind and serial';
 
 CREATE FUNCTION siq_time(siq) RETURNS timestamptz
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -1019,13 +1234,16 @@ COMMENT ON FUNCTION siq_time(siq) IS
     'the 1/65536 s tick rounded up to the microsecond, so that siq_new_at(siq_time(x), ...) lands in x''s tick';
 CREATE FUNCTION siq_shard(siq) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_shard(siq) IS 'the 8-bit shard: the identity of the server that minted it (flakeid.siq_shard)';
 CREATE FUNCTION siq_domain(siq) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_domain(siq) IS 'the 32-bit hash of the domain (siq_domain_hash of flakeid.siq_domain)';
 CREATE FUNCTION siq_kind(siq) RETURNS text
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_kind(siq) IS 'kind name, NULL for the three unassigned qualifiers';
 CREATE FUNCTION siq_serial(siq) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_serial(siq) IS 'the serial within the tick, counted per kind';
 CREATE FUNCTION siq_did(siq) RETURNS text
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_did(siq) IS 'the did:siq: form (CRC-32 checked on input)';
@@ -1115,12 +1333,16 @@ CREATE TYPE kuid;
 
 CREATE FUNCTION kuid_in(cstring) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_in(cstring) IS 'kuid''s text input: its canonical text form (22P02 for any other text)';
 CREATE FUNCTION kuid_out(kuid) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_out(kuid) IS 'kuid''s text output: its canonical text form';
 CREATE FUNCTION kuid_recv(internal) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_recv(internal) IS 'kuid''s binary input: its 8 bytes (a value as long as its text form is read as text)';
 CREATE FUNCTION kuid_send(kuid) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_send(kuid) IS 'kuid''s binary output: its 8 bytes';
 
 CREATE TYPE kuid (
     INPUT = kuid_in,
@@ -1135,19 +1357,27 @@ CREATE TYPE kuid (
 -- casts to and from the raw bytes (explicit; a wrong length is 22P03)
 CREATE FUNCTION kuid_to_bytea(kuid) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_to_bytea(kuid) IS 'the cast kuid to bytea: the ID''s 8 bytes';
 CREATE FUNCTION kuid_from_bytea(bytea) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_from_bytea(bytea) IS 'the cast bytea to kuid: exactly 8 bytes (22P03 for any other length)';
 CREATE CAST (kuid AS bytea) WITH FUNCTION kuid_to_bytea(kuid);
+COMMENT ON CAST (kuid AS bytea) IS 'explicit: the ID''s 8 bytes';
 CREATE CAST (bytea AS kuid) WITH FUNCTION kuid_from_bytea(bytea);
+COMMENT ON CAST (bytea AS kuid) IS 'explicit: 8 bytes as a kuid (22P03 for any other length)';
 
 -- casts to and from uuid (explicit): the ID's bits in order in a UUIDv8, tagged
 -- with the type, so a::uuid < b::uuid exactly when a < b; any other uuid is 22P03
 CREATE FUNCTION kuid_to_uuid(kuid) RETURNS uuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_to_uuid(kuid) IS 'the cast kuid to uuid: a UUIDv8 holding the ID''s bits, in the same order';
 CREATE FUNCTION kuid_from_uuid(uuid) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_from_uuid(uuid) IS 'the cast uuid to kuid: the ID a kuid UUIDv8 holds (22P03 for any other uuid)';
 CREATE CAST (kuid AS uuid) WITH FUNCTION kuid_to_uuid(kuid);
+COMMENT ON CAST (kuid AS uuid) IS 'explicit: a UUIDv8 that sorts as the kuid does';
 CREATE CAST (uuid AS kuid) WITH FUNCTION kuid_from_uuid(uuid);
+COMMENT ON CAST (uuid AS kuid) IS 'explicit: the kuid a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
 
 -- time ranges: id <@ range means exactly kuid_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -1166,71 +1396,94 @@ COMMENT ON FUNCTION kuid_range_upper_bound(tstzrange) IS
     'the largest ID whose time can lie in the range (the smallest ID if none can)';
 CREATE FUNCTION kuid_range_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_range_support(internal) IS 'planner support of kuid <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
 CREATE FUNCTION kuid_in_range(kuid, tstzrange) RETURNS bool
     AS 'MODULE_PATHNAME', 'kuid_time_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT kuid_range_support;
+COMMENT ON FUNCTION kuid_in_range(kuid, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
 CREATE FUNCTION kuid_range_contains(tstzrange, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT kuid_range_support;
+COMMENT ON FUNCTION kuid_range_contains(tstzrange, kuid) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
 CREATE OPERATOR <@ (
     LEFTARG = kuid, RIGHTARG = tstzrange, FUNCTION = kuid_in_range,
     COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR <@ (kuid, tstzrange) IS 'the kuid''s time lies in the range (kuid_time(id) <@ range), answered by the ID''s own indexes';
 CREATE OPERATOR @> (
     LEFTARG = tstzrange, RIGHTARG = kuid, FUNCTION = kuid_range_contains,
     COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR @> (tstzrange, kuid) IS 'the range holds the kuid''s time, answered by the ID''s own indexes';
 
 -- comparisons
 CREATE FUNCTION kuid_eq(kuid, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_eq(kuid, kuid) IS 'the operator = on kuid: the same bytes';
 CREATE FUNCTION kuid_ne(kuid, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_ne(kuid, kuid) IS 'the operator <> on kuid: different bytes';
 CREATE FUNCTION kuid_lt(kuid, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_lt(kuid, kuid) IS 'the operator < on kuid, in the order of its bytes';
 CREATE FUNCTION kuid_le(kuid, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_le(kuid, kuid) IS 'the operator <= on kuid, in the order of its bytes';
 CREATE FUNCTION kuid_gt(kuid, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_gt(kuid, kuid) IS 'the operator > on kuid, in the order of its bytes';
 CREATE FUNCTION kuid_ge(kuid, kuid) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_ge(kuid, kuid) IS 'the operator >= on kuid, in the order of its bytes';
 CREATE FUNCTION kuid_cmp(kuid, kuid) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_cmp(kuid, kuid) IS 'btree and GIN comparison of two kuid IDs (-1, 0 or 1), in the order of their bytes';
 CREATE FUNCTION kuid_sortsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_sortsupport(internal) IS 'btree sort support of kuid: abbreviated keys from its leading bytes';
 CREATE FUNCTION kuid_hash(kuid) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_hash(kuid) IS 'hash of a kuid (hash indexes and joins, BRIN bloom)';
 CREATE FUNCTION kuid_hash_extended(kuid, int8) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid_hash_extended(kuid, int8) IS 'seeded 64-bit hash of a kuid (hash partitioning)';
 CREATE FUNCTION kuid_smaller(kuid, kuid) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_smaller(kuid, kuid) IS 'the smaller of two kuid IDs (min''s state function)';
 CREATE FUNCTION kuid_larger(kuid, kuid) RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_larger(kuid, kuid) IS 'the larger of two kuid IDs (max''s state function)';
 
 CREATE OPERATOR = (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_eq,
     COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
+COMMENT ON OPERATOR = (kuid, kuid) IS 'equal: the same kuid ID';
 CREATE OPERATOR <> (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_ne,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
 );
+COMMENT ON OPERATOR <> (kuid, kuid) IS 'not equal: different kuid IDs';
 CREATE OPERATOR < (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_lt,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
 );
+COMMENT ON OPERATOR < (kuid, kuid) IS 'less than, in kuid order (the order of its bytes)';
 CREATE OPERATOR <= (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_le,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
 );
+COMMENT ON OPERATOR <= (kuid, kuid) IS 'less than or equal, in kuid order (the order of its bytes)';
 CREATE OPERATOR > (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_gt,
     COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
 );
+COMMENT ON OPERATOR > (kuid, kuid) IS 'greater than, in kuid order (the order of its bytes)';
 CREATE OPERATOR >= (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_ge,
     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
+COMMENT ON OPERATOR >= (kuid, kuid) IS 'greater than or equal, in kuid order (the order of its bytes)';
 
 -- index support
 CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING btree AS
@@ -1242,11 +1495,15 @@ CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING btree AS
     FUNCTION 1 kuid_cmp(kuid, kuid),
     FUNCTION 2 kuid_sortsupport(internal),
     FUNCTION 4 btequalimage(oid);
+COMMENT ON OPERATOR CLASS kuid_ops USING btree IS 'the default btree class of kuid: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY kuid_ops USING btree IS 'btree family of kuid: its comparisons, window frames by interval and skip scans (18 and later)';
 
 CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 kuid_hash(kuid),
     FUNCTION 2 kuid_hash_extended(kuid, int8);
+COMMENT ON OPERATOR CLASS kuid_ops USING hash IS 'the default hash class of kuid: equality';
+COMMENT ON OPERATOR FAMILY kuid_ops USING hash IS 'hash family of kuid';
 
 CREATE OPERATOR CLASS kuid_minmax_ops DEFAULT FOR TYPE kuid USING brin AS
     OPERATOR 1 <,
@@ -1258,6 +1515,8 @@ CREATE OPERATOR CLASS kuid_minmax_ops DEFAULT FOR TYPE kuid USING brin AS
     FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
     FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
     FUNCTION 4 brin_minmax_union(internal, internal, internal);
+COMMENT ON OPERATOR CLASS kuid_minmax_ops USING brin IS 'the default BRIN class of kuid: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY kuid_minmax_ops USING brin IS 'BRIN minmax family of kuid';
 
 CREATE OPERATOR CLASS kuid_bloom_ops FOR TYPE kuid USING brin AS
     OPERATOR 1 =,
@@ -1267,15 +1526,19 @@ CREATE OPERATOR CLASS kuid_bloom_ops FOR TYPE kuid USING brin AS
     FUNCTION 4 brin_bloom_union(internal, internal, internal),
     FUNCTION 5 brin_bloom_options(internal),
     FUNCTION 11 kuid_hash(kuid);
+COMMENT ON OPERATOR CLASS kuid_bloom_ops USING brin IS 'BRIN bloom class of kuid: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY kuid_bloom_ops USING brin IS 'BRIN bloom family of kuid';
 
 CREATE AGGREGATE min(kuid) (
     SFUNC = kuid_smaller, STYPE = kuid, SORTOP = <,
     COMBINEFUNC = kuid_smaller, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE min(kuid) IS 'the smallest kuid ID, in ID order';
 CREATE AGGREGATE max(kuid) (
     SFUNC = kuid_larger, STYPE = kuid, SORTOP = >,
     COMBINEFUNC = kuid_larger, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE max(kuid) IS 'the largest kuid ID, in ID order';
 
 -- kuid: fields, time distance and the GiST key (1.1)
 
@@ -1294,8 +1557,10 @@ COMMENT ON FUNCTION kuid_time_distance(kuid, kuid) IS
 CREATE OPERATOR <-> (
     LEFTARG = kuid, RIGHTARG = kuid, FUNCTION = kuid_time_distance, COMMUTATOR = <->
 );
+COMMENT ON OPERATOR <-> (kuid, kuid) IS 'how far apart two kuid IDs'' times are (GiST nearest-in-time ORDER BY)';
 CREATE FUNCTION kuid_brin_distance(internal, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_brin_distance(internal, internal) IS 'BRIN minmax-multi support of kuid: how far apart two IDs'' times are';
 
 -- window frames by time: RANGE BETWEEN interval ... PRECEDING/FOLLOWING over ORDER BY id
 CREATE FUNCTION in_range(kuid, kuid, interval, bool, bool) RETURNS bool
@@ -1308,6 +1573,7 @@ ALTER OPERATOR FAMILY kuid_ops USING btree ADD
 -- skip scans (btree support function 6, PostgreSQL 18 and later)
 CREATE FUNCTION kuid_skipsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_skipsupport(internal) IS 'btree skip support of kuid (skip scans, PostgreSQL 18 and later): the next and previous ID';
 DO $do$ BEGIN
     IF current_setting('server_version_num')::int >= 180000 THEN
         ALTER OPERATOR FAMILY kuid_ops USING btree ADD FUNCTION 6 (kuid, kuid) kuid_skipsupport(internal);
@@ -1327,25 +1593,35 @@ CREATE OPERATOR CLASS kuid_minmax_multi_ops FOR TYPE kuid USING brin AS
     FUNCTION 4 brin_minmax_multi_union(internal, internal, internal),
     FUNCTION 5 brin_minmax_multi_options(internal),
     FUNCTION 11 kuid_brin_distance(internal, internal);
+COMMENT ON OPERATOR CLASS kuid_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of kuid: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY kuid_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of kuid';
 
 -- GiST: keys are intervals of IDs (as btree_gist's), for exclusion
 -- constraints mixed with ranges and for nearest-in-time ORDER BY
 CREATE FUNCTION kuid_gist_consistent(internal, kuid, int2, oid, internal) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_consistent(internal, kuid, int2, oid, internal) IS 'GiST support of kuid: whether an entry''s ID interval can satisfy the condition';
 CREATE FUNCTION kuid_gist_distance(internal, kuid, int2, oid, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_distance(internal, kuid, int2, oid, internal) IS 'GiST support of kuid: the least time distance from an entry to an ID (ORDER BY <->)';
 CREATE FUNCTION kuid_gist_union(internal, internal) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_union(internal, internal) IS 'GiST support of kuid: the ID interval covering several entries';
 CREATE FUNCTION kuid_gist_compress(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_compress(internal) IS 'GiST support of kuid: an ID as the interval [id, id]';
 CREATE FUNCTION kuid_gist_fetch(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_fetch(internal) IS 'GiST support of kuid: the ID a leaf entry holds (index-only scans)';
 CREATE FUNCTION kuid_gist_penalty(internal, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_penalty(internal, internal, internal) IS 'GiST support of kuid: the cost of widening an entry''s interval to take a new one';
 CREATE FUNCTION kuid_gist_picksplit(internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_picksplit(internal, internal) IS 'GiST support of kuid: splits a page''s entries in two halves, sorted by their lowest ID';
 CREATE FUNCTION kuid_gist_same(flakeid_gist_key, flakeid_gist_key, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of kuid: whether two ID intervals are equal';
 CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING gist AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -1363,17 +1639,23 @@ CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING gist AS
     FUNCTION 8 kuid_gist_distance(internal, kuid, int2, oid, internal),
     FUNCTION 9 kuid_gist_fetch(internal),
     STORAGE flakeid_gist_key;
+COMMENT ON OPERATOR CLASS kuid_ops USING gist IS 'the default GiST class of kuid: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY kuid_ops USING gist IS 'GiST family of kuid';
 
 -- GIN, as btree_gin gives core types: multicolumn GIN indexes mixing an ID
 -- with jsonb or arrays, with = and the range strategies
 CREATE FUNCTION kuid_gin_extract_value(kuid, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gin_extract_value(kuid, internal) IS 'GIN support of kuid: the ID as its only key';
 CREATE FUNCTION kuid_gin_extract_query(kuid, internal, int2, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gin_extract_query(kuid, internal, int2, internal, internal) IS 'GIN support of kuid: the key a comparison searches from, partial for a range';
 CREATE FUNCTION kuid_gin_consistent(internal, int2, kuid, int4, internal, internal) RETURNS bool
     AS 'MODULE_PATHNAME', 'flakeid_gin_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gin_consistent(internal, int2, kuid, int4, internal, internal) IS 'GIN support of kuid: a matched key satisfies the comparison';
 CREATE FUNCTION kuid_gin_compare_partial(kuid, kuid, int2, internal) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid_gin_compare_partial(kuid, kuid, int2, internal) IS 'GIN support of kuid: whether a key lies in the range a comparison scans, and when to stop';
 CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING gin AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -1385,8 +1667,12 @@ CREATE OPERATOR CLASS kuid_ops DEFAULT FOR TYPE kuid USING gin AS
     FUNCTION 3 kuid_gin_extract_query(kuid, internal, int2, internal, internal),
     FUNCTION 4 kuid_gin_consistent(internal, int2, kuid, int4, internal, internal),
     FUNCTION 5 kuid_gin_compare_partial(kuid, kuid, int2, internal);
+COMMENT ON OPERATOR CLASS kuid_ops USING gin IS 'the default GIN class of kuid: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY kuid_ops USING gin IS 'GIN family of kuid';
 
 -- kuid: generators, constructors and extractors (docs/spec/kuid.md)
+
+COMMENT ON TYPE kuid IS 'kuid (Erlang uid''s local ID), 8 bytes: an Erlang timestamp cut to 1.024 ms ticks and a 14-bit sequence, no server identity; 11 characters as text';
 
 CREATE FUNCTION kuid_new() RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
@@ -1472,12 +1758,16 @@ CREATE TYPE kuid96;
 
 CREATE FUNCTION kuid96_in(cstring) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_in(cstring) IS 'kuid96''s text input: its canonical text form (22P02 for any other text)';
 CREATE FUNCTION kuid96_out(kuid96) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_out(kuid96) IS 'kuid96''s text output: its canonical text form';
 CREATE FUNCTION kuid96_recv(internal) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_recv(internal) IS 'kuid96''s binary input: its 12 bytes (a value as long as its text form is read as text)';
 CREATE FUNCTION kuid96_send(kuid96) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_send(kuid96) IS 'kuid96''s binary output: its 12 bytes';
 
 CREATE TYPE kuid96 (
     INPUT = kuid96_in,
@@ -1492,19 +1782,27 @@ CREATE TYPE kuid96 (
 -- casts to and from the raw bytes (explicit; a wrong length is 22P03)
 CREATE FUNCTION kuid96_to_bytea(kuid96) RETURNS bytea
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_to_bytea(kuid96) IS 'the cast kuid96 to bytea: the ID''s 12 bytes';
 CREATE FUNCTION kuid96_from_bytea(bytea) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_from_bytea(bytea) IS 'the cast bytea to kuid96: exactly 12 bytes (22P03 for any other length)';
 CREATE CAST (kuid96 AS bytea) WITH FUNCTION kuid96_to_bytea(kuid96);
+COMMENT ON CAST (kuid96 AS bytea) IS 'explicit: the ID''s 12 bytes';
 CREATE CAST (bytea AS kuid96) WITH FUNCTION kuid96_from_bytea(bytea);
+COMMENT ON CAST (bytea AS kuid96) IS 'explicit: 12 bytes as a kuid96 (22P03 for any other length)';
 
 -- casts to and from uuid (explicit): the ID's bits in order in a UUIDv8, tagged
 -- with the type, so a::uuid < b::uuid exactly when a < b; any other uuid is 22P03
 CREATE FUNCTION kuid96_to_uuid(kuid96) RETURNS uuid
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_to_uuid(kuid96) IS 'the cast kuid96 to uuid: a UUIDv8 holding the ID''s bits, in the same order';
 CREATE FUNCTION kuid96_from_uuid(uuid) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_from_uuid(uuid) IS 'the cast uuid to kuid96: the ID a kuid96 UUIDv8 holds (22P03 for any other uuid)';
 CREATE CAST (kuid96 AS uuid) WITH FUNCTION kuid96_to_uuid(kuid96);
+COMMENT ON CAST (kuid96 AS uuid) IS 'explicit: a UUIDv8 that sorts as the kuid96 does';
 CREATE CAST (uuid AS kuid96) WITH FUNCTION kuid96_from_uuid(uuid);
+COMMENT ON CAST (uuid AS kuid96) IS 'explicit: the kuid96 a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
 
 -- time ranges: id <@ range means exactly kuid96_time(id) <@ range.  The support
 -- function turns a constant range into comparisons on the ID (index scans,
@@ -1523,71 +1821,94 @@ COMMENT ON FUNCTION kuid96_range_upper_bound(tstzrange) IS
     'the largest ID whose time can lie in the range (the smallest ID if none can)';
 CREATE FUNCTION kuid96_range_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_range_support(internal) IS 'planner support of kuid96 <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
 CREATE FUNCTION kuid96_in_range(kuid96, tstzrange) RETURNS bool
     AS 'MODULE_PATHNAME', 'kuid96_time_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT kuid96_range_support;
+COMMENT ON FUNCTION kuid96_in_range(kuid96, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
 CREATE FUNCTION kuid96_range_contains(tstzrange, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
     SUPPORT kuid96_range_support;
+COMMENT ON FUNCTION kuid96_range_contains(tstzrange, kuid96) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
 CREATE OPERATOR <@ (
     LEFTARG = kuid96, RIGHTARG = tstzrange, FUNCTION = kuid96_in_range,
     COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR <@ (kuid96, tstzrange) IS 'the kuid96''s time lies in the range (kuid96_time(id) <@ range), answered by the ID''s own indexes';
 CREATE OPERATOR @> (
     LEFTARG = tstzrange, RIGHTARG = kuid96, FUNCTION = kuid96_range_contains,
     COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
 );
+COMMENT ON OPERATOR @> (tstzrange, kuid96) IS 'the range holds the kuid96''s time, answered by the ID''s own indexes';
 
 -- comparisons
 CREATE FUNCTION kuid96_eq(kuid96, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_eq(kuid96, kuid96) IS 'the operator = on kuid96: the same bytes';
 CREATE FUNCTION kuid96_ne(kuid96, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_ne(kuid96, kuid96) IS 'the operator <> on kuid96: different bytes';
 CREATE FUNCTION kuid96_lt(kuid96, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_lt(kuid96, kuid96) IS 'the operator < on kuid96, in the order of its bytes';
 CREATE FUNCTION kuid96_le(kuid96, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_le(kuid96, kuid96) IS 'the operator <= on kuid96, in the order of its bytes';
 CREATE FUNCTION kuid96_gt(kuid96, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_gt(kuid96, kuid96) IS 'the operator > on kuid96, in the order of its bytes';
 CREATE FUNCTION kuid96_ge(kuid96, kuid96) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_ge(kuid96, kuid96) IS 'the operator >= on kuid96, in the order of its bytes';
 CREATE FUNCTION kuid96_cmp(kuid96, kuid96) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_cmp(kuid96, kuid96) IS 'btree and GIN comparison of two kuid96 IDs (-1, 0 or 1), in the order of their bytes';
 CREATE FUNCTION kuid96_sortsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_sortsupport(internal) IS 'btree sort support of kuid96: abbreviated keys from its leading bytes';
 CREATE FUNCTION kuid96_hash(kuid96) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_hash(kuid96) IS 'hash of a kuid96 (hash indexes and joins, BRIN bloom)';
 CREATE FUNCTION kuid96_hash_extended(kuid96, int8) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION kuid96_hash_extended(kuid96, int8) IS 'seeded 64-bit hash of a kuid96 (hash partitioning)';
 CREATE FUNCTION kuid96_smaller(kuid96, kuid96) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_smaller(kuid96, kuid96) IS 'the smaller of two kuid96 IDs (min''s state function)';
 CREATE FUNCTION kuid96_larger(kuid96, kuid96) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_larger(kuid96, kuid96) IS 'the larger of two kuid96 IDs (max''s state function)';
 
 CREATE OPERATOR = (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_eq,
     COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
+COMMENT ON OPERATOR = (kuid96, kuid96) IS 'equal: the same kuid96 ID';
 CREATE OPERATOR <> (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_ne,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
 );
+COMMENT ON OPERATOR <> (kuid96, kuid96) IS 'not equal: different kuid96 IDs';
 CREATE OPERATOR < (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_lt,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
 );
+COMMENT ON OPERATOR < (kuid96, kuid96) IS 'less than, in kuid96 order (the order of its bytes)';
 CREATE OPERATOR <= (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_le,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
 );
+COMMENT ON OPERATOR <= (kuid96, kuid96) IS 'less than or equal, in kuid96 order (the order of its bytes)';
 CREATE OPERATOR > (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_gt,
     COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
 );
+COMMENT ON OPERATOR > (kuid96, kuid96) IS 'greater than, in kuid96 order (the order of its bytes)';
 CREATE OPERATOR >= (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_ge,
     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
+COMMENT ON OPERATOR >= (kuid96, kuid96) IS 'greater than or equal, in kuid96 order (the order of its bytes)';
 
 -- index support
 CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING btree AS
@@ -1599,11 +1920,15 @@ CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING btree AS
     FUNCTION 1 kuid96_cmp(kuid96, kuid96),
     FUNCTION 2 kuid96_sortsupport(internal),
     FUNCTION 4 btequalimage(oid);
+COMMENT ON OPERATOR CLASS kuid96_ops USING btree IS 'the default btree class of kuid96: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING btree IS 'btree family of kuid96: its comparisons, window frames by interval and skip scans (18 and later)';
 
 CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 kuid96_hash(kuid96),
     FUNCTION 2 kuid96_hash_extended(kuid96, int8);
+COMMENT ON OPERATOR CLASS kuid96_ops USING hash IS 'the default hash class of kuid96: equality';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING hash IS 'hash family of kuid96';
 
 CREATE OPERATOR CLASS kuid96_minmax_ops DEFAULT FOR TYPE kuid96 USING brin AS
     OPERATOR 1 <,
@@ -1615,6 +1940,8 @@ CREATE OPERATOR CLASS kuid96_minmax_ops DEFAULT FOR TYPE kuid96 USING brin AS
     FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
     FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
     FUNCTION 4 brin_minmax_union(internal, internal, internal);
+COMMENT ON OPERATOR CLASS kuid96_minmax_ops USING brin IS 'the default BRIN class of kuid96: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY kuid96_minmax_ops USING brin IS 'BRIN minmax family of kuid96';
 
 CREATE OPERATOR CLASS kuid96_bloom_ops FOR TYPE kuid96 USING brin AS
     OPERATOR 1 =,
@@ -1624,15 +1951,19 @@ CREATE OPERATOR CLASS kuid96_bloom_ops FOR TYPE kuid96 USING brin AS
     FUNCTION 4 brin_bloom_union(internal, internal, internal),
     FUNCTION 5 brin_bloom_options(internal),
     FUNCTION 11 kuid96_hash(kuid96);
+COMMENT ON OPERATOR CLASS kuid96_bloom_ops USING brin IS 'BRIN bloom class of kuid96: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY kuid96_bloom_ops USING brin IS 'BRIN bloom family of kuid96';
 
 CREATE AGGREGATE min(kuid96) (
     SFUNC = kuid96_smaller, STYPE = kuid96, SORTOP = <,
     COMBINEFUNC = kuid96_smaller, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE min(kuid96) IS 'the smallest kuid96 ID, in ID order';
 CREATE AGGREGATE max(kuid96) (
     SFUNC = kuid96_larger, STYPE = kuid96, SORTOP = >,
     COMBINEFUNC = kuid96_larger, PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE max(kuid96) IS 'the largest kuid96 ID, in ID order';
 
 -- kuid96: fields, time distance and the GiST key (1.1)
 
@@ -1651,8 +1982,10 @@ COMMENT ON FUNCTION kuid96_time_distance(kuid96, kuid96) IS
 CREATE OPERATOR <-> (
     LEFTARG = kuid96, RIGHTARG = kuid96, FUNCTION = kuid96_time_distance, COMMUTATOR = <->
 );
+COMMENT ON OPERATOR <-> (kuid96, kuid96) IS 'how far apart two kuid96 IDs'' times are (GiST nearest-in-time ORDER BY)';
 CREATE FUNCTION kuid96_brin_distance(internal, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_brin_distance(internal, internal) IS 'BRIN minmax-multi support of kuid96: how far apart two IDs'' times are';
 
 -- window frames by time: RANGE BETWEEN interval ... PRECEDING/FOLLOWING over ORDER BY id
 CREATE FUNCTION in_range(kuid96, kuid96, interval, bool, bool) RETURNS bool
@@ -1665,6 +1998,7 @@ ALTER OPERATOR FAMILY kuid96_ops USING btree ADD
 -- skip scans (btree support function 6, PostgreSQL 18 and later)
 CREATE FUNCTION kuid96_skipsupport(internal) RETURNS void
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_skipsupport(internal) IS 'btree skip support of kuid96 (skip scans, PostgreSQL 18 and later): the next and previous ID';
 DO $do$ BEGIN
     IF current_setting('server_version_num')::int >= 180000 THEN
         ALTER OPERATOR FAMILY kuid96_ops USING btree ADD FUNCTION 6 (kuid96, kuid96) kuid96_skipsupport(internal);
@@ -1684,25 +2018,35 @@ CREATE OPERATOR CLASS kuid96_minmax_multi_ops FOR TYPE kuid96 USING brin AS
     FUNCTION 4 brin_minmax_multi_union(internal, internal, internal),
     FUNCTION 5 brin_minmax_multi_options(internal),
     FUNCTION 11 kuid96_brin_distance(internal, internal);
+COMMENT ON OPERATOR CLASS kuid96_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of kuid96: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY kuid96_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of kuid96';
 
 -- GiST: keys are intervals of IDs (as btree_gist's), for exclusion
 -- constraints mixed with ranges and for nearest-in-time ORDER BY
 CREATE FUNCTION kuid96_gist_consistent(internal, kuid96, int2, oid, internal) RETURNS bool
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_consistent(internal, kuid96, int2, oid, internal) IS 'GiST support of kuid96: whether an entry''s ID interval can satisfy the condition';
 CREATE FUNCTION kuid96_gist_distance(internal, kuid96, int2, oid, internal) RETURNS float8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_distance(internal, kuid96, int2, oid, internal) IS 'GiST support of kuid96: the least time distance from an entry to an ID (ORDER BY <->)';
 CREATE FUNCTION kuid96_gist_union(internal, internal) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_union(internal, internal) IS 'GiST support of kuid96: the ID interval covering several entries';
 CREATE FUNCTION kuid96_gist_compress(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_compress(internal) IS 'GiST support of kuid96: an ID as the interval [id, id]';
 CREATE FUNCTION kuid96_gist_fetch(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_fetch(internal) IS 'GiST support of kuid96: the ID a leaf entry holds (index-only scans)';
 CREATE FUNCTION kuid96_gist_penalty(internal, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_penalty(internal, internal, internal) IS 'GiST support of kuid96: the cost of widening an entry''s interval to take a new one';
 CREATE FUNCTION kuid96_gist_picksplit(internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_picksplit(internal, internal) IS 'GiST support of kuid96: splits a page''s entries in two halves, sorted by their lowest ID';
 CREATE FUNCTION kuid96_gist_same(flakeid_gist_key, flakeid_gist_key, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of kuid96: whether two ID intervals are equal';
 CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING gist AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -1720,17 +2064,23 @@ CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING gist AS
     FUNCTION 8 kuid96_gist_distance(internal, kuid96, int2, oid, internal),
     FUNCTION 9 kuid96_gist_fetch(internal),
     STORAGE flakeid_gist_key;
+COMMENT ON OPERATOR CLASS kuid96_ops USING gist IS 'the default GiST class of kuid96: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING gist IS 'GiST family of kuid96';
 
 -- GIN, as btree_gin gives core types: multicolumn GIN indexes mixing an ID
 -- with jsonb or arrays, with = and the range strategies
 CREATE FUNCTION kuid96_gin_extract_value(kuid96, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gin_extract_value(kuid96, internal) IS 'GIN support of kuid96: the ID as its only key';
 CREATE FUNCTION kuid96_gin_extract_query(kuid96, internal, int2, internal, internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gin_extract_query(kuid96, internal, int2, internal, internal) IS 'GIN support of kuid96: the key a comparison searches from, partial for a range';
 CREATE FUNCTION kuid96_gin_consistent(internal, int2, kuid96, int4, internal, internal) RETURNS bool
     AS 'MODULE_PATHNAME', 'flakeid_gin_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gin_consistent(internal, int2, kuid96, int4, internal, internal) IS 'GIN support of kuid96: a matched key satisfies the comparison';
 CREATE FUNCTION kuid96_gin_compare_partial(kuid96, kuid96, int2, internal) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION kuid96_gin_compare_partial(kuid96, kuid96, int2, internal) IS 'GIN support of kuid96: whether a key lies in the range a comparison scans, and when to stop';
 CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING gin AS
     OPERATOR 1 <,
     OPERATOR 2 <=,
@@ -1742,8 +2092,12 @@ CREATE OPERATOR CLASS kuid96_ops DEFAULT FOR TYPE kuid96 USING gin AS
     FUNCTION 3 kuid96_gin_extract_query(kuid96, internal, int2, internal, internal),
     FUNCTION 4 kuid96_gin_consistent(internal, int2, kuid96, int4, internal, internal),
     FUNCTION 5 kuid96_gin_compare_partial(kuid96, kuid96, int2, internal);
+COMMENT ON OPERATOR CLASS kuid96_ops USING gin IS 'the default GIN class of kuid96: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING gin IS 'GIN family of kuid96';
 
 -- kuid96: generators, constructors and extractors (docs/spec/kuid.md §3, interval 8)
+
+COMMENT ON TYPE kuid96 IS 'kuid96 (Erlang uid''s global ID), 12 bytes: a kuid''s tick and sequence with a 32-bit node fingerprint, k-ordered by 256 s window; 16 characters as text';
 
 CREATE FUNCTION kuid96_new() RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
@@ -1778,7 +2132,9 @@ CREATE FUNCTION kuid(kuid96) RETURNS kuid
     AS 'MODULE_PATHNAME', 'kuid_from_kuid96' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION kuid(kuid96) IS 'drops the node (the library''s gtol): uniqueness is not kept';
 CREATE CAST (kuid AS kuid96) WITH FUNCTION kuid96(kuid);
+COMMENT ON CAST (kuid AS kuid96) IS 'explicit: kuid96(kuid), the same tick and sequence with this server''s node';
 CREATE CAST (kuid96 AS kuid) WITH FUNCTION kuid(kuid96);
+COMMENT ON CAST (kuid96 AS kuid) IS 'explicit: kuid(kuid96), the node dropped; uniqueness is not kept';
 
 CREATE FUNCTION kuid96_lower_bound(ts timestamptz) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -1913,10 +2269,13 @@ COMMENT ON FUNCTION snowflake_time(int8, timestamptz) IS
     'the millisecond (the top 42 bits, read unsigned) after the given epoch';
 CREATE FUNCTION snowflake_worker(int8) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_worker(int8) IS 'the 5-bit worker of a snowflake (flakeid.snowflake_worker where it was minted)';
 CREATE FUNCTION snowflake_process(int8) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_process(int8) IS 'the 5-bit process of a snowflake (flakeid.snowflake_process where it was minted)';
 CREATE FUNCTION snowflake_sequence(int8) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_sequence(int8) IS 'the 12-bit sequence of a snowflake within its millisecond';
 
 CREATE FUNCTION snowflake_lower_bound(ts timestamptz) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
@@ -1973,6 +2332,7 @@ CREATE FUNCTION flakeid_generators(
     RETURNS SETOF record
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 CREATE VIEW flakeid_generators AS SELECT * FROM flakeid_generators();
+COMMENT ON FUNCTION flakeid_generators() IS 'the rows of the view flakeid_generators (superusers and pg_monitor)';
 COMMENT ON VIEW flakeid_generators IS
     'one row per stateful generator (siq: one per kind; kuid and kuid96 share one): identity, IDs issued since start, calls that waited for an exhausted unit, IDs issued with the clock behind the last used unit, sno''s tick-tock, the last used unit''s time, and the clock read (precise, or coarse with its tick)';
 -- what the generators are doing is for superusers and monitoring roles only
@@ -2110,6 +2470,7 @@ CREATE VIEW flakeid_horizon_holders AS
     SELECT h.generator, h.pid, h.transaction, p.gid, h.held_from, h.prepared
     FROM flakeid_horizon_holders() h
     LEFT JOIN pg_catalog.pg_prepared_xacts p ON h.prepared AND p.transaction OPERATOR(pg_catalog.=) h.transaction;
+COMMENT ON FUNCTION flakeid_horizon_holders() IS 'the rows of the view flakeid_horizon_holders, less the prepared transactions'' gid (superusers and pg_monitor)';
 COMMENT ON VIEW flakeid_horizon_holders IS
     'one row per transaction and generator whose horizon it holds back: the backend''s pid (NULL for a prepared transaction, which has its gid), the top transaction ID (NULL if none was assigned), and the start of the unit held; join pg_stat_activity on pid for the session';
 -- like flakeid_generators: superusers and monitoring roles only

@@ -9,6 +9,7 @@ CREATE FUNCTION flakeid_generators(
     RETURNS SETOF record
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 CREATE VIEW flakeid_generators AS SELECT * FROM flakeid_generators();
+COMMENT ON FUNCTION flakeid_generators() IS 'the rows of the view flakeid_generators (superusers and pg_monitor)';
 COMMENT ON VIEW flakeid_generators IS
     'one row per stateful generator (siq: one per kind; kuid and kuid96 share one): identity, IDs issued since start, calls that waited for an exhausted unit, IDs issued with the clock behind the last used unit, sno''s tick-tock, the last used unit''s time, and the clock read (precise, or coarse with its tick)';
 -- what the generators are doing is for superusers and monitoring roles only

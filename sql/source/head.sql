@@ -12,8 +12,10 @@
 CREATE TYPE flakeid_gist_key;
 CREATE FUNCTION flakeid_gist_key_in(cstring) RETURNS flakeid_gist_key
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flakeid_gist_key_in(cstring) IS 'text input of flakeid_gist_key: both bounds in hex';
 CREATE FUNCTION flakeid_gist_key_out(flakeid_gist_key) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION flakeid_gist_key_out(flakeid_gist_key) IS 'text output of flakeid_gist_key: both bounds in hex (gist_page_items shows it)';
 CREATE TYPE flakeid_gist_key (
     INTERNALLENGTH = 32, INPUT = flakeid_gist_key_in, OUTPUT = flakeid_gist_key_out,
     ALIGNMENT = char, STORAGE = plain

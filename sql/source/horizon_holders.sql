@@ -15,6 +15,7 @@ CREATE VIEW flakeid_horizon_holders AS
     SELECT h.generator, h.pid, h.transaction, p.gid, h.held_from, h.prepared
     FROM flakeid_horizon_holders() h
     LEFT JOIN pg_catalog.pg_prepared_xacts p ON h.prepared AND p.transaction OPERATOR(pg_catalog.=) h.transaction;
+COMMENT ON FUNCTION flakeid_horizon_holders() IS 'the rows of the view flakeid_horizon_holders, less the prepared transactions'' gid (superusers and pg_monitor)';
 COMMENT ON VIEW flakeid_horizon_holders IS
     'one row per transaction and generator whose horizon it holds back: the backend''s pid (NULL for a prepared transaction, which has its gid), the top transaction ID (NULL if none was assigned), and the start of the unit held; join pg_stat_activity on pid for the session';
 -- like flakeid_generators: superusers and monitoring roles only

@@ -1,6 +1,8 @@
 
 -- kuid: generators, constructors and extractors (docs/spec/kuid.md)
 
+COMMENT ON TYPE kuid IS 'kuid (Erlang uid''s local ID), 8 bytes: an Erlang timestamp cut to 1.024 ms ticks and a 14-bit sequence, no server identity; 11 characters as text';
+
 CREATE FUNCTION kuid_new() RETURNS kuid
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION kuid_new() IS

@@ -1,6 +1,8 @@
 
 -- kuid96: generators, constructors and extractors (docs/spec/kuid.md §3, interval 8)
 
+COMMENT ON TYPE kuid96 IS 'kuid96 (Erlang uid''s global ID), 12 bytes: a kuid''s tick and sequence with a 32-bit node fingerprint, k-ordered by 256 s window; 16 characters as text';
+
 CREATE FUNCTION kuid96_new() RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION kuid96_new() IS
@@ -34,7 +36,9 @@ CREATE FUNCTION kuid(kuid96) RETURNS kuid
     AS 'MODULE_PATHNAME', 'kuid_from_kuid96' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION kuid(kuid96) IS 'drops the node (the library''s gtol): uniqueness is not kept';
 CREATE CAST (kuid AS kuid96) WITH FUNCTION kuid96(kuid);
+COMMENT ON CAST (kuid AS kuid96) IS 'explicit: kuid96(kuid), the same tick and sequence with this server''s node';
 CREATE CAST (kuid96 AS kuid) WITH FUNCTION kuid(kuid96);
+COMMENT ON CAST (kuid96 AS kuid) IS 'explicit: kuid(kuid96), the node dropped; uniqueness is not kept';
 
 CREATE FUNCTION kuid96_lower_bound(ts timestamptz) RETURNS kuid96
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

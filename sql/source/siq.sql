@@ -1,6 +1,8 @@
 
 -- siq: generators, constructors and extractors (docs/spec/siq-and-snowflake.md Part A)
 
+COMMENT ON TYPE siq IS 'SIQ (Python''s suou), 14 bytes: a 1/65536 s tick since 1970, an 8-bit shard, a 32-bit domain hash and a serial with its kind; 23 Crockford base32 digits as text, or a did:siq:';
+
 CREATE FUNCTION siq_new(kind text) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_new(text) IS
@@ -11,6 +13,7 @@ COMMENT ON FUNCTION siq_new_at(timestamptz, text) IS
     'back-fill: siq for the given time, serial from a shared counter per kind';
 CREATE FUNCTION siq_from_parts(ts timestamptz, shard int4, domain int8, kind text, serial int4) RETURNS siq
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_from_parts(timestamptz, int4, int8, text, int4) IS 'the siq of the given time, shard, domain hash, kind and serial';
 
 CREATE FUNCTION siq_time(siq) RETURNS timestamptz
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -18,13 +21,16 @@ COMMENT ON FUNCTION siq_time(siq) IS
     'the 1/65536 s tick rounded up to the microsecond, so that siq_new_at(siq_time(x), ...) lands in x''s tick';
 CREATE FUNCTION siq_shard(siq) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_shard(siq) IS 'the 8-bit shard: the identity of the server that minted it (flakeid.siq_shard)';
 CREATE FUNCTION siq_domain(siq) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_domain(siq) IS 'the 32-bit hash of the domain (siq_domain_hash of flakeid.siq_domain)';
 CREATE FUNCTION siq_kind(siq) RETURNS text
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_kind(siq) IS 'kind name, NULL for the three unassigned qualifiers';
 CREATE FUNCTION siq_serial(siq) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION siq_serial(siq) IS 'the serial within the tick, counted per kind';
 CREATE FUNCTION siq_did(siq) RETURNS text
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION siq_did(siq) IS 'the did:siq: form (CRC-32 checked on input)';

@@ -34,10 +34,13 @@ COMMENT ON FUNCTION snowflake_time(int8, timestamptz) IS
     'the millisecond (the top 42 bits, read unsigned) after the given epoch';
 CREATE FUNCTION snowflake_worker(int8) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_worker(int8) IS 'the 5-bit worker of a snowflake (flakeid.snowflake_worker where it was minted)';
 CREATE FUNCTION snowflake_process(int8) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_process(int8) IS 'the 5-bit process of a snowflake (flakeid.snowflake_process where it was minted)';
 CREATE FUNCTION snowflake_sequence(int8) RETURNS int4
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_sequence(int8) IS 'the 12-bit sequence of a snowflake within its millisecond';
 
 CREATE FUNCTION snowflake_lower_bound(ts timestamptz) RETURNS int8
     AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;

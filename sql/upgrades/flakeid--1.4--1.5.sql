@@ -1032,3 +1032,592 @@ CREATE FUNCTION kuid96_uuid_time(u text) RETURNS timestamptz
     RETURN kuid96_time(u::uuid::kuid96);
 COMMENT ON FUNCTION kuid96_uuid_time(text) IS
     'the time of the kuid96 ID a uuid''s text embeds: pg_partman''s p_time_decoder, which it calls with text';
+
+-- issue 84: every object described (COMMENT ON is idempotent: each
+-- description set as a fresh install sets it, the objects of the files
+-- included above described there)
+COMMENT ON FUNCTION flakeid_gist_key_in(cstring) IS 'text input of flakeid_gist_key: both bounds in hex';
+COMMENT ON FUNCTION flakeid_gist_key_out(flakeid_gist_key) IS 'text output of flakeid_gist_key: both bounds in hex (gist_page_items shows it)';
+COMMENT ON TYPE flakeid_gist_key IS 'the key of flakeid''s GiST indexes: the lowest and highest ID below an entry';
+COMMENT ON FUNCTION sno_in(cstring) IS 'sno''s text input: its canonical text form (22P02 for any other text)';
+COMMENT ON FUNCTION sno_out(sno) IS 'sno''s text output: its canonical text form';
+COMMENT ON FUNCTION sno_recv(internal) IS 'sno''s binary input: its 10 bytes (a value as long as its text form is read as text)';
+COMMENT ON FUNCTION sno_send(sno) IS 'sno''s binary output: its 10 bytes';
+COMMENT ON FUNCTION sno_to_bytea(sno) IS 'the cast sno to bytea: the ID''s 10 bytes';
+COMMENT ON FUNCTION sno_from_bytea(bytea) IS 'the cast bytea to sno: exactly 10 bytes (22P03 for any other length)';
+COMMENT ON CAST (sno AS bytea) IS 'explicit: the ID''s 10 bytes';
+COMMENT ON CAST (bytea AS sno) IS 'explicit: 10 bytes as a sno (22P03 for any other length)';
+COMMENT ON FUNCTION sno_to_uuid(sno) IS 'the cast sno to uuid: a UUIDv8 holding the ID''s bits, in the same order';
+COMMENT ON FUNCTION sno_from_uuid(uuid) IS 'the cast uuid to sno: the ID a sno UUIDv8 holds (22P03 for any other uuid)';
+COMMENT ON CAST (sno AS uuid) IS 'explicit: a UUIDv8 that sorts as the sno does';
+COMMENT ON CAST (uuid AS sno) IS 'explicit: the sno a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
+COMMENT ON FUNCTION sno_time_in(sno, tstzrange) IS
+    'whether the ID''s time lies in the range (the operator <@ without planner support)';
+COMMENT ON FUNCTION sno_range_lower_bound(tstzrange) IS
+    'the smallest ID whose time can lie in the range (the largest ID if none can)';
+COMMENT ON FUNCTION sno_range_upper_bound(tstzrange) IS
+    'the largest ID whose time can lie in the range (the smallest ID if none can)';
+COMMENT ON FUNCTION sno_range_support(internal) IS 'planner support of sno <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
+COMMENT ON FUNCTION sno_in_range(sno, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
+COMMENT ON FUNCTION sno_range_contains(tstzrange, sno) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
+COMMENT ON OPERATOR <@ (sno, tstzrange) IS 'the sno''s time lies in the range (sno_time(id) <@ range), answered by the ID''s own indexes';
+COMMENT ON OPERATOR @> (tstzrange, sno) IS 'the range holds the sno''s time, answered by the ID''s own indexes';
+COMMENT ON FUNCTION sno_eq(sno, sno) IS 'the operator = on sno: the same bytes';
+COMMENT ON FUNCTION sno_ne(sno, sno) IS 'the operator <> on sno: different bytes';
+COMMENT ON FUNCTION sno_lt(sno, sno) IS 'the operator < on sno, in the order of its bytes';
+COMMENT ON FUNCTION sno_le(sno, sno) IS 'the operator <= on sno, in the order of its bytes';
+COMMENT ON FUNCTION sno_gt(sno, sno) IS 'the operator > on sno, in the order of its bytes';
+COMMENT ON FUNCTION sno_ge(sno, sno) IS 'the operator >= on sno, in the order of its bytes';
+COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree and GIN comparison of two sno IDs (-1, 0 or 1), in the order of their bytes';
+COMMENT ON FUNCTION sno_sortsupport(internal) IS 'btree sort support of sno: abbreviated keys from its leading bytes';
+COMMENT ON FUNCTION sno_hash(sno) IS 'hash of a sno (hash indexes and joins, BRIN bloom)';
+COMMENT ON FUNCTION sno_hash_extended(sno, int8) IS 'seeded 64-bit hash of a sno (hash partitioning)';
+COMMENT ON FUNCTION sno_smaller(sno, sno) IS 'the smaller of two sno IDs (min''s state function)';
+COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two sno IDs (max''s state function)';
+COMMENT ON OPERATOR = (sno, sno) IS 'equal: the same sno ID';
+COMMENT ON OPERATOR <> (sno, sno) IS 'not equal: different sno IDs';
+COMMENT ON OPERATOR < (sno, sno) IS 'less than, in sno order (the order of its bytes)';
+COMMENT ON OPERATOR <= (sno, sno) IS 'less than or equal, in sno order (the order of its bytes)';
+COMMENT ON OPERATOR > (sno, sno) IS 'greater than, in sno order (the order of its bytes)';
+COMMENT ON OPERATOR >= (sno, sno) IS 'greater than or equal, in sno order (the order of its bytes)';
+COMMENT ON OPERATOR CLASS sno_ops USING btree IS 'the default btree class of sno: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY sno_ops USING btree IS 'btree family of sno: its comparisons, window frames by interval and skip scans (18 and later)';
+COMMENT ON OPERATOR CLASS sno_ops USING hash IS 'the default hash class of sno: equality';
+COMMENT ON OPERATOR FAMILY sno_ops USING hash IS 'hash family of sno';
+COMMENT ON OPERATOR CLASS sno_minmax_ops USING brin IS 'the default BRIN class of sno: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY sno_minmax_ops USING brin IS 'BRIN minmax family of sno';
+COMMENT ON OPERATOR CLASS sno_bloom_ops USING brin IS 'BRIN bloom class of sno: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY sno_bloom_ops USING brin IS 'BRIN bloom family of sno';
+COMMENT ON AGGREGATE min(sno) IS 'the smallest sno ID, in ID order';
+COMMENT ON AGGREGATE max(sno) IS 'the largest sno ID, in ID order';
+COMMENT ON FUNCTION sno_fields(sno) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+COMMENT ON FUNCTION sno_time_distance(sno, sno) IS
+    'the operator <->: how far apart the two IDs'' times are';
+COMMENT ON OPERATOR <-> (sno, sno) IS 'how far apart two sno IDs'' times are (GiST nearest-in-time ORDER BY)';
+COMMENT ON FUNCTION sno_brin_distance(internal, internal) IS 'BRIN minmax-multi support of sno: how far apart two IDs'' times are';
+COMMENT ON FUNCTION in_range(sno, sno, interval, bool, bool) IS
+    'btree in_range support: window RANGE frames with interval offsets, on the times ID order follows';
+COMMENT ON FUNCTION sno_skipsupport(internal) IS 'btree skip support of sno (skip scans, PostgreSQL 18 and later): the next and previous ID';
+COMMENT ON OPERATOR CLASS sno_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of sno: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY sno_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of sno';
+COMMENT ON FUNCTION sno_gist_consistent(internal, sno, int2, oid, internal) IS 'GiST support of sno: whether an entry''s ID interval can satisfy the condition';
+COMMENT ON FUNCTION sno_gist_distance(internal, sno, int2, oid, internal) IS 'GiST support of sno: the least time distance from an entry to an ID (ORDER BY <->)';
+COMMENT ON FUNCTION sno_gist_union(internal, internal) IS 'GiST support of sno: the ID interval covering several entries';
+COMMENT ON FUNCTION sno_gist_compress(internal) IS 'GiST support of sno: an ID as the interval [id, id]';
+COMMENT ON FUNCTION sno_gist_fetch(internal) IS 'GiST support of sno: the ID a leaf entry holds (index-only scans)';
+COMMENT ON FUNCTION sno_gist_penalty(internal, internal, internal) IS 'GiST support of sno: the cost of widening an entry''s interval to take a new one';
+COMMENT ON FUNCTION sno_gist_picksplit(internal, internal) IS 'GiST support of sno: splits a page''s entries in two halves, sorted by their lowest ID';
+COMMENT ON FUNCTION sno_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of sno: whether two ID intervals are equal';
+COMMENT ON OPERATOR CLASS sno_ops USING gist IS 'the default GiST class of sno: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY sno_ops USING gist IS 'GiST family of sno';
+COMMENT ON FUNCTION sno_gin_extract_value(sno, internal) IS 'GIN support of sno: the ID as its only key';
+COMMENT ON FUNCTION sno_gin_extract_query(sno, internal, int2, internal, internal) IS 'GIN support of sno: the key a comparison searches from, partial for a range';
+COMMENT ON FUNCTION sno_gin_consistent(internal, int2, sno, int4, internal, internal) IS 'GIN support of sno: a matched key satisfies the comparison';
+COMMENT ON FUNCTION sno_gin_compare_partial(sno, sno, int2, internal) IS 'GIN support of sno: whether a key lies in the range a comparison scans, and when to stop';
+COMMENT ON OPERATOR CLASS sno_ops USING gin IS 'the default GIN class of sno: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY sno_ops USING gin IS 'GIN family of sno';
+COMMENT ON FUNCTION flax_in(cstring) IS 'flax''s text input: its canonical text form (22P02 for any other text)';
+COMMENT ON FUNCTION flax_out(flax) IS 'flax''s text output: its canonical text form';
+COMMENT ON FUNCTION flax_recv(internal) IS 'flax''s binary input: its 12 bytes (a value as long as its text form is read as text)';
+COMMENT ON FUNCTION flax_send(flax) IS 'flax''s binary output: its 12 bytes';
+COMMENT ON FUNCTION flax_to_bytea(flax) IS 'the cast flax to bytea: the ID''s 12 bytes';
+COMMENT ON FUNCTION flax_from_bytea(bytea) IS 'the cast bytea to flax: exactly 12 bytes (22P03 for any other length)';
+COMMENT ON CAST (flax AS bytea) IS 'explicit: the ID''s 12 bytes';
+COMMENT ON CAST (bytea AS flax) IS 'explicit: 12 bytes as a flax (22P03 for any other length)';
+COMMENT ON FUNCTION flax_to_uuid(flax) IS 'the cast flax to uuid: a UUIDv8 holding the ID''s bits, in the same order';
+COMMENT ON FUNCTION flax_from_uuid(uuid) IS 'the cast uuid to flax: the ID a flax UUIDv8 holds (22P03 for any other uuid)';
+COMMENT ON CAST (flax AS uuid) IS 'explicit: a UUIDv8 that sorts as the flax does';
+COMMENT ON CAST (uuid AS flax) IS 'explicit: the flax a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
+COMMENT ON FUNCTION flax_time_in(flax, tstzrange) IS
+    'whether the ID''s time lies in the range (the operator <@ without planner support)';
+COMMENT ON FUNCTION flax_range_lower_bound(tstzrange) IS
+    'the smallest ID whose time can lie in the range (the largest ID if none can)';
+COMMENT ON FUNCTION flax_range_upper_bound(tstzrange) IS
+    'the largest ID whose time can lie in the range (the smallest ID if none can)';
+COMMENT ON FUNCTION flax_range_support(internal) IS 'planner support of flax <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
+COMMENT ON FUNCTION flax_in_range(flax, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
+COMMENT ON FUNCTION flax_range_contains(tstzrange, flax) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
+COMMENT ON OPERATOR <@ (flax, tstzrange) IS 'the flax''s time lies in the range (flax_time(id) <@ range), answered by the ID''s own indexes';
+COMMENT ON OPERATOR @> (tstzrange, flax) IS 'the range holds the flax''s time, answered by the ID''s own indexes';
+COMMENT ON FUNCTION flax_eq(flax, flax) IS 'the operator = on flax: the same bytes';
+COMMENT ON FUNCTION flax_ne(flax, flax) IS 'the operator <> on flax: different bytes';
+COMMENT ON FUNCTION flax_lt(flax, flax) IS 'the operator < on flax, in the order of its bytes';
+COMMENT ON FUNCTION flax_le(flax, flax) IS 'the operator <= on flax, in the order of its bytes';
+COMMENT ON FUNCTION flax_gt(flax, flax) IS 'the operator > on flax, in the order of its bytes';
+COMMENT ON FUNCTION flax_ge(flax, flax) IS 'the operator >= on flax, in the order of its bytes';
+COMMENT ON FUNCTION flax_cmp(flax, flax) IS 'btree and GIN comparison of two flax IDs (-1, 0 or 1), in the order of their bytes';
+COMMENT ON FUNCTION flax_sortsupport(internal) IS 'btree sort support of flax: abbreviated keys from its leading bytes';
+COMMENT ON FUNCTION flax_hash(flax) IS 'hash of a flax (hash indexes and joins, BRIN bloom)';
+COMMENT ON FUNCTION flax_hash_extended(flax, int8) IS 'seeded 64-bit hash of a flax (hash partitioning)';
+COMMENT ON FUNCTION flax_smaller(flax, flax) IS 'the smaller of two flax IDs (min''s state function)';
+COMMENT ON FUNCTION flax_larger(flax, flax) IS 'the larger of two flax IDs (max''s state function)';
+COMMENT ON OPERATOR = (flax, flax) IS 'equal: the same flax ID';
+COMMENT ON OPERATOR <> (flax, flax) IS 'not equal: different flax IDs';
+COMMENT ON OPERATOR < (flax, flax) IS 'less than, in flax order (the order of its bytes)';
+COMMENT ON OPERATOR <= (flax, flax) IS 'less than or equal, in flax order (the order of its bytes)';
+COMMENT ON OPERATOR > (flax, flax) IS 'greater than, in flax order (the order of its bytes)';
+COMMENT ON OPERATOR >= (flax, flax) IS 'greater than or equal, in flax order (the order of its bytes)';
+COMMENT ON OPERATOR CLASS flax_ops USING btree IS 'the default btree class of flax: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY flax_ops USING btree IS 'btree family of flax: its comparisons, window frames by interval and skip scans (18 and later)';
+COMMENT ON OPERATOR CLASS flax_ops USING hash IS 'the default hash class of flax: equality';
+COMMENT ON OPERATOR FAMILY flax_ops USING hash IS 'hash family of flax';
+COMMENT ON OPERATOR CLASS flax_minmax_ops USING brin IS 'the default BRIN class of flax: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY flax_minmax_ops USING brin IS 'BRIN minmax family of flax';
+COMMENT ON OPERATOR CLASS flax_bloom_ops USING brin IS 'BRIN bloom class of flax: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY flax_bloom_ops USING brin IS 'BRIN bloom family of flax';
+COMMENT ON AGGREGATE min(flax) IS 'the smallest flax ID, in ID order';
+COMMENT ON AGGREGATE max(flax) IS 'the largest flax ID, in ID order';
+COMMENT ON FUNCTION flax_fields(flax) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+COMMENT ON FUNCTION flax_time_distance(flax, flax) IS
+    'the operator <->: how far apart the two IDs'' times are';
+COMMENT ON OPERATOR <-> (flax, flax) IS 'how far apart two flax IDs'' times are (GiST nearest-in-time ORDER BY)';
+COMMENT ON FUNCTION flax_brin_distance(internal, internal) IS 'BRIN minmax-multi support of flax: how far apart two IDs'' times are';
+COMMENT ON FUNCTION in_range(flax, flax, interval, bool, bool) IS
+    'btree in_range support: window RANGE frames with interval offsets, on the times ID order follows';
+COMMENT ON FUNCTION flax_skipsupport(internal) IS 'btree skip support of flax (skip scans, PostgreSQL 18 and later): the next and previous ID';
+COMMENT ON OPERATOR CLASS flax_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of flax: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY flax_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of flax';
+COMMENT ON FUNCTION flax_gist_consistent(internal, flax, int2, oid, internal) IS 'GiST support of flax: whether an entry''s ID interval can satisfy the condition';
+COMMENT ON FUNCTION flax_gist_distance(internal, flax, int2, oid, internal) IS 'GiST support of flax: the least time distance from an entry to an ID (ORDER BY <->)';
+COMMENT ON FUNCTION flax_gist_union(internal, internal) IS 'GiST support of flax: the ID interval covering several entries';
+COMMENT ON FUNCTION flax_gist_compress(internal) IS 'GiST support of flax: an ID as the interval [id, id]';
+COMMENT ON FUNCTION flax_gist_fetch(internal) IS 'GiST support of flax: the ID a leaf entry holds (index-only scans)';
+COMMENT ON FUNCTION flax_gist_penalty(internal, internal, internal) IS 'GiST support of flax: the cost of widening an entry''s interval to take a new one';
+COMMENT ON FUNCTION flax_gist_picksplit(internal, internal) IS 'GiST support of flax: splits a page''s entries in two halves, sorted by their lowest ID';
+COMMENT ON FUNCTION flax_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of flax: whether two ID intervals are equal';
+COMMENT ON OPERATOR CLASS flax_ops USING gist IS 'the default GiST class of flax: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY flax_ops USING gist IS 'GiST family of flax';
+COMMENT ON FUNCTION flax_gin_extract_value(flax, internal) IS 'GIN support of flax: the ID as its only key';
+COMMENT ON FUNCTION flax_gin_extract_query(flax, internal, int2, internal, internal) IS 'GIN support of flax: the key a comparison searches from, partial for a range';
+COMMENT ON FUNCTION flax_gin_consistent(internal, int2, flax, int4, internal, internal) IS 'GIN support of flax: a matched key satisfies the comparison';
+COMMENT ON FUNCTION flax_gin_compare_partial(flax, flax, int2, internal) IS 'GIN support of flax: whether a key lies in the range a comparison scans, and when to stop';
+COMMENT ON OPERATOR CLASS flax_ops USING gin IS 'the default GIN class of flax: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY flax_ops USING gin IS 'GIN family of flax';
+COMMENT ON FUNCTION siq_in(cstring) IS 'siq''s text input: its canonical text form (22P02 for any other text)';
+COMMENT ON FUNCTION siq_out(siq) IS 'siq''s text output: its canonical text form';
+COMMENT ON FUNCTION siq_recv(internal) IS 'siq''s binary input: its 14 bytes (a value as long as its text form is read as text)';
+COMMENT ON FUNCTION siq_send(siq) IS 'siq''s binary output: its 14 bytes';
+COMMENT ON FUNCTION siq_to_bytea(siq) IS 'the cast siq to bytea: the ID''s 14 bytes';
+COMMENT ON FUNCTION siq_from_bytea(bytea) IS 'the cast bytea to siq: exactly 14 bytes (22P03 for any other length)';
+COMMENT ON CAST (siq AS bytea) IS 'explicit: the ID''s 14 bytes';
+COMMENT ON CAST (bytea AS siq) IS 'explicit: 14 bytes as a siq (22P03 for any other length)';
+COMMENT ON FUNCTION siq_to_uuid(siq) IS 'the cast siq to uuid: a UUIDv8 holding the ID''s bits, in the same order';
+COMMENT ON FUNCTION siq_from_uuid(uuid) IS 'the cast uuid to siq: the ID a siq UUIDv8 holds (22P03 for any other uuid)';
+COMMENT ON CAST (siq AS uuid) IS 'explicit: a UUIDv8 that sorts as the siq does';
+COMMENT ON CAST (uuid AS siq) IS 'explicit: the siq a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
+COMMENT ON FUNCTION siq_time_in(siq, tstzrange) IS
+    'whether the ID''s time lies in the range (the operator <@ without planner support)';
+COMMENT ON FUNCTION siq_range_lower_bound(tstzrange) IS
+    'the smallest ID whose time can lie in the range (the largest ID if none can)';
+COMMENT ON FUNCTION siq_range_upper_bound(tstzrange) IS
+    'the largest ID whose time can lie in the range (the smallest ID if none can)';
+COMMENT ON FUNCTION siq_range_support(internal) IS 'planner support of siq <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
+COMMENT ON FUNCTION siq_in_range(siq, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
+COMMENT ON FUNCTION siq_range_contains(tstzrange, siq) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
+COMMENT ON OPERATOR <@ (siq, tstzrange) IS 'the siq''s time lies in the range (siq_time(id) <@ range), answered by the ID''s own indexes';
+COMMENT ON OPERATOR @> (tstzrange, siq) IS 'the range holds the siq''s time, answered by the ID''s own indexes';
+COMMENT ON FUNCTION siq_eq(siq, siq) IS 'the operator = on siq: the same bytes';
+COMMENT ON FUNCTION siq_ne(siq, siq) IS 'the operator <> on siq: different bytes';
+COMMENT ON FUNCTION siq_lt(siq, siq) IS 'the operator < on siq, in the order of its bytes';
+COMMENT ON FUNCTION siq_le(siq, siq) IS 'the operator <= on siq, in the order of its bytes';
+COMMENT ON FUNCTION siq_gt(siq, siq) IS 'the operator > on siq, in the order of its bytes';
+COMMENT ON FUNCTION siq_ge(siq, siq) IS 'the operator >= on siq, in the order of its bytes';
+COMMENT ON FUNCTION siq_cmp(siq, siq) IS 'btree and GIN comparison of two siq IDs (-1, 0 or 1), in the order of their bytes';
+COMMENT ON FUNCTION siq_sortsupport(internal) IS 'btree sort support of siq: abbreviated keys from its leading bytes';
+COMMENT ON FUNCTION siq_hash(siq) IS 'hash of a siq (hash indexes and joins, BRIN bloom)';
+COMMENT ON FUNCTION siq_hash_extended(siq, int8) IS 'seeded 64-bit hash of a siq (hash partitioning)';
+COMMENT ON FUNCTION siq_smaller(siq, siq) IS 'the smaller of two siq IDs (min''s state function)';
+COMMENT ON FUNCTION siq_larger(siq, siq) IS 'the larger of two siq IDs (max''s state function)';
+COMMENT ON OPERATOR = (siq, siq) IS 'equal: the same siq ID';
+COMMENT ON OPERATOR <> (siq, siq) IS 'not equal: different siq IDs';
+COMMENT ON OPERATOR < (siq, siq) IS 'less than, in siq order (the order of its bytes)';
+COMMENT ON OPERATOR <= (siq, siq) IS 'less than or equal, in siq order (the order of its bytes)';
+COMMENT ON OPERATOR > (siq, siq) IS 'greater than, in siq order (the order of its bytes)';
+COMMENT ON OPERATOR >= (siq, siq) IS 'greater than or equal, in siq order (the order of its bytes)';
+COMMENT ON OPERATOR CLASS siq_ops USING btree IS 'the default btree class of siq: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY siq_ops USING btree IS 'btree family of siq: its comparisons, window frames by interval and skip scans (18 and later)';
+COMMENT ON OPERATOR CLASS siq_ops USING hash IS 'the default hash class of siq: equality';
+COMMENT ON OPERATOR FAMILY siq_ops USING hash IS 'hash family of siq';
+COMMENT ON OPERATOR CLASS siq_minmax_ops USING brin IS 'the default BRIN class of siq: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY siq_minmax_ops USING brin IS 'BRIN minmax family of siq';
+COMMENT ON OPERATOR CLASS siq_bloom_ops USING brin IS 'BRIN bloom class of siq: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY siq_bloom_ops USING brin IS 'BRIN bloom family of siq';
+COMMENT ON AGGREGATE min(siq) IS 'the smallest siq ID, in ID order';
+COMMENT ON AGGREGATE max(siq) IS 'the largest siq ID, in ID order';
+COMMENT ON FUNCTION siq_fields(siq) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+COMMENT ON FUNCTION siq_time_distance(siq, siq) IS
+    'the operator <->: how far apart the two IDs'' times are';
+COMMENT ON OPERATOR <-> (siq, siq) IS 'how far apart two siq IDs'' times are (GiST nearest-in-time ORDER BY)';
+COMMENT ON FUNCTION siq_brin_distance(internal, internal) IS 'BRIN minmax-multi support of siq: how far apart two IDs'' times are';
+COMMENT ON FUNCTION in_range(siq, siq, interval, bool, bool) IS
+    'btree in_range support: window RANGE frames with interval offsets, on the times ID order follows';
+COMMENT ON FUNCTION siq_skipsupport(internal) IS 'btree skip support of siq (skip scans, PostgreSQL 18 and later): the next and previous ID';
+COMMENT ON OPERATOR CLASS siq_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of siq: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY siq_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of siq';
+COMMENT ON FUNCTION siq_gist_consistent(internal, siq, int2, oid, internal) IS 'GiST support of siq: whether an entry''s ID interval can satisfy the condition';
+COMMENT ON FUNCTION siq_gist_distance(internal, siq, int2, oid, internal) IS 'GiST support of siq: the least time distance from an entry to an ID (ORDER BY <->)';
+COMMENT ON FUNCTION siq_gist_union(internal, internal) IS 'GiST support of siq: the ID interval covering several entries';
+COMMENT ON FUNCTION siq_gist_compress(internal) IS 'GiST support of siq: an ID as the interval [id, id]';
+COMMENT ON FUNCTION siq_gist_fetch(internal) IS 'GiST support of siq: the ID a leaf entry holds (index-only scans)';
+COMMENT ON FUNCTION siq_gist_penalty(internal, internal, internal) IS 'GiST support of siq: the cost of widening an entry''s interval to take a new one';
+COMMENT ON FUNCTION siq_gist_picksplit(internal, internal) IS 'GiST support of siq: splits a page''s entries in two halves, sorted by their lowest ID';
+COMMENT ON FUNCTION siq_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of siq: whether two ID intervals are equal';
+COMMENT ON OPERATOR CLASS siq_ops USING gist IS 'the default GiST class of siq: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY siq_ops USING gist IS 'GiST family of siq';
+COMMENT ON FUNCTION siq_gin_extract_value(siq, internal) IS 'GIN support of siq: the ID as its only key';
+COMMENT ON FUNCTION siq_gin_extract_query(siq, internal, int2, internal, internal) IS 'GIN support of siq: the key a comparison searches from, partial for a range';
+COMMENT ON FUNCTION siq_gin_consistent(internal, int2, siq, int4, internal, internal) IS 'GIN support of siq: a matched key satisfies the comparison';
+COMMENT ON FUNCTION siq_gin_compare_partial(siq, siq, int2, internal) IS 'GIN support of siq: whether a key lies in the range a comparison scans, and when to stop';
+COMMENT ON OPERATOR CLASS siq_ops USING gin IS 'the default GIN class of siq: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY siq_ops USING gin IS 'GIN family of siq';
+COMMENT ON FUNCTION kuid_in(cstring) IS 'kuid''s text input: its canonical text form (22P02 for any other text)';
+COMMENT ON FUNCTION kuid_out(kuid) IS 'kuid''s text output: its canonical text form';
+COMMENT ON FUNCTION kuid_recv(internal) IS 'kuid''s binary input: its 8 bytes (a value as long as its text form is read as text)';
+COMMENT ON FUNCTION kuid_send(kuid) IS 'kuid''s binary output: its 8 bytes';
+COMMENT ON FUNCTION kuid_to_bytea(kuid) IS 'the cast kuid to bytea: the ID''s 8 bytes';
+COMMENT ON FUNCTION kuid_from_bytea(bytea) IS 'the cast bytea to kuid: exactly 8 bytes (22P03 for any other length)';
+COMMENT ON CAST (kuid AS bytea) IS 'explicit: the ID''s 8 bytes';
+COMMENT ON CAST (bytea AS kuid) IS 'explicit: 8 bytes as a kuid (22P03 for any other length)';
+COMMENT ON FUNCTION kuid_to_uuid(kuid) IS 'the cast kuid to uuid: a UUIDv8 holding the ID''s bits, in the same order';
+COMMENT ON FUNCTION kuid_from_uuid(uuid) IS 'the cast uuid to kuid: the ID a kuid UUIDv8 holds (22P03 for any other uuid)';
+COMMENT ON CAST (kuid AS uuid) IS 'explicit: a UUIDv8 that sorts as the kuid does';
+COMMENT ON CAST (uuid AS kuid) IS 'explicit: the kuid a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
+COMMENT ON FUNCTION kuid_time_in(kuid, tstzrange) IS
+    'whether the ID''s time lies in the range (the operator <@ without planner support)';
+COMMENT ON FUNCTION kuid_range_lower_bound(tstzrange) IS
+    'the smallest ID whose time can lie in the range (the largest ID if none can)';
+COMMENT ON FUNCTION kuid_range_upper_bound(tstzrange) IS
+    'the largest ID whose time can lie in the range (the smallest ID if none can)';
+COMMENT ON FUNCTION kuid_range_support(internal) IS 'planner support of kuid <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
+COMMENT ON FUNCTION kuid_in_range(kuid, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
+COMMENT ON FUNCTION kuid_range_contains(tstzrange, kuid) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
+COMMENT ON OPERATOR <@ (kuid, tstzrange) IS 'the kuid''s time lies in the range (kuid_time(id) <@ range), answered by the ID''s own indexes';
+COMMENT ON OPERATOR @> (tstzrange, kuid) IS 'the range holds the kuid''s time, answered by the ID''s own indexes';
+COMMENT ON FUNCTION kuid_eq(kuid, kuid) IS 'the operator = on kuid: the same bytes';
+COMMENT ON FUNCTION kuid_ne(kuid, kuid) IS 'the operator <> on kuid: different bytes';
+COMMENT ON FUNCTION kuid_lt(kuid, kuid) IS 'the operator < on kuid, in the order of its bytes';
+COMMENT ON FUNCTION kuid_le(kuid, kuid) IS 'the operator <= on kuid, in the order of its bytes';
+COMMENT ON FUNCTION kuid_gt(kuid, kuid) IS 'the operator > on kuid, in the order of its bytes';
+COMMENT ON FUNCTION kuid_ge(kuid, kuid) IS 'the operator >= on kuid, in the order of its bytes';
+COMMENT ON FUNCTION kuid_cmp(kuid, kuid) IS 'btree and GIN comparison of two kuid IDs (-1, 0 or 1), in the order of their bytes';
+COMMENT ON FUNCTION kuid_sortsupport(internal) IS 'btree sort support of kuid: abbreviated keys from its leading bytes';
+COMMENT ON FUNCTION kuid_hash(kuid) IS 'hash of a kuid (hash indexes and joins, BRIN bloom)';
+COMMENT ON FUNCTION kuid_hash_extended(kuid, int8) IS 'seeded 64-bit hash of a kuid (hash partitioning)';
+COMMENT ON FUNCTION kuid_smaller(kuid, kuid) IS 'the smaller of two kuid IDs (min''s state function)';
+COMMENT ON FUNCTION kuid_larger(kuid, kuid) IS 'the larger of two kuid IDs (max''s state function)';
+COMMENT ON OPERATOR = (kuid, kuid) IS 'equal: the same kuid ID';
+COMMENT ON OPERATOR <> (kuid, kuid) IS 'not equal: different kuid IDs';
+COMMENT ON OPERATOR < (kuid, kuid) IS 'less than, in kuid order (the order of its bytes)';
+COMMENT ON OPERATOR <= (kuid, kuid) IS 'less than or equal, in kuid order (the order of its bytes)';
+COMMENT ON OPERATOR > (kuid, kuid) IS 'greater than, in kuid order (the order of its bytes)';
+COMMENT ON OPERATOR >= (kuid, kuid) IS 'greater than or equal, in kuid order (the order of its bytes)';
+COMMENT ON OPERATOR CLASS kuid_ops USING btree IS 'the default btree class of kuid: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY kuid_ops USING btree IS 'btree family of kuid: its comparisons, window frames by interval and skip scans (18 and later)';
+COMMENT ON OPERATOR CLASS kuid_ops USING hash IS 'the default hash class of kuid: equality';
+COMMENT ON OPERATOR FAMILY kuid_ops USING hash IS 'hash family of kuid';
+COMMENT ON OPERATOR CLASS kuid_minmax_ops USING brin IS 'the default BRIN class of kuid: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY kuid_minmax_ops USING brin IS 'BRIN minmax family of kuid';
+COMMENT ON OPERATOR CLASS kuid_bloom_ops USING brin IS 'BRIN bloom class of kuid: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY kuid_bloom_ops USING brin IS 'BRIN bloom family of kuid';
+COMMENT ON AGGREGATE min(kuid) IS 'the smallest kuid ID, in ID order';
+COMMENT ON AGGREGATE max(kuid) IS 'the largest kuid ID, in ID order';
+COMMENT ON FUNCTION kuid_fields(kuid) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+COMMENT ON FUNCTION kuid_time_distance(kuid, kuid) IS
+    'the operator <->: how far apart the two IDs'' times are';
+COMMENT ON OPERATOR <-> (kuid, kuid) IS 'how far apart two kuid IDs'' times are (GiST nearest-in-time ORDER BY)';
+COMMENT ON FUNCTION kuid_brin_distance(internal, internal) IS 'BRIN minmax-multi support of kuid: how far apart two IDs'' times are';
+COMMENT ON FUNCTION in_range(kuid, kuid, interval, bool, bool) IS
+    'btree in_range support: window RANGE frames with interval offsets, on the times ID order follows';
+COMMENT ON FUNCTION kuid_skipsupport(internal) IS 'btree skip support of kuid (skip scans, PostgreSQL 18 and later): the next and previous ID';
+COMMENT ON OPERATOR CLASS kuid_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of kuid: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY kuid_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of kuid';
+COMMENT ON FUNCTION kuid_gist_consistent(internal, kuid, int2, oid, internal) IS 'GiST support of kuid: whether an entry''s ID interval can satisfy the condition';
+COMMENT ON FUNCTION kuid_gist_distance(internal, kuid, int2, oid, internal) IS 'GiST support of kuid: the least time distance from an entry to an ID (ORDER BY <->)';
+COMMENT ON FUNCTION kuid_gist_union(internal, internal) IS 'GiST support of kuid: the ID interval covering several entries';
+COMMENT ON FUNCTION kuid_gist_compress(internal) IS 'GiST support of kuid: an ID as the interval [id, id]';
+COMMENT ON FUNCTION kuid_gist_fetch(internal) IS 'GiST support of kuid: the ID a leaf entry holds (index-only scans)';
+COMMENT ON FUNCTION kuid_gist_penalty(internal, internal, internal) IS 'GiST support of kuid: the cost of widening an entry''s interval to take a new one';
+COMMENT ON FUNCTION kuid_gist_picksplit(internal, internal) IS 'GiST support of kuid: splits a page''s entries in two halves, sorted by their lowest ID';
+COMMENT ON FUNCTION kuid_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of kuid: whether two ID intervals are equal';
+COMMENT ON OPERATOR CLASS kuid_ops USING gist IS 'the default GiST class of kuid: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY kuid_ops USING gist IS 'GiST family of kuid';
+COMMENT ON FUNCTION kuid_gin_extract_value(kuid, internal) IS 'GIN support of kuid: the ID as its only key';
+COMMENT ON FUNCTION kuid_gin_extract_query(kuid, internal, int2, internal, internal) IS 'GIN support of kuid: the key a comparison searches from, partial for a range';
+COMMENT ON FUNCTION kuid_gin_consistent(internal, int2, kuid, int4, internal, internal) IS 'GIN support of kuid: a matched key satisfies the comparison';
+COMMENT ON FUNCTION kuid_gin_compare_partial(kuid, kuid, int2, internal) IS 'GIN support of kuid: whether a key lies in the range a comparison scans, and when to stop';
+COMMENT ON OPERATOR CLASS kuid_ops USING gin IS 'the default GIN class of kuid: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY kuid_ops USING gin IS 'GIN family of kuid';
+COMMENT ON FUNCTION kuid96_in(cstring) IS 'kuid96''s text input: its canonical text form (22P02 for any other text)';
+COMMENT ON FUNCTION kuid96_out(kuid96) IS 'kuid96''s text output: its canonical text form';
+COMMENT ON FUNCTION kuid96_recv(internal) IS 'kuid96''s binary input: its 12 bytes (a value as long as its text form is read as text)';
+COMMENT ON FUNCTION kuid96_send(kuid96) IS 'kuid96''s binary output: its 12 bytes';
+COMMENT ON FUNCTION kuid96_to_bytea(kuid96) IS 'the cast kuid96 to bytea: the ID''s 12 bytes';
+COMMENT ON FUNCTION kuid96_from_bytea(bytea) IS 'the cast bytea to kuid96: exactly 12 bytes (22P03 for any other length)';
+COMMENT ON CAST (kuid96 AS bytea) IS 'explicit: the ID''s 12 bytes';
+COMMENT ON CAST (bytea AS kuid96) IS 'explicit: 12 bytes as a kuid96 (22P03 for any other length)';
+COMMENT ON FUNCTION kuid96_to_uuid(kuid96) IS 'the cast kuid96 to uuid: a UUIDv8 holding the ID''s bits, in the same order';
+COMMENT ON FUNCTION kuid96_from_uuid(uuid) IS 'the cast uuid to kuid96: the ID a kuid96 UUIDv8 holds (22P03 for any other uuid)';
+COMMENT ON CAST (kuid96 AS uuid) IS 'explicit: a UUIDv8 that sorts as the kuid96 does';
+COMMENT ON CAST (uuid AS kuid96) IS 'explicit: the kuid96 a UUIDv8 made by the cast to uuid holds (22P03 for any other uuid)';
+COMMENT ON FUNCTION kuid96_time_in(kuid96, tstzrange) IS
+    'whether the ID''s time lies in the range (the operator <@ without planner support)';
+COMMENT ON FUNCTION kuid96_range_lower_bound(tstzrange) IS
+    'the smallest ID whose time can lie in the range (the largest ID if none can)';
+COMMENT ON FUNCTION kuid96_range_upper_bound(tstzrange) IS
+    'the largest ID whose time can lie in the range (the smallest ID if none can)';
+COMMENT ON FUNCTION kuid96_range_support(internal) IS 'planner support of kuid96 <@ and @>: a time range becomes bounds on the ID (index scans, BRIN, partition pruning)';
+COMMENT ON FUNCTION kuid96_in_range(kuid96, tstzrange) IS 'the operator <@: whether the ID''s time lies in the range, with planner support';
+COMMENT ON FUNCTION kuid96_range_contains(tstzrange, kuid96) IS 'the operator @>: whether the range holds the ID''s time, with planner support';
+COMMENT ON OPERATOR <@ (kuid96, tstzrange) IS 'the kuid96''s time lies in the range (kuid96_time(id) <@ range), answered by the ID''s own indexes';
+COMMENT ON OPERATOR @> (tstzrange, kuid96) IS 'the range holds the kuid96''s time, answered by the ID''s own indexes';
+COMMENT ON FUNCTION kuid96_eq(kuid96, kuid96) IS 'the operator = on kuid96: the same bytes';
+COMMENT ON FUNCTION kuid96_ne(kuid96, kuid96) IS 'the operator <> on kuid96: different bytes';
+COMMENT ON FUNCTION kuid96_lt(kuid96, kuid96) IS 'the operator < on kuid96, in the order of its bytes';
+COMMENT ON FUNCTION kuid96_le(kuid96, kuid96) IS 'the operator <= on kuid96, in the order of its bytes';
+COMMENT ON FUNCTION kuid96_gt(kuid96, kuid96) IS 'the operator > on kuid96, in the order of its bytes';
+COMMENT ON FUNCTION kuid96_ge(kuid96, kuid96) IS 'the operator >= on kuid96, in the order of its bytes';
+COMMENT ON FUNCTION kuid96_cmp(kuid96, kuid96) IS 'btree and GIN comparison of two kuid96 IDs (-1, 0 or 1), in the order of their bytes';
+COMMENT ON FUNCTION kuid96_sortsupport(internal) IS 'btree sort support of kuid96: abbreviated keys from its leading bytes';
+COMMENT ON FUNCTION kuid96_hash(kuid96) IS 'hash of a kuid96 (hash indexes and joins, BRIN bloom)';
+COMMENT ON FUNCTION kuid96_hash_extended(kuid96, int8) IS 'seeded 64-bit hash of a kuid96 (hash partitioning)';
+COMMENT ON FUNCTION kuid96_smaller(kuid96, kuid96) IS 'the smaller of two kuid96 IDs (min''s state function)';
+COMMENT ON FUNCTION kuid96_larger(kuid96, kuid96) IS 'the larger of two kuid96 IDs (max''s state function)';
+COMMENT ON OPERATOR = (kuid96, kuid96) IS 'equal: the same kuid96 ID';
+COMMENT ON OPERATOR <> (kuid96, kuid96) IS 'not equal: different kuid96 IDs';
+COMMENT ON OPERATOR < (kuid96, kuid96) IS 'less than, in kuid96 order (the order of its bytes)';
+COMMENT ON OPERATOR <= (kuid96, kuid96) IS 'less than or equal, in kuid96 order (the order of its bytes)';
+COMMENT ON OPERATOR > (kuid96, kuid96) IS 'greater than, in kuid96 order (the order of its bytes)';
+COMMENT ON OPERATOR >= (kuid96, kuid96) IS 'greater than or equal, in kuid96 order (the order of its bytes)';
+COMMENT ON OPERATOR CLASS kuid96_ops USING btree IS 'the default btree class of kuid96: ID order, with sort support';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING btree IS 'btree family of kuid96: its comparisons, window frames by interval and skip scans (18 and later)';
+COMMENT ON OPERATOR CLASS kuid96_ops USING hash IS 'the default hash class of kuid96: equality';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING hash IS 'hash family of kuid96';
+COMMENT ON OPERATOR CLASS kuid96_minmax_ops USING brin IS 'the default BRIN class of kuid96: the least and greatest ID of each block range';
+COMMENT ON OPERATOR FAMILY kuid96_minmax_ops USING brin IS 'BRIN minmax family of kuid96';
+COMMENT ON OPERATOR CLASS kuid96_bloom_ops USING brin IS 'BRIN bloom class of kuid96: equality lookups on a column in no useful order';
+COMMENT ON OPERATOR FAMILY kuid96_bloom_ops USING brin IS 'BRIN bloom family of kuid96';
+COMMENT ON AGGREGATE min(kuid96) IS 'the smallest kuid96 ID, in ID order';
+COMMENT ON AGGREGATE max(kuid96) IS 'the largest kuid96 ID, in ID order';
+COMMENT ON FUNCTION kuid96_fields(kuid96) IS
+    'every field of the ID and its time (UTC, ISO 8601), as jsonb';
+COMMENT ON FUNCTION kuid96_time_distance(kuid96, kuid96) IS
+    'the operator <->: how far apart the two IDs'' times are';
+COMMENT ON OPERATOR <-> (kuid96, kuid96) IS 'how far apart two kuid96 IDs'' times are (GiST nearest-in-time ORDER BY)';
+COMMENT ON FUNCTION kuid96_brin_distance(internal, internal) IS 'BRIN minmax-multi support of kuid96: how far apart two IDs'' times are';
+COMMENT ON FUNCTION in_range(kuid96, kuid96, interval, bool, bool) IS
+    'btree in_range support: window RANGE frames with interval offsets, on the times ID order follows';
+COMMENT ON FUNCTION kuid96_skipsupport(internal) IS 'btree skip support of kuid96 (skip scans, PostgreSQL 18 and later): the next and previous ID';
+COMMENT ON OPERATOR CLASS kuid96_minmax_multi_ops USING brin IS 'BRIN minmax-multi class of kuid96: several ID ranges per block range, merged by time distance';
+COMMENT ON OPERATOR FAMILY kuid96_minmax_multi_ops USING brin IS 'BRIN minmax-multi family of kuid96';
+COMMENT ON FUNCTION kuid96_gist_consistent(internal, kuid96, int2, oid, internal) IS 'GiST support of kuid96: whether an entry''s ID interval can satisfy the condition';
+COMMENT ON FUNCTION kuid96_gist_distance(internal, kuid96, int2, oid, internal) IS 'GiST support of kuid96: the least time distance from an entry to an ID (ORDER BY <->)';
+COMMENT ON FUNCTION kuid96_gist_union(internal, internal) IS 'GiST support of kuid96: the ID interval covering several entries';
+COMMENT ON FUNCTION kuid96_gist_compress(internal) IS 'GiST support of kuid96: an ID as the interval [id, id]';
+COMMENT ON FUNCTION kuid96_gist_fetch(internal) IS 'GiST support of kuid96: the ID a leaf entry holds (index-only scans)';
+COMMENT ON FUNCTION kuid96_gist_penalty(internal, internal, internal) IS 'GiST support of kuid96: the cost of widening an entry''s interval to take a new one';
+COMMENT ON FUNCTION kuid96_gist_picksplit(internal, internal) IS 'GiST support of kuid96: splits a page''s entries in two halves, sorted by their lowest ID';
+COMMENT ON FUNCTION kuid96_gist_same(flakeid_gist_key, flakeid_gist_key, internal) IS 'GiST support of kuid96: whether two ID intervals are equal';
+COMMENT ON OPERATOR CLASS kuid96_ops USING gist IS 'the default GiST class of kuid96: comparisons and <-> for exclusion constraints and nearest-in-time searches';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING gist IS 'GiST family of kuid96';
+COMMENT ON FUNCTION kuid96_gin_extract_value(kuid96, internal) IS 'GIN support of kuid96: the ID as its only key';
+COMMENT ON FUNCTION kuid96_gin_extract_query(kuid96, internal, int2, internal, internal) IS 'GIN support of kuid96: the key a comparison searches from, partial for a range';
+COMMENT ON FUNCTION kuid96_gin_consistent(internal, int2, kuid96, int4, internal, internal) IS 'GIN support of kuid96: a matched key satisfies the comparison';
+COMMENT ON FUNCTION kuid96_gin_compare_partial(kuid96, kuid96, int2, internal) IS 'GIN support of kuid96: whether a key lies in the range a comparison scans, and when to stop';
+COMMENT ON OPERATOR CLASS kuid96_ops USING gin IS 'the default GIN class of kuid96: = and comparisons, for multicolumn GIN indexes with jsonb or arrays';
+COMMENT ON OPERATOR FAMILY kuid96_ops USING gin IS 'GIN family of kuid96';
+COMMENT ON TYPE sno IS 'sno (Go''s muyo/sno), 10 bytes: a 4 ms unit since 2010, a tick-tock bit, a meta byte, a 16-bit partition and a 16-bit sequence; 16 lowercase characters as text';
+COMMENT ON FUNCTION sno_new(int4) IS
+    'new sno from the server''s generator (flakeid.sno_partition, tick-tock on clock regressions)';
+COMMENT ON FUNCTION sno_new_at(timestamptz, int4) IS
+    'back-fill: sno for the given time, tick-tock 0, sequence from a shared counter';
+COMMENT ON FUNCTION sno_from_parts(timestamptz, int4, int4, int4, int4) IS 'the sno of the given time, meta byte, partition, sequence and tick-tock bit';
+COMMENT ON FUNCTION sno_time(sno) IS 'start of the ID''s 4 ms time unit';
+COMMENT ON FUNCTION sno_meta(sno) IS 'the meta byte (0-255) the ID was minted with';
+COMMENT ON FUNCTION sno_partition(sno) IS 'the 16-bit partition: the identity of the server that minted it (flakeid.sno_partition)';
+COMMENT ON FUNCTION sno_sequence(sno) IS 'the 16-bit sequence within the 4 ms unit';
+COMMENT ON FUNCTION sno_ticktock(sno) IS 'the tick-tock bit: 1 for IDs minted after the clock stepped back';
+COMMENT ON FUNCTION sno_lower_bound(timestamptz) IS 'smallest sno whose 4 ms unit contains ts';
+COMMENT ON FUNCTION sno_upper_bound(timestamptz) IS 'largest sno whose 4 ms unit contains ts';
+COMMENT ON FUNCTION sno_horizon() IS
+    'the horizon of sno_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+COMMENT ON TYPE flax IS 'flax (Python''s python-flax-id), 12 bytes: a millisecond since 2015 and 56 random bits; 16 case-sensitive characters as text';
+COMMENT ON FUNCTION flax_new() IS 'new flax: now and 56 bits from a cryptographically secure source';
+COMMENT ON FUNCTION flax_new_at(timestamptz) IS 'back-fill: flax for the given time, with 56 random bits';
+COMMENT ON FUNCTION flax_from_parts(timestamptz, int8) IS 'the flax of the given millisecond and 56-bit random part';
+COMMENT ON FUNCTION flax_time(flax) IS 'the ID''s millisecond';
+COMMENT ON FUNCTION flax_random(flax) IS 'the 56-bit random part';
+COMMENT ON FUNCTION flax_lower_bound(timestamptz) IS 'smallest flax of the millisecond containing ts';
+COMMENT ON FUNCTION flax_upper_bound(timestamptz) IS 'largest flax of the millisecond containing ts';
+COMMENT ON TYPE siq IS 'SIQ (Python''s suou), 14 bytes: a 1/65536 s tick since 1970, an 8-bit shard, a 32-bit domain hash and a serial with its kind; 23 Crockford base32 digits as text, or a did:siq:';
+COMMENT ON FUNCTION siq_new(text) IS
+    'new siq: now, flakeid.siq_shard, the hash of flakeid.siq_domain, and the next serial of the kind';
+COMMENT ON FUNCTION siq_new_at(timestamptz, text) IS
+    'back-fill: siq for the given time, serial from a shared counter per kind';
+COMMENT ON FUNCTION siq_from_parts(timestamptz, int4, int8, text, int4) IS 'the siq of the given time, shard, domain hash, kind and serial';
+COMMENT ON FUNCTION siq_time(siq) IS
+    'the 1/65536 s tick rounded up to the microsecond, so that siq_new_at(siq_time(x), ...) lands in x''s tick';
+COMMENT ON FUNCTION siq_shard(siq) IS 'the 8-bit shard: the identity of the server that minted it (flakeid.siq_shard)';
+COMMENT ON FUNCTION siq_domain(siq) IS 'the 32-bit hash of the domain (siq_domain_hash of flakeid.siq_domain)';
+COMMENT ON FUNCTION siq_kind(siq) IS 'kind name, NULL for the three unassigned qualifiers';
+COMMENT ON FUNCTION siq_serial(siq) IS 'the serial within the tick, counted per kind';
+COMMENT ON FUNCTION siq_did(siq) IS 'the did:siq: form (CRC-32 checked on input)';
+COMMENT ON FUNCTION siq_domain_hash(text) IS
+    'last 4 bytes of SHA-256 of the ASCII domain; '''' and ''0'' give 0';
+COMMENT ON FUNCTION siq_domain_hash(text, int4) IS
+    'the domain hash with its top byte replaced by local_id (0..255); '''' and ''0'' still give 0';
+COMMENT ON FUNCTION siq_lower_bound(timestamptz) IS 'smallest siq whose tick contains ts';
+COMMENT ON FUNCTION siq_upper_bound(timestamptz) IS 'largest siq whose tick contains ts';
+COMMENT ON FUNCTION siq_format(siq, text) IS
+    'the ID in one of the library''s forms: dec, hex, oct, base64, cb32, 0c, b32l, u or did';
+COMMENT ON FUNCTION siq_parse(text, text) IS
+    'the inverse of siq_format: exactly the text that form writes (22P02 otherwise)';
+COMMENT ON FUNCTION siq_from_snowflake(int8, text, text, timestamptz) IS
+    'the library''s SnowflakeSiqMigrator: the siq a snowflake with the given epoch becomes, with the domain''s hash and the kind';
+COMMENT ON FUNCTION siq_horizon() IS
+    'the horizon of siq_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+COMMENT ON TYPE kuid IS 'kuid (Erlang uid''s local ID), 8 bytes: an Erlang timestamp cut to 1.024 ms ticks and a 14-bit sequence, no server identity; 11 characters as text';
+COMMENT ON FUNCTION kuid_new() IS
+    'new kuid: the current 1.024 ms tick and the next sequence of the generator kuid and kuid96 share';
+COMMENT ON FUNCTION kuid_new_at(timestamptz) IS
+    'back-fill: kuid for the given time, sequence from a shared counter';
+COMMENT ON FUNCTION kuid_time(kuid) IS
+    'start of the tick: (Mega*10^6 + Sec)*10^6 + Tick*1024 microseconds since 1970';
+COMMENT ON FUNCTION kuid_seq(kuid) IS 'the 14-bit sequence';
+COMMENT ON FUNCTION kuid_node_hash(text) IS
+    'the fingerprint the Erlang uid library (1.3.5) gives a node name: erlang:phash2 of the atom';
+COMMENT ON FUNCTION kuid_lower_bound(timestamptz) IS 'smallest kuid whose 1.024 ms tick contains ts';
+COMMENT ON FUNCTION kuid_upper_bound(timestamptz) IS 'largest kuid whose 1.024 ms tick contains ts';
+COMMENT ON FUNCTION kuid_horizon() IS
+    'the horizon of kuid_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+COMMENT ON TYPE kuid96 IS 'kuid96 (Erlang uid''s global ID), 12 bytes: a kuid''s tick and sequence with a 32-bit node fingerprint, k-ordered by 256 s window; 16 characters as text';
+COMMENT ON FUNCTION kuid96_new() IS
+    'new kuid96: the fingerprint of flakeid.kuid_node, and time and sequence from the generator kuid shares';
+COMMENT ON FUNCTION kuid96_new_at(timestamptz) IS
+    'back-fill: kuid96 for the given time, sequence from the counter kuid_new_at shares';
+COMMENT ON FUNCTION kuid96_time(kuid96) IS
+    'start of the tick: (Mega*10^6 + Sec)*10^6 + Tick*1024 microseconds since 1970';
+COMMENT ON FUNCTION kuid96_seq(kuid96) IS 'the 14-bit sequence';
+COMMENT ON FUNCTION kuid96_node(kuid96) IS 'the 32-bit node fingerprint';
+COMMENT ON FUNCTION kuid96(kuid) IS
+    'the same time and sequence with this server''s node (flakeid.kuid_node)';
+COMMENT ON FUNCTION kuid96(kuid, int8) IS
+    'the same time and sequence with the given node fingerprint (0 .. 2^32-1)';
+COMMENT ON FUNCTION kuid(kuid96) IS 'drops the node (the library''s gtol): uniqueness is not kept';
+COMMENT ON CAST (kuid AS kuid96) IS 'explicit: kuid96(kuid), the same tick and sequence with this server''s node';
+COMMENT ON CAST (kuid96 AS kuid) IS 'explicit: kuid(kuid96), the node dropped; uniqueness is not kept';
+COMMENT ON FUNCTION kuid96_lower_bound(timestamptz) IS
+    'smallest kuid96 of the 256-second window containing ts (inside a window the node outranks time)';
+COMMENT ON FUNCTION kuid96_upper_bound(timestamptz) IS
+    'largest kuid96 of the 256-second window containing ts';
+COMMENT ON FUNCTION kuid96_local(kuid96) IS
+    'the kuid of a kuid96 of this server''s node (flakeid.kuid_node); another node''s is refused (22023), as the library''s l/1 refuses it';
+COMMENT ON FUNCTION kuid96_encode(kuid96, int4) IS
+    'the 12 bytes the uid library''s encode/2 writes for neighbourhood interval 5 .. 10 (8 is the type''s own bytes)';
+COMMENT ON FUNCTION kuid96_decode(bytea, int4) IS
+    'the kuid96 of 12 bytes the uid library wrote with neighbourhood interval 5 .. 10';
+COMMENT ON FUNCTION kuid96_vclock() IS 'a new vector clock: ARRAY[kuid96_new()]';
+COMMENT ON FUNCTION kuid96_vclock(kuid96[]) IS
+    'the tick: drops this server''s entry and puts a fresh kuid96_new() first';
+COMMENT ON FUNCTION kuid96_vclock_join(kuid96[], kuid96[]) IS
+    'per node the larger entry (time, then sequence), sorted by node';
+COMMENT ON FUNCTION kuid96_vclock_descends(kuid96[], kuid96[]) IS
+    'every entry of b has an entry of its node in a that is at least as large; true when b is empty';
+COMMENT ON FUNCTION kuid96_vclock_descends(kuid96[], kuid96[], int8) IS
+    'the same, the entries of node ignore_node left out of both';
+COMMENT ON FUNCTION kuid96_vclock_diff(kuid96[], kuid96[]) IS
+    'the entries of b that a does not descend, in b''s order, with how far each is ahead of a''s entry of its node (NULL when a has none)';
+COMMENT ON FUNCTION kuid96_horizon() IS
+    'the horizon of kuid96_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+COMMENT ON FUNCTION snowflake_new() IS
+    'new snowflake: now, flakeid.snowflake_worker and _process, the next sequence of the millisecond';
+COMMENT ON FUNCTION snowflake_new_at(timestamptz) IS
+    'back-fill: snowflake for the given time, sequence from a shared counter';
+COMMENT ON FUNCTION snowflake_from_parts(timestamptz, int4, int4, int4) IS
+    'exact construction with the epoch flakeid.snowflake_epoch_ms';
+COMMENT ON FUNCTION snowflake_from_parts(timestamptz, int4, int4, int4, timestamptz) IS
+    'exact construction with the given epoch';
+COMMENT ON FUNCTION snowflake_time(int8) IS
+    'the millisecond (the top 42 bits, read unsigned) after the epoch flakeid.snowflake_epoch_ms';
+COMMENT ON FUNCTION snowflake_time(int8, timestamptz) IS
+    'the millisecond (the top 42 bits, read unsigned) after the given epoch';
+COMMENT ON FUNCTION snowflake_worker(int8) IS 'the 5-bit worker of a snowflake (flakeid.snowflake_worker where it was minted)';
+COMMENT ON FUNCTION snowflake_process(int8) IS 'the 5-bit process of a snowflake (flakeid.snowflake_process where it was minted)';
+COMMENT ON FUNCTION snowflake_sequence(int8) IS 'the 12-bit sequence of a snowflake within its millisecond';
+COMMENT ON FUNCTION snowflake_lower_bound(timestamptz) IS
+    'smallest snowflake whose millisecond contains ts (epoch flakeid.snowflake_epoch_ms)';
+COMMENT ON FUNCTION snowflake_lower_bound(timestamptz, timestamptz) IS
+    'smallest snowflake whose millisecond contains ts (the given epoch)';
+COMMENT ON FUNCTION snowflake_upper_bound(timestamptz) IS
+    'largest snowflake whose millisecond contains ts (epoch flakeid.snowflake_epoch_ms)';
+COMMENT ON FUNCTION snowflake_upper_bound(timestamptz, timestamptz) IS
+    'largest snowflake whose millisecond contains ts (the given epoch)';
+COMMENT ON FUNCTION snowflake_fields(int8) IS
+    'every field and the time (UTC, ISO 8601) with the epoch flakeid.snowflake_epoch_ms, as jsonb';
+COMMENT ON FUNCTION snowflake_fields(int8, timestamptz) IS
+    'every field and the time (UTC, ISO 8601) with the given epoch, as jsonb';
+COMMENT ON FUNCTION snowflake_horizon() IS
+    'the horizon of snowflake_new(): read WHERE id >= the last horizon AND id < this one, and no row committed later is missed';
+COMMENT ON FUNCTION flakeid_generators() IS 'the rows of the view flakeid_generators (superusers and pg_monitor)';
+COMMENT ON VIEW flakeid_generators IS
+    'one row per stateful generator (siq: one per kind; kuid and kuid96 share one): identity, IDs issued since start, calls that waited for an exhausted unit, IDs issued with the clock behind the last used unit, sno''s tick-tock, the last used unit''s time, and the clock read (precise, or coarse with its tick)';
+COMMENT ON FUNCTION flakeid_identities() IS
+    'this server''s identity per ID type (sno, siq, kuid, kuid96, snowflake), derived ones resolved: its text, the bits it puts into every ID as one number, and where it came from (a setting, the Citus group, or the system identifier); kuid carries none';
+COMMENT ON FUNCTION flakeid_cluster_identities() IS
+    'on a Citus coordinator: one row per node and ID type with the identity in force and where it came from; shared flags an identity two nodes share (kuid, which carries none, is shared whenever there are two nodes)';
+COMMENT ON FUNCTION flakeid_cluster_horizon(regtype) IS
+    'on a Citus coordinator: the least horizon of the type''s generator over every node, as text';
+COMMENT ON FUNCTION flakeid_horizon_holders() IS 'the rows of the view flakeid_horizon_holders, less the prepared transactions'' gid (superusers and pg_monitor)';
+COMMENT ON VIEW flakeid_horizon_holders IS
+    'one row per transaction and generator whose horizon it holds back: the backend''s pid (NULL for a prepared transaction, which has its gid), the top transaction ID (NULL if none was assigned), and the start of the unit held; join pg_stat_activity on pid for the session';
+COMMENT ON FUNCTION snowflake_adopt(regclass, name) IS
+    'turns a bigint identity or bigserial column into DEFAULT snowflake_new() in one transaction, rows unchanged, the generator past its maximum (a snowflake is drawn); refused (22023) unless its maximum lies below a snowflake this server issues now';
+COMMENT ON FUNCTION sno_advance_past(sno) IS
+    'from now on sno_new() on this server issues only IDs after id (at most 60 s ahead of the clock); durable; returns id';
+COMMENT ON FUNCTION siq_advance_past(siq) IS
+    'from now on siq_new() of id''s kind on this server issues only IDs after id (at most 60 s ahead of the clock); durable; returns id';
+COMMENT ON FUNCTION kuid_advance_past(kuid) IS
+    'from now on kuid_new() and kuid96_new() on this server issue only kuids after id (at most 60 s ahead of the clock); durable; returns id';
+COMMENT ON FUNCTION kuid96_advance_past(kuid96) IS
+    'from now on kuid96_new() and kuid_new() on this server issue only kuid96 IDs after id (at most 60 s ahead of the clock; past the end of its 256-second window when its node sorts after this server''s); durable; returns id';
+COMMENT ON FUNCTION snowflake_advance_past(int8) IS
+    'from now on snowflake_new() on this server issues only snowflakes after id under the epoch in force (at most 60 s ahead of the clock); durable; returns id';
+COMMENT ON FUNCTION flakeid_advance_past_read(regclass, name, int2, regtype, regtype) IS
+    'the largest value of column col (number colnum, of type coltype) of table rel and the tables under it, as text, read without running any code of the table''s owner (flakeid_advance_past_all''s read); with as_type, of a uuid column, the largest UUID embedding an ID of that type; NULL for none';
+COMMENT ON FUNCTION flakeid_backfill_floor() IS
+    'the instant at or before which (in its unit) back-fill is refused: this server holds no record of what was back-filled before it (a start afresh, or a cutover from another server); NULL for none';
+COMMENT ON FUNCTION flakeid_backfill_floor_raise(timestamptz) IS
+    'raises the back-fill floor to instant (at most 60 s ahead of the clock), never lowering it, and returns it: for a superuser or a role that may execute flakeid_advance_past_all, which calls it, and each *_advance_past';
+COMMENT ON FUNCTION flakeid_advance_past_types(oid[], oid[]) IS
+    'for each of the types, the type under its domains and arrays, whether an array lies on the way, and which of the generators its domains'' defaults call (flakeid_advance_past_all''s listing)';
+COMMENT ON FUNCTION flakeid_advance_past_defaults(oid[], name[], text[]) IS
+    'each column (rels[i], attnames[i]) whose default calls generator gens[i], and the same column of every table above it through pg_inherits, each once (flakeid_advance_past_all''s listing)';
+COMMENT ON FUNCTION flakeid_advance_past_all(timestamptz, text[]) IS
+    'the cutover step: each generator advanced past the largest ID of every column of the flakeid types, of domains over them and of arrays of either (siq: every kind), of every bigint column (or domain, or array) defaulting to snowflake_new() or snowflake_new_at(), and of every uuid column (or domain, or array) defaulting to a generator (sno_new()::uuid), and with past (the old server''s clock once its writers and readers stopped) past that instant; one row per call and per column left out (skipped says why); everything is read, and refused where it cannot be (42501, 55P03, 22023), before anything is advanced';
+COMMENT ON FUNCTION sno_mask(sno, text) IS
+    'a fixed-length, URL-safe token of id under purpose, keyed by flakeid.mask_keys_file; sno_unmask gives id back';
+COMMENT ON FUNCTION sno_unmask(text, text) IS
+    'the sno that sno_mask(id, purpose) made token of, under any key of flakeid.mask_keys_file';
+COMMENT ON FUNCTION flax_mask(flax, text) IS
+    'a fixed-length, URL-safe token of id under purpose, keyed by flakeid.mask_keys_file; flax_unmask gives id back';
+COMMENT ON FUNCTION flax_unmask(text, text) IS
+    'the flax that flax_mask(id, purpose) made token of, under any key of flakeid.mask_keys_file';
+COMMENT ON FUNCTION siq_mask(siq, text) IS
+    'a fixed-length, URL-safe token of id under purpose, keyed by flakeid.mask_keys_file; siq_unmask gives id back';
+COMMENT ON FUNCTION siq_unmask(text, text) IS
+    'the siq that siq_mask(id, purpose) made token of, under any key of flakeid.mask_keys_file';
+COMMENT ON FUNCTION kuid_mask(kuid, text) IS
+    'a fixed-length, URL-safe token of id under purpose, keyed by flakeid.mask_keys_file; kuid_unmask gives id back';
+COMMENT ON FUNCTION kuid_unmask(text, text) IS
+    'the kuid that kuid_mask(id, purpose) made token of, under any key of flakeid.mask_keys_file';
+COMMENT ON FUNCTION kuid96_mask(kuid96, text) IS
+    'a fixed-length, URL-safe token of id under purpose, keyed by flakeid.mask_keys_file; kuid96_unmask gives id back';
+COMMENT ON FUNCTION kuid96_unmask(text, text) IS
+    'the kuid96 that kuid96_mask(id, purpose) made token of, under any key of flakeid.mask_keys_file';
+COMMENT ON FUNCTION snowflake_mask(int8, text) IS
+    'a fixed-length, URL-safe token of id under purpose, keyed by flakeid.mask_keys_file; snowflake_unmask gives id back';
+COMMENT ON FUNCTION snowflake_unmask(text, text) IS
+    'the snowflake that snowflake_mask(id, purpose) made token of, under any key of flakeid.mask_keys_file';

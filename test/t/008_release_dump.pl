@@ -72,5 +72,50 @@ for my $db (qw(flakeid_dump_custom flakeid_dump_plain))
 	is(sql($db, 'INSERT INTO every_type (n) VALUES (0) RETURNING sno_id > (SELECT max(sno_id) FROM every_type WHERE n > 0)'), 't',
 		"$db: the DEFAULT generators go on after the restored IDs");
 }
+
+# The extension in a schema of its own (README, "In a schema of its own"):
+# CREATE SCHEMA flakeid; CREATE EXTENSION flakeid SCHEMA flakeid, with the
+# schema off the search_path.  A DEFAULT of flakeid.sno_new(), a range scan
+# with OPERATOR(flakeid.<@) on the primary key, and a pg_dump/pg_restore
+# round trip: the dump names every object with its schema, so the restored
+# table, DEFAULT and index work whatever the search_path; a database's own
+# search_path is not in a dump made without --create.
+my $own = 'flakeid_own_schema';
+fresh_db($node, $own);
+sql($own, "CREATE SCHEMA flakeid; CREATE EXTENSION flakeid SCHEMA flakeid;
+     CREATE TABLE orders (id flakeid.sno PRIMARY KEY DEFAULT flakeid.sno_new(), item text);
+     INSERT INTO orders (item) VALUES ('tea'), ('cake');
+     INSERT INTO orders (id, item) SELECT flakeid.sno_new_at(t), 'old ' || t FROM generate_series(timestamptz '2026-01-01 00:00+00', '2026-01-31 23:00+00', interval '1 hour') t;
+     ANALYZE orders");
+my $january = "tstzrange('2026-01-10 00:00+00', '2026-01-11 00:00+00')";
+my $range_query = "SELECT count(*) FROM orders WHERE id OPERATOR(flakeid.<@) $january";
+sub own_range
+{
+	my ($db) = @_;
+	my $plan = sql($db, "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $range_query");
+	return sql($db, $range_query) . '|' . ($plan =~ /Index Cond: \(\(id OPERATOR\(flakeid\.>=\)/ ? 'index' : $plan);
+}
+is(own_range($own), '24|index', 'schema flakeid off the search_path: OPERATOR(flakeid.<@) is a range scan of the primary key (24 rows)');
+is(sqlstate_of($node, "SELECT count(*) FROM orders WHERE id = 'brpk4q72xwf2m63l'", db => $own), '42883',
+	'with flakeid off the search_path, an unqualified operator on sno is not found (42883)');
+sql($own, "ALTER DATABASE $own SET search_path = \"\$user\", public, flakeid");
+is(sql($own, "SELECT count(*) FROM orders WHERE id <@ $january AND sno_time(id) IS NOT NULL"), '24',
+	'with flakeid on the database\'s search_path, unqualified names and operators resolve');
+my $own_rows = sql($own, 'COPY (SELECT * FROM orders ORDER BY id) TO STDOUT');
+$node->command_ok([ 'pg_dump', '-Fc', '-f', "$work/own.dump", '-d', $node->connstr($own) ], 'pg_dump -Fc of the database with flakeid in its own schema');
+fresh_db($node, 'flakeid_own_restored');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-d', $node->connstr('flakeid_own_restored'), "$work/own.dump" ],
+	'pg_restore into a new database');
+is(sql('flakeid_own_restored', "SELECT extnamespace::regnamespace FROM pg_extension WHERE extname = 'flakeid'"), 'flakeid',
+	'restored: the extension is in schema flakeid');
+ok(sql('flakeid_own_restored', 'COPY (SELECT * FROM orders ORDER BY id) TO STDOUT') eq $own_rows, 'restored: every row equal, in the same order');
+is(sql('flakeid_own_restored', "SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'orders'::regclass"),
+	'flakeid.sno_new()', 'restored: the DEFAULT is flakeid.sno_new()');
+is(own_range('flakeid_own_restored'), '24|index', 'restored: the range scan on the primary key');
+is(sql('flakeid_own_restored', "INSERT INTO orders (item) VALUES ('new') RETURNING id OPERATOR(flakeid.>) (SELECT flakeid.max(id) FROM orders WHERE item <> 'new')"), 't',
+	'restored: the DEFAULT mints with flakeid off the search_path, after the restored IDs');
+is(sqlstate_of($node, 'SELECT sno_new()', db => 'flakeid_own_restored'), '42883',
+	'restored: the database\'s search_path is not in the dump (pg_dump without --create): unqualified sno_new() is not found');
+
 stop_checked($node);
 done_testing();

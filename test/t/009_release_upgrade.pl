@@ -14,7 +14,7 @@ sub by_version { my @a = split /\./, $a; my @b = split /\./, $b; return $a[0] <=
 my @releases = sort by_version map { m{flakeid--(.*)\.sql$} } glob("$root/sql/released/flakeid--*.sql");
 my $node = flakeid_node('upgrade', -extension => 0);
 
-# every extension member, with what defines a function's behaviour and who may use it
+# every extension member, with what defines a function's behaviour, who may use it and its description
 my $members = "SELECT pg_describe_object(d.classid, d.objid, 0) || coalesce(' ' || (
              SELECT concat_ws(' ', p.provolatile, p.proisstrict, p.proparallel, p.proleakproof,
                               p.prosupport::regproc, p.prosrc, pg_get_function_result(p.oid), p.proacl,
@@ -22,6 +22,8 @@ my $members = "SELECT pg_describe_object(d.classid, d.objid, 0) || coalesce(' ' 
              FROM pg_proc p WHERE d.classid = 'pg_proc'::regclass AND p.oid = d.objid), '')
              || coalesce(' ' || (SELECT c.relacl::text FROM pg_class c
                                  WHERE d.classid = 'pg_class'::regclass AND c.oid = d.objid), '')
+             || coalesce(' -- ' || (SELECT s.description FROM pg_description s
+                                    WHERE s.classoid = d.classid AND s.objoid = d.objid AND s.objsubid = 0), '')
          FROM pg_depend d
          WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
            AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'flakeid')
