@@ -357,6 +357,17 @@ ok(found(h, 'clock excursion') == 1, 'snowflake 112 s ahead after an excursion i
    '(1.4\'s one mark, item 4a)')
 h['faults'][0]['still ahead'] = ['snowflake']
 ok(found(h, 'clock excursion') == 0, 'unless an earlier excursion took snowflake ahead, and it may lie there still')
+# (10-minute run on e1a9c87, seed 19104: an older state file restored, the hint's fresh start
+# 6 s before the excursion; every generator resumes 62 s past that start, 56.8 s ahead then)
+h = excursion_history(18)
+h['faults'][0]['leads']['snowflake'] = 56.8
+ok(found(h, 'clock excursion') == 1, 'snowflake 56.8 s ahead after an excursion it took no part in: a violation')
+h['faults'].insert(0, {'kind': 'older state file restored', 't0': 990.0, 't1': 995.0, 'down': True,
+                       'hints followed': ['start afresh']})
+ok(found(h, 'clock excursion') == 0, 'unless a fresh start 6 s before left every generator ahead of the clock')
+h['faults'][0]['t1'] = 900.0
+h['faults'][0]['t0'] = 890.0
+ok(found(h, 'clock excursion') == 1, 'but not one 101 s before, whose floor the clock has passed')
 h = excursion_history(18)
 h['faults'][0]['leads']['kuid'] = 0.3
 ok(found(h, 'clock excursion') == 1, 'kuid back at the clock after minting 120 s ahead: resumed below what it issued')
