@@ -78,6 +78,16 @@ $(OBJS): $(wildcard src/*/*.h)
 
 SQL_SOURCES = $(wildcard sql/source/*) $(UPGRADE_IN)
 
+# The portable edition (portable/README.md): two committed files generated
+# from portable/source/ by portable/generate.sh, which reads the alphabets
+# and siq's kinds from src/format/ (one table for both editions).  `make sql`
+# writes them too; `make sql-check` fails when a committed one is stale.
+PORTABLE_OUTPUTS = plain:portable/flakeid_portable.sql pgtle:portable/flakeid_portable_pgtle.sql
+PORTABLE_SOURCES = $(wildcard portable/source/*) portable/generate.sh src/format/sno.c src/format/flax.c \
+	src/format/siq.c src/format/siq_forms.c src/format/kuid.c
+portable: $(PORTABLE_SOURCES)
+	@for out in $(PORTABLE_OUTPUTS); do bash portable/generate.sh $${out%%:*} > $${out#*:}.part && mv $${out#*:}.part $${out#*:} || exit 1; done
+
 # sql_file FILE: sql/source/FILE as the scripts take it in: a template
 # (FILE.sql.in) once per fixed-width type, @TYPE@ and @WIDTH@ filled in
 define sql_file_function
@@ -124,7 +134,7 @@ define generate_upgrade_script
 	done < $(1)
 endef
 
-sql: $(SQL_SOURCES)
+sql: $(SQL_SOURCES) portable
 	$(generate_install_script) > $(SHIPPED_SQL)
 	@for in in $(UPGRADE_IN); do ( $(call generate_upgrade_script,$$in) ) > $${in%.in} || exit 1; done
 
@@ -157,6 +167,11 @@ sql-check: $(SQL_SOURCES)
 	done; rm -f $(SHIPPED_SQL).generated; \
 	ls sql/upgrades/$(EXTENSION)--*--$(EXTVERSION).sql >/dev/null 2>&1 || [ -z "$$(ls sql/released)" ]; \
 	check $$? "an upgrade script in sql/upgrades/ leads to $(EXTVERSION)"; \
+	for out in $(PORTABLE_OUTPUTS); do \
+	  bash portable/generate.sh $${out%%:*} > $${out#*:}.generated 2>/dev/null && cmp -s $${out#*:} $${out#*:}.generated; \
+	  check $$? "$${out#*:} is what portable/source/ generates (else: make portable, and commit it)"; \
+	  diff -u $${out#*:} $${out#*:}.generated 2>&1 | head -20 | sed 's/^/# /'; rm -f $${out#*:}.generated; \
+	done; \
 	echo "1..$$n"
 
 # --- tests that need no server ----------------------------------------------
@@ -222,7 +237,7 @@ fuzz-long:
 EXTRA_CLEAN += $(patsubst %,test/fuzz/fuzz_%,$(FUZZ_FORMATS)) test/fuzz/fuzz_persisted test/fuzz/fuzz_mask test/fuzz/corpus test/fuzz/crashes \
 	test/fuzz/obj test/fuzz/libpure.a test/unit/obj test/unit/libpure.a
 
-.PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check
+.PHONY: unittest valgrind-unittest fuzz fuzz-long sql sql-check portable
 
 # `make prove_installcheck`: the TAP files test/t/NNN_name.pl, one per
 # test, on PostgreSQL's own PostgreSQL::Test::Cluster (which the server-dev
