@@ -52,10 +52,29 @@ sub lit { my ($s) = @_; $s =~ s/'/''/g; return "'$s'"; }
 sub us_of_ms { return "$_[0]000"; }
 
 # --- valid vectors: text -> bytes -> text, time ---------------------------
-# each check is one query over all rows; it prints the rows that differ
+# each file is one query over all its rows.  On the oldest tested major
+# every row is a check of its own, named by its first column, as the C
+# layer's unit tests count every row of every vector (the encoders are
+# PL/pgSQL there, in the same words on every major: the other majors count
+# each file once, and a row that differs fails either way)
+my $per_row = $node->pg_version < 16;
 sub check_rows
 {
 	my ($name, $values, $columns, $where) = @_;
+	if ($per_row)
+	{
+		my ($key) = split /,\s*/, $columns;
+		my @got = split /\n/, p("SELECT left(regexp_replace(${key}::text, '[[:cntrl:]|]', '?', 'g'), 40) || '|' || coalesce(($where)::text, 'null') FROM (VALUES $values) v($columns)");
+		ok(scalar(@got) > 0, "$name: the file has rows (" . scalar(@got) . ')');
+		my $n = 0;
+		for my $row (@got)
+		{
+			my ($k, $verdict) = $row =~ /^(.*)\|([^|]*)$/;
+			$n++;
+			is($verdict, 'true', "$name: row $n ($k)");
+		}
+		return;
+	}
 	my $bad = p("SELECT count(*) FILTER (WHERE NOT ($where)) || ' of ' || count(*) FROM (VALUES $values) v($columns)");
 	like($bad, qr/^0 of [1-9]/, "$name: every row ($bad differ)");
 }
