@@ -16,12 +16,14 @@ BEGIN
 END
 $fn$;
 
--- Unix microseconds as an instant: whole seconds and the rest apart, so that
--- interval arithmetic (in float8) stays exact up to siq's year 36812.
+-- Unix microseconds as an instant, exactly: whole days and the rest, in
+-- UTC (a timestamp without time zone, so no zone's rules apply to the
+-- days), since float8 seconds times an interval is not exact past 2^53 µs
+-- (about year 2255) and siq runs to year 36812.
 CREATE FUNCTION flakeid_timestamptz(unix_us bigint) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN timestamptz 'epoch' + (div(unix_us, 1000000)::float8 * interval '1 second')
-                               + (mod(unix_us, 1000000)::float8 * interval '1 microsecond');
+    RETURN (timestamp 'epoch' + make_interval(days => (unix_us / 86400000000)::int4)
+            + make_interval(secs => (unix_us % 86400000000)::float8 / 1000000)) AT TIME ZONE 'UTC';
 
 -- n (1..8) big-endian bytes of v, and back (unsigned but for n = 8)
 CREATE FUNCTION flakeid_be_bytes(v bigint, n int) RETURNS bytea
@@ -171,83 +173,121 @@ $fn$;
 -- v = unit << bits | counter: nextval is the primitive PostgreSQL itself
 -- makes crash-safe (WAL), replicates, and never gives twice while the
 -- sequence is not moved back.  A call takes v := nextval(state); if v's unit
--- is behind the clock's (`now_unit`) it moves the sequence to the clock
--- (setval(now_unit << bits | counter_min)); if v's counter has passed
--- counter_max (the pool of a unit is used up), to the next unit, ahead of
--- the clock (the C edition waits there; a PL/pgSQL caller minting faster
--- than 2^bits a unit does not exist, so the ahead path serves a clock that
--- stepped back: the units then count on from the last one, as the C
--- edition's monotonic rule does, and the clock catches up).
+-- is behind the clock's it moves the sequence to the clock (setval(now_unit
+-- << bits | 0)); if v's counter has passed the pool's top (a unit's pool is
+-- used up), to the next unit, ahead of the clock (the C edition waits there;
+-- a PL/pgSQL caller minting faster than 2^bits a unit does not exist, so the
+-- ahead path serves a clock that stepped back: the units then count on from
+-- the last one, as the C edition's monotonic rule does, and the clock
+-- catches up).  The end of the format's range (or of what fits 63 bits) is
+-- refused, 22008, before any setval.
 --
 -- setval is the one move that can go backward: a session that read v, then
 -- lost the CPU while others took values past its setval target, would set
 -- the sequence back under them, and the values between would come again.
--- So every nextval/setval pair runs under one session-level advisory lock
--- per generator (key: 'flkp' and the sequence's oid); it is released before
--- the call returns, and an error or cancel between (statement_timeout,
--- pg_cancel_backend, a refusal) releases it in the handler before it is
--- raised again: a lock left held would stop every other session.  A
--- transaction-level lock would serialize whole transactions instead.
--- (No cheaper scheme found is provably safe: without the lock the safety of
--- setval rests on how many values others take during one preemption.)
+-- So every nextval/setval runs under a lock on a table of the generator's
+-- own (flakeid_<generator>_lock) that only the role which installed this
+-- edition may lock, taken in a block whose subtransaction is then ended by
+-- an error of its own (FL001): its end releases the lock, and the sequence
+-- keeps its moves (sequences are not transactional).  A cancel, a timeout
+-- or any error at any statement ends the subtransaction too: no path
+-- leaves the lock held, and no other role can take it (an advisory lock,
+-- the first design, was open to any role, and a session-level one could
+-- outlive a second cancel).  A transaction-level lock would serialize whole
+-- transactions instead; a row lock would spend a transaction ID a call.
 --
--- Crashes: nextval's WAL record reaches disk with the commit of the
--- transaction that took it (PostgreSQL logs sequences 32 values ahead), so
--- an ID read by a client before that commit can be issued again after a
--- crash; it is not, because the restart takes longer than a unit and the
--- first call after it jumps to the clock.  That holds unless the counter
+-- This function is the one SECURITY DEFINER function of the edition, and
+-- what it moves it computes itself: the unit from the clock, the pool from
+-- the generator's format (siq's from its kind's width, 3 to 5 bits).  So a
+-- role that may call it (every role, as every role may mint) can take IDs
+-- and nothing else: no unit of its choosing, no pool that would carry the
+-- shared state ahead of the clock.  Its body calls only pg_catalog (searched
+-- first) and flakeid_snowflake_epoch_ms(), fixed when the edition was
+-- installed.
+--
+-- Crashes: nextval logs 32 values ahead, and its WAL reaches disk with the
+-- next commit that flushes (a transaction that only takes values logged
+-- before may not flush at all), so an ID a client read can be issued again
+-- after a crash; it is not, because the restart takes longer than a unit and
+-- the first call after it jumps to the clock.  That holds unless the counter
 -- had run ahead of the clock or the clock stepped back across the crash
--- (portable/README.md, "What holds after a crash").  A promoted standby is
--- the same case: its sequences are what it replayed, and the clock covers
--- what it did not receive.
---
--- Refused: a unit past max_unit (the end of the format's time range, or of
--- what fits the sequence's 63 bits): 22008, as the C edition's generator.
-CREATE FUNCTION flakeid_next(state regclass, now_unit bigint, bits int, counter_min bigint, counter_max bigint,
-                             max_unit bigint, generator text) RETURNS bigint
-    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE AS $fn$
+-- (portable/README.md).  A promoted standby is the same case, on the
+-- standby's clock.
+CREATE TABLE flakeid_sno_lock ();
+CREATE TABLE flakeid_siq_lock ();
+CREATE TABLE flakeid_kuid_lock ();
+CREATE TABLE flakeid_snowflake_lock ();
+COMMENT ON TABLE flakeid_sno_lock IS 'locked (never read or written) while sno_new moves its state; the other three alike';
+CREATE FUNCTION flakeid_next(generator text, siq_width int4 DEFAULT 3) RETURNS int8
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER SET search_path FROM CURRENT AS $fn$
 DECLARE
-    key bigint := (x'666c6b70'::bigint << 32) | state::oid::bigint;
-    v bigint;
-    unit bigint;
-    counter bigint;
+    us int8 := (extract(epoch FROM clock_timestamp()) * 1000000)::int8;
+    now_unit int8;
+    bits int4;
+    top int8;
+    max_unit int8;
+    state regclass;
+    v int8;
+    unit int8;
+    counter int8;
 BEGIN
+    CASE generator
+    WHEN 'sno' THEN          -- 4 ms units since 2010; sequence 0 .. 65535
+        now_unit := (us - 1262304000000000::int8) / 4000::int8;
+        bits := 16; top := 65535; max_unit := (1::int8 << 39) - 1::int8; state := 'flakeid_sno_state';
+    WHEN 'siq' THEN          -- t56 (seconds << 16 | 1/65536 s); serial of a kind of width 3 to 5
+        IF siq_width NOT BETWEEN 3 AND 5 THEN
+            RAISE EXCEPTION 'no siq kind is % bits wide', siq_width USING ERRCODE = '22023';
+        END IF;
+        now_unit := ((us / 1000000::int8) << 16) | ((us % 1000000::int8) * 65536::int8 / 1000000::int8);
+        bits := 13; top := (1::int8 << (16 - siq_width)) - 1::int8; max_unit := (1::int8 << 50) - 1::int8;
+        state := 'flakeid_siq_state';
+    WHEN 'kuid' THEN         -- ticks counted linearly, (Mega * 10^6 + Sec) * 977 + Tick; Seq 0 .. 16383
+        now_unit := ((us / 1000000000000::int8) * 1000000::int8 + (us / 1000000::int8) % 1000000::int8) * 977::int8
+                    + (us % 1000000::int8) / 1024::int8;
+        bits := 14; top := 16383; max_unit := (1::int8 << 48) - 1::int8; state := 'flakeid_kuid_state';
+    WHEN 'snowflake' THEN    -- Unix milliseconds; sequence 0 .. 4095; the epoch fixed at install
+        now_unit := us / 1000::int8;
+        IF now_unit < flakeid_snowflake_epoch_ms() THEN
+            RAISE EXCEPTION 'the clock is before the snowflake epoch' USING ERRCODE = '22008';
+        END IF;
+        bits := 12; top := 4095; max_unit := flakeid_snowflake_epoch_ms() + (1::int8 << 41) - 1::int8;
+        state := 'flakeid_snowflake_state';
+    ELSE
+        RAISE EXCEPTION 'no generator "%"', generator USING ERRCODE = '22023';
+    END CASE;
+    IF now_unit < 0 THEN
+        RAISE EXCEPTION 'the clock is before the % generator''s time range', generator USING ERRCODE = '22008';
+    END IF;
     BEGIN
-        -- (taken inside the block: PL/pgSQL checks for a cancel before each
-        -- statement, so one between the lock and the block would leave it held)
-        PERFORM pg_advisory_lock(key);
+        CASE generator
+        WHEN 'sno' THEN LOCK TABLE flakeid_sno_lock IN SHARE UPDATE EXCLUSIVE MODE;
+        WHEN 'siq' THEN LOCK TABLE flakeid_siq_lock IN SHARE UPDATE EXCLUSIVE MODE;
+        WHEN 'kuid' THEN LOCK TABLE flakeid_kuid_lock IN SHARE UPDATE EXCLUSIVE MODE;
+        ELSE LOCK TABLE flakeid_snowflake_lock IN SHARE UPDATE EXCLUSIVE MODE;
+        END CASE;
         v := nextval(state);
         unit := v >> bits;
-        counter := v & ((1::bigint << bits) - 1);
+        counter := v & ((1::int8 << bits) - 1::int8);
         IF unit < now_unit THEN
-            unit := now_unit;
-            v := (unit << bits) | counter_min;
-            PERFORM setval(state, v);
-        ELSIF counter > counter_max OR counter < counter_min THEN
-            unit := unit + 1;
-            v := (unit << bits) | counter_min;
-            PERFORM setval(state, v);
+            unit := now_unit; counter := 0;
+        ELSIF counter > top THEN
+            unit := unit + 1::int8; counter := 0;
         END IF;
         IF unit > max_unit THEN
             RAISE EXCEPTION 'the % generator has used up the last time unit it can issue in', generator
                 USING ERRCODE = '22008';
         END IF;
-        PERFORM pg_advisory_unlock(key);
-    EXCEPTION WHEN query_canceled OR others THEN
-        -- (held only if the cancel came after the wait for it ended)
-        IF EXISTS (SELECT FROM pg_catalog.pg_locks l
-                   WHERE l.locktype = 'advisory' AND l.pid = pg_catalog.pg_backend_pid()
-                     AND l.classid = (key >> 32)::oid AND l.objid = (key & 4294967295)::oid
-                     AND l.objsubid = 1 AND l.granted) THEN
-            PERFORM pg_advisory_unlock(key);
+        IF ((unit << bits) | counter) <> v THEN
+            v := (unit << bits) | counter;
+            PERFORM setval(state, v);
         END IF;
-        RAISE;
+        RAISE SQLSTATE 'FL001';   -- ends the block: the lock goes with its subtransaction
+    EXCEPTION WHEN SQLSTATE 'FL001' THEN
+        NULL;
     END;
     RETURN v;
 END
 $fn$;
--- Only the generators (SECURITY DEFINER, owned by the role that installed
--- this edition, which owns the state sequences) move a generator's state:
--- a role that mints needs EXECUTE on them and nothing on the sequences, and
--- cannot set a state ahead or back (setval needs UPDATE on the sequence).
-REVOKE ALL ON FUNCTION flakeid_next(regclass, bigint, int, bigint, bigint, bigint, text) FROM PUBLIC;
+COMMENT ON FUNCTION flakeid_next(text, int4) IS
+    'the next value of a generator''s state (a unit and its counter); the generators'' one rule';

@@ -66,18 +66,9 @@ $fn$;
 -- ((Mega * 10^6 + Sec) * 977 + Tick: ticks 977 .. 1023 never come from a
 -- clock), counter = Seq (14 bits)
 CREATE SEQUENCE flakeid_kuid_state MINVALUE 0 START 0;
-CREATE FUNCTION kuid_next_unit() RETURNS int8
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path FROM CURRENT AS $fn$
-DECLARE
-    f record := kuid_fields(clock_timestamp());
-BEGIN
-    RETURN flakeid_next('flakeid_kuid_state', (f.mega * 1000000 + f.sec) * 977 + f.tick, 14, 0, 16383,
-                        (1::bigint << 48) - 1, 'kuid');
-END
-$fn$;
 CREATE FUNCTION kuid_new() RETURNS kuid
-    LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
     SELECT kuid_pack((v >> 14) / 977 / 1000000, (v >> 14) / 977 % 1000000, (v >> 14) % 977, v & 16383)
-    FROM (SELECT kuid_next_unit() AS v) x;
+    FROM (SELECT flakeid_next('kuid') AS v) x;
 END;

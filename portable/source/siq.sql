@@ -151,7 +151,7 @@ $fn$;
 -- flakeid.siq_shard (unset: 0), domain the hash of flakeid.siq_domain
 CREATE SEQUENCE flakeid_siq_state MINVALUE 0 START 0;
 CREATE FUNCTION siq_new(kind text) RETURNS siq
-    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER SET search_path FROM CURRENT AS $fn$
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path FROM CURRENT AS $fn$
 DECLARE
     value int := siq_kind_value(kind);
     w int := siq_kind_width(siq_kind_value(kind));
@@ -159,8 +159,7 @@ DECLARE
     domain bigint := siq_domain_hash(coalesce(current_setting('flakeid.siq_domain', true), ''));
     v bigint;
 BEGIN
-    v := flakeid_next('flakeid_siq_state', siq_t56(clock_timestamp()), 13, 0, (1 << (16 - w)) - 1,
-                      (1::bigint << 50) - 1, 'siq');
+    v := flakeid_next('siq', w);
     RETURN siq_pack(v >> 13, shard, domain, ((v & 8191) << w) | (value & ((1 << w) - 1)));
 END
 $fn$;

@@ -58,7 +58,7 @@ COMMENT ON FUNCTION sno_upper_bound(timestamptz) IS 'largest sno whose 4 ms unit
 -- from the last unit instead of toggling (portable/README.md).
 CREATE SEQUENCE flakeid_sno_state MINVALUE 0 START 0;
 CREATE FUNCTION sno_new(meta int4 DEFAULT 0) RETURNS sno
-    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER SET search_path FROM CURRENT AS $fn$
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path FROM CURRENT AS $fn$
 DECLARE
     partition int := flakeid_setting('flakeid.sno_partition', 0, 65535, 0);
     v bigint;
@@ -66,8 +66,7 @@ BEGIN
     IF meta NOT BETWEEN 0 AND 255 THEN
         RAISE EXCEPTION 'meta % is out of range for type sno', meta USING ERRCODE = '22003';
     END IF;
-    v := flakeid_next('flakeid_sno_state', sno_units(clock_timestamp()), 16, 0, 65535,
-                      (1::bigint << 39) - 1, 'sno');
+    v := flakeid_next('sno');
     RETURN sno_pack(v >> 16, 0, meta, partition, (v & 65535)::int);
 END
 $fn$;

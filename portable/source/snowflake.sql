@@ -2,13 +2,23 @@
 -- =====================================================================
 -- snowflake (spec/siq-and-snowflake.md Part B), plain bigint: ms since the
 -- epoch (42, generators stop at 2^41) | worker (5) | process (5) | sequence
--- (12).  The epoch: flakeid.snowflake_epoch_ms (default 1420070400000,
+-- (12).  The epoch: flakeid.snowflake_epoch_ms at install (default 1420070400000,
 -- Discord's); the functions that read it are STABLE, each with an IMMUTABLE
 -- overload taking the epoch, as in the C edition.
 -- =====================================================================
+-- The epoch is fixed when the edition is installed, from the installer's
+-- flakeid.snowflake_epoch_ms then (as the C edition's is fixed at the
+-- server's start): read per session, any role's SET would shift its IDs
+-- onto others' (an ID at m ms under epoch e + 1 is the one at m - 1 under
+-- e).  To change it, install the edition afresh.
+DO $epoch$ BEGIN
+    EXECUTE format('CREATE FUNCTION flakeid_snowflake_epoch_ms() RETURNS int8 LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN %s',
+                   flakeid_setting('flakeid.snowflake_epoch_ms', 0, 253402300799999, 1420070400000));
+END $epoch$;
+COMMENT ON FUNCTION flakeid_snowflake_epoch_ms() IS 'the snowflake epoch, ms since 1970, fixed when the edition was installed';
 CREATE FUNCTION snowflake_epoch() RETURNS timestamptz
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN flakeid_timestamptz(flakeid_setting('flakeid.snowflake_epoch_ms', 0, 253402300799999, 1420070400000) * 1000);
+    RETURN flakeid_timestamptz(flakeid_snowflake_epoch_ms() * 1000);
 CREATE FUNCTION snowflake_ms(ts timestamptz, epoch timestamptz) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE SET search_path FROM CURRENT AS $fn$
 DECLARE
@@ -62,18 +72,14 @@ CREATE FUNCTION snowflake_from_text(t text) RETURNS bigint
 -- the generator: unit = the Unix millisecond, counter = the sequence (12 bits)
 CREATE SEQUENCE flakeid_snowflake_state MINVALUE 0 START 0;
 CREATE FUNCTION snowflake_new() RETURNS int8
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER SET search_path FROM CURRENT AS $fn$
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path FROM CURRENT AS $fn$
 DECLARE
-    epoch_ms bigint := flakeid_setting('flakeid.snowflake_epoch_ms', 0, 253402300799999, 1420070400000);
+    epoch_ms bigint := flakeid_snowflake_epoch_ms();
     worker int := flakeid_setting('flakeid.snowflake_worker', 0, 31, 0);
     process int := flakeid_setting('flakeid.snowflake_process', 0, 31, 0);
-    now_ms bigint := flakeid_unix_us(clock_timestamp(), 'snowflake') / 1000;
     v bigint;
 BEGIN
-    IF now_ms < epoch_ms THEN
-        RAISE EXCEPTION 'the snowflake generator is outside the time range of epoch % ms', epoch_ms USING ERRCODE = '22008';
-    END IF;
-    v := flakeid_next('flakeid_snowflake_state', now_ms, 12, 0, 4095, epoch_ms + (1::bigint << 41) - 1, 'snowflake');
+    v := flakeid_next('snowflake');
     RETURN (((v >> 12) - epoch_ms) << 22) | (worker << 17) | (process << 12) | (v & 4095);
 END
 $fn$;

@@ -1,7 +1,7 @@
 # The portable edition's generators (portable/source/generic.sql,
 # flakeid_next): never the same ID twice across sessions minting at once
 # (4 x 250,000), a kill -9 of the postmaster mid-load, and a promoted
-# standby; a cancel mid-call leaves no advisory lock held.
+# standby; a cancel mid-call leaves no generator's lock held.
 use strict;
 use warnings;
 use FlakeidTest;
@@ -26,28 +26,54 @@ q_('TRUNCATE minted');
 psql_together($node, map { "SET search_path = ids; INSERT INTO minted SELECT sno_new(), snowflake_new(), kuid_new(), siq_new('user') FROM generate_series(1, 25000)" } 1 .. 4);
 is(q_('SELECT count(*), count(DISTINCT id), count(DISTINCT s), count(DISTINCT k), count(DISTINCT q) FROM minted'),
 	'100000|100000|100000|100000|100000', '4 sessions minted 100,000 rows of snowflake, kuid and siq too: 0 repeated');
-is(q_(q{SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'}), 0, 'no advisory lock is left held');
+is(q_(q{SELECT count(*) FROM pg_locks WHERE relation IN ('ids.flakeid_sno_lock'::regclass, 'ids.flakeid_siq_lock'::regclass, 'ids.flakeid_kuid_lock'::regclass, 'ids.flakeid_snowflake_lock'::regclass) AND pid <> pg_backend_pid()}), 0, "no generator's lock is left held");
 
 # a cancel (statement_timeout) in the middle of minting leaves no lock held
 is(sqlstate_of($node, "SET search_path = ids; SET statement_timeout = '300ms'; SELECT count(sno_new()) FROM generate_series(1, 10000000)"),
 	'57014', 'a statement_timeout ends a long minting call');
-is(q_(q{SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'}), 0, '... and no advisory lock is left held by it');
+is(q_(q{SELECT count(*) FROM pg_locks WHERE relation IN ('ids.flakeid_sno_lock'::regclass, 'ids.flakeid_siq_lock'::regclass, 'ids.flakeid_kuid_lock'::regclass, 'ids.flakeid_snowflake_lock'::regclass) AND pid <> pg_backend_pid()}), 0, "... and no generator's lock is left held by it");
 is(q_(q{SET lock_timeout = '2s'; SELECT count(sno_new()) FROM generate_series(1, 10)}), 10, '... another session mints at once');
 
-# a role that only mints: EXECUTE on the generators (SECURITY DEFINER) is
-# all it needs, and it cannot move the state every session shares: no
-# setval, no flakeid_next, and settings it may SET reach its own IDs only
+# a role that only mints (any role may, as in the C edition): it needs no
+# right on the state sequences, and cannot move the state every session
+# shares, nor hold a generator's lock: no setval, a flakeid_next that takes
+# no unit or pool, a lock table it may not lock (the first design's
+# advisory lock any role could hold, 58d7802), and settings it may SET
+# reach its own IDs only (the snowflake epoch is fixed at install)
 $node->safe_psql('postgres', q{CREATE ROLE minter LOGIN; GRANT USAGE ON SCHEMA ids TO minter});
 sub as_minter { my ($sql) = @_; return $node->safe_psql('postgres', "SET ROLE minter; SET search_path = ids; $sql"); }
 is(as_minter(q{SELECT count(DISTINCT sno_new()) + count(DISTINCT snowflake_new()) + count(DISTINCT kuid_new()) FROM generate_series(1, 100)}),
 	300, 'a role with no right on the state sequences mints every type');
 is(sqlstate_of($node, q{SET ROLE minter; SELECT setval('ids.flakeid_sno_state', 1 << 60)}), '42501',
 	'... and cannot set a state ahead with setval (42501)');
-is(sqlstate_of($node, q{SET ROLE minter; SELECT ids.flakeid_next('ids.flakeid_sno_state', 1 << 40, 16, 0, 65535, 1 << 45, 'sno')}), '42501',
-	'... nor through flakeid_next (42501)');
+is(sqlstate_of($node, q{SET ROLE minter; SELECT ids.flakeid_next('ids.flakeid_sno_state', 1 << 40, 16, 0, 65535, 1 << 45, 'sno')}), '42883',
+	'... nor through flakeid_next, which takes no unit (42883)');
+is(sqlstate_of($node, q{SET ROLE minter; SELECT ids.flakeid_next('siq', 9)}), '22023', '... nor a pool of its choosing (22023)');
+for my $g (qw(sno siq kuid snowflake))
+{
+	is(sqlstate_of($node, "SET ROLE minter; BEGIN; LOCK TABLE ids.flakeid_${g}_lock IN ACCESS SHARE MODE"), '42501',
+		"... nor take $g\'s lock, in any mode (42501)");
+}
 as_minter(q{SET flakeid.sno_sequence_min = 65532; SET flakeid.snowflake_epoch_ms = 0; SELECT count(sno_new()) + count(snowflake_new()) FROM generate_series(1, 20000)});
 is(q_(q{SELECT abs(extract(epoch FROM sno_time(sno_new()) - clock_timestamp())) < 5, abs(extract(epoch FROM snowflake_time(snowflake_new()) - clock_timestamp())) < 5}),
 	't|t', '20,000 calls under a pool of 4 and another snowflake epoch, SET by that role, left the shared states at the clock');
+# (the twelfth review's probe: an epoch a millisecond apart, call by call)
+is(as_minter(q{CREATE TEMP TABLE s (id bigint);
+	DO $$ BEGIN FOR i IN 1 .. 20000 LOOP
+		PERFORM set_config('flakeid.snowflake_epoch_ms', (1420070400000 + i % 2)::text, false);
+		INSERT INTO s VALUES (snowflake_new()); END LOOP; END $$;
+	SELECT count(*) - count(DISTINCT id) FROM s}), 0, '20,000 snowflakes under an epoch SET a millisecond apart, call by call: 0 repeated');
+
+# the script installs only into a schema of its own
+$node->safe_psql('postgres', q{CREATE SCHEMA crowded; CREATE FUNCTION crowded.f() RETURNS int LANGUAGE sql RETURN 1;
+	CREATE SCHEMA open_to_all; GRANT CREATE ON SCHEMA open_to_all TO PUBLIC});
+for my $case ([ 'crowded', '55000', 'a schema that already holds functions' ], [ 'open_to_all', '42501', 'a schema where PUBLIC may create' ])
+{
+	my ($schema, $state, $what) = @$case;
+	my ($rc, $out, $err) = $node->psql('postgres', undef, extra_params => [ '-v', 'VERBOSITY=sqlstate', '-f', "$root/portable/flakeid_portable.sql" ],
+		on_error_stop => 1, connstr => $node->connstr('postgres') . " options=--search_path=$schema");
+	like($err, qr/ERROR:\s+$state/, "the script refuses $what ($state)");
+}
 
 # kill -9 of the postmaster while 2 sessions mint, then more IDs
 q_('TRUNCATE minted');
