@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""flakeid through Django's ORM (3.2, psycopg2) with the fields of
+"""flakeid through Django's ORM (3.2 on psycopg2; 5.2 on psycopg 3) with the fields of
 examples/python/flakeid_django.py: a sno primary key filled by its DEFAULT
 (SnoAutoField) and a siq column, the table made by Django's schema editor,
 every check through Django's own insert and query API.  TAP output; the
@@ -32,7 +32,7 @@ from django.db import DataError, connection, models  # noqa: E402
 from flakeid_django import SiqField, SnoAutoField  # noqa: E402
 from tap import Tap  # noqa: E402
 
-tap = Tap("Django")
+tap = Tap(f"Django {django.get_version()}")
 
 
 class Event(models.Model):
@@ -101,7 +101,8 @@ try:
     Event.objects.get(pk="not-an-id!")
     tap.ok(False, "a bad sno string is refused")
 except DataError as e:
-    tap.ok(e.__cause__.pgcode == "22P02" and bool(e.__cause__.diag.message_detail),
+    # (psycopg2's pgcode is psycopg 3's sqlstate)
+    tap.ok((getattr(e.__cause__, "sqlstate", None) or e.__cause__.pgcode) == "22P02" and bool(e.__cause__.diag.message_detail),
        f"a bad sno string is DataError 22P02 with a DETAIL ({e.__cause__.diag.message_detail})")
 
 with connection.schema_editor() as editor:

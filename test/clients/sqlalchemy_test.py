@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""flakeid through SQLAlchemy's ORM (1.4, psycopg2) with the column types of
+"""flakeid through SQLAlchemy's ORM (1.4 and 2.0; psycopg2, or psycopg 3 with
+FLAKEID_SQLALCHEMY_DRIVER=psycopg) with the column types of
 examples/python/flakeid_sqlalchemy.py: a sno primary key and a siq column
 filled by their DEFAULTs, every check through the ORM's own insert and
 query API.  TAP output; the server comes from the libpq environment
@@ -20,7 +21,8 @@ from sqlalchemy.orm import Session, declarative_base  # noqa: E402
 from flakeid_sqlalchemy import Siq, Sno, in_time_range  # noqa: E402
 from tap import Tap  # noqa: E402
 
-tap = Tap("SQLAlchemy")
+DRIVER = os.environ.get("FLAKEID_SQLALCHEMY_DRIVER", "psycopg2")
+tap = Tap("SQLAlchemy" if DRIVER == "psycopg2" else f"SQLAlchemy on {DRIVER}")
 Base = declarative_base()
 
 
@@ -34,8 +36,8 @@ class Event(Base):
     name = Column(Text)
 
 
-# psycopg2 over libpq: an empty URL part takes the PG* environment
-engine = create_engine("postgresql+psycopg2://", future=True)
+# psycopg2 or psycopg 3 over libpq: an empty URL part takes the PG* environment
+engine = create_engine(f"postgresql+{DRIVER}://", future=True)
 with engine.begin() as conn:
     conn.execute(text("CREATE EXTENSION IF NOT EXISTS flakeid"))
     Base.metadata.drop_all(conn)
@@ -77,7 +79,8 @@ with Session(engine) as session:
         tap.ok(False, "a bad sno literal is refused")
     except DataError as e:
         session.rollback()
-        tap.ok(e.orig.pgcode == "22P02" and bool(e.orig.diag.message_detail),
+        # (psycopg2's pgcode is psycopg 3's sqlstate)
+        tap.ok((getattr(e.orig, "sqlstate", None) or e.orig.pgcode) == "22P02" and bool(e.orig.diag.message_detail),
            f"a bad sno string is DataError 22P02 with a DETAIL ({e.orig.diag.message_detail})")
 
 with engine.begin() as conn:
