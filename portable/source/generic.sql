@@ -109,7 +109,9 @@ CREATE FUNCTION flakeid_width_error(type_name text, b bytea, width int) RETURNS 
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
 BEGIN
     RAISE EXCEPTION 'invalid binary length for type %: % bytes', type_name, octet_length(b)
-        USING ERRCODE = '22P03', DETAIL = format('A %s value is exactly %s bytes.', type_name, width);
+        USING ERRCODE = '22P03', DETAIL = format('A %s value is exactly %s bytes.', type_name, width),
+              HINT = format('In the portable edition %s is a domain over bytea: read its text with %s_from_text(''...''), write it with %s_to_text(id).',
+                            type_name, type_name, type_name);
 END
 $fn$;
 
