@@ -118,9 +118,9 @@ is(listed_names('Every function is `PARALLEL SAFE`'), catalog_names("p.proparall
 	"the functions the reference says are not PARALLEL SAFE are exactly the catalog's");
 
 # the views
-is(join(' ', sort(members('pg_class', 'relname'))), 'flakeid_generators flakeid_horizon_holders flakeid_partitions',
-	"the extension's relations are the views flakeid_generators and flakeid_horizon_holders, and the table flakeid_partitions");
-ok(index($reference, 'the table `flakeid_partitions`') >= 0, 'the table is in the reference');
+is(join(' ', sort(members('pg_class', 'relname'))), 'flakeid_generators flakeid_horizon_holders flakeid_partition_requests flakeid_partitions',
+	"the extension's relations are the views flakeid_generators and flakeid_horizon_holders, and the tables flakeid_partitions and flakeid_partition_requests");
+ok(index($reference, 'the table `flakeid_partitions`') >= 0 && index($reference, 'the table `flakeid_partition_requests`') >= 0, 'both tables are in the reference');
 ok(index($reference, 'the view `flakeid_generators`') >= 0 && index($reference, 'the view `flakeid_horizon_holders`') >= 0,
 	'both views are in the reference');
 stop_checked($node);

@@ -1,0 +1,159 @@
+# Partitions that keep themselves beside other sessions (issue 82, 1.5's
+# eleventh reviewer and auditor; docs/OPERATIONS.md, "Partitions that keep
+# themselves"):
+#   * a role with PUBLIC's rights holds the most it can take on the
+#     registrations (ROW EXCLUSIVE) and is refused every stronger lock, FOR
+#     UPDATE, UPDATE and DELETE (42501), while an owner registers, sets, runs
+#     and forgets, and pg_dump dumps: all succeed;
+#   * a row and its referencing row (ON DELETE CASCADE) committed while a
+#     partition for their interval is being made: the referencing row
+#     survives (the default partition is locked before its rows are read);
+#   * a table with a foreign key comes last in a run: a writer of the
+#     table it references waits for that table's making, not for the
+#     whole run.
+use strict;
+use warnings;
+use FlakeidTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes;
+
+my $node = flakeid_node('upkeep_concurrency', -extension => 0);
+my $db = 'upkeep_concurrency';
+fresh_db($node, $db);
+$node->safe_psql('postgres', "ALTER DATABASE $db SET timezone = 'UTC'");
+sub sql { my ($sql, $in) = @_; return $node->safe_psql($in // $db, "SET client_min_messages = warning; $sql"); }
+sql('CREATE EXTENSION flakeid');
+my $work = PostgreSQL::Test::Utils::tempdir();
+
+# --- a role with PUBLIC's rights beside an owner's upkeep ---------------------------------
+# (UPDATE and DELETE granted to PUBLIC let any role lock the registrations
+# ACCESS EXCLUSIVE, every run failing after its 1 s lock_timeout and
+# flakeid_partition_by_time, forget and pg_dump waiting without end, or lock
+# other owners' rows FOR UPDATE, their runs skipping: 1.5's eleventh reviewer)
+sql(q{CREATE ROLE upkeep_app LOGIN; CREATE ROLE upkeep_public LOGIN;
+      GRANT CREATE ON SCHEMA public TO upkeep_app;
+      SET ROLE upkeep_app;
+      CREATE TABLE app_events (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      CREATE TABLE app_later (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('app_events', '1 day', premake => 1, retain => '3 days')});
+my $public = session($node, connstr => $node->connstr($db) . ' user=upkeep_public');
+$public->query("\\set VERBOSITY sqlstate\nSELECT 1");
+$public->query('BEGIN; LOCK TABLE flakeid_partitions IN ROW EXCLUSIVE MODE');
+my @tries = ('LOCK TABLE flakeid_partitions IN ACCESS EXCLUSIVE MODE', 'LOCK TABLE flakeid_partitions IN SHARE MODE',
+	'LOCK TABLE flakeid_partitions IN SHARE UPDATE EXCLUSIVE MODE', 'SELECT * FROM flakeid_partitions FOR UPDATE',
+	'SELECT * FROM flakeid_partitions FOR KEY SHARE', 'UPDATE flakeid_partitions SET premake = 0', 'DELETE FROM flakeid_partitions',
+	'LOCK TABLE flakeid_partition_requests IN ACCESS EXCLUSIVE MODE', 'SELECT * FROM flakeid_partition_requests FOR UPDATE');
+my @refused;
+for my $try (@tries)
+{
+	# (each in a savepoint: refused, the ROW EXCLUSIVE held before stays; granted, it is held on)
+	my $state = eval { $public->query("SAVEPOINT try; $try"); 'granted' } // ($@ =~ /ERROR:\s+([0-9A-Z]{5})/ ? $1 : $@);
+	$public->query('ROLLBACK TO SAVEPOINT try') if $state ne 'granted';
+	push @refused, "$state: $try" if $state ne '42501';
+}
+is(join("\n", @refused), '', 'a role with PUBLIC\'s rights, holding ROW EXCLUSIVE on the registrations, is refused (42501) every stronger lock, FOR UPDATE, UPDATE and DELETE');
+# the owner's upkeep meanwhile: each statement within 20 s (without end, before)
+my %owner_calls = (
+	"SELECT count(*) FROM flakeid_partition_by_time('app_later', '1 day', premake => 1)" => 'registers',
+	"SELECT premake FROM flakeid_partition_set('app_events', premake => 2)" => 'sets',
+	"SELECT count(*) FILTER (WHERE action IN ('failed', 'skipped')) FROM flakeid_partition_maintenance()" => 'runs every table',
+	"SELECT count(*) FILTER (WHERE action IN ('failed', 'skipped')) FROM flakeid_partition_maintenance('app_events', now() + interval '5 days')" => 'runs one table',
+	"SELECT flakeid_partition_forget('app_later')" => 'forgets');
+my @owner_failed;
+for my $call (sort keys %owner_calls)
+{
+	my ($out, $err) = ('', '');
+	$node->psql($db, "SET statement_timeout = '20s'; SET ROLE upkeep_app; $call", stdout => \$out, stderr => \$err, extra_params => [ '-v', 'ON_ERROR_STOP=1' ]);
+	push @owner_failed, "$owner_calls{$call}: $out $err" unless $out =~ /^(0|1|2|t|3)$/m && $err eq '';
+}
+is(join("\n", @owner_failed), '', 'meanwhile the owner registers, sets, runs (nothing failed or skipped) and forgets');
+# (its COPY of the registrations waited without end, before: pg_dump sets its
+# own statement_timeout and lock_timeout to 0, so an outer bound ends it)
+$node->command_ok([ 'timeout', '60', 'pg_dump', '--lock-wait-timeout=20s', '-f', "$work/beside.sql", '-d', $node->connstr($db) ], '... and pg_dump dumps the database');
+$public->query('ROLLBACK');
+$public->close;
+is(sql(q{SELECT parent::text || ' ' || premake FROM flakeid_partitions ORDER BY 1}), 'app_events 2', '... the registrations as the owner left them');
+
+# --- a row and its referencing row committed while a partition is made -------------------------
+# (the referencing rows were checked for before the default partition was
+# locked: a row inserted with its ON DELETE CASCADE child, committed while
+# the make waited for the lock, was moved, and the child deleted: 1.5's
+# eleventh reviewer)
+sql(q{CREATE TABLE fk_parent (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('fk_parent', '1 day', premake => 0);
+      CREATE TABLE fk_parent_default PARTITION OF fk_parent DEFAULT;
+      CREATE TABLE fk_child (cid int PRIMARY KEY, ref sno REFERENCES fk_parent (id) ON DELETE CASCADE)});
+my $x = session($node, db => $db);
+$x->query(q{BEGIN; INSERT INTO fk_parent VALUES (sno_lower_bound(now() - interval '3 days')); INSERT INTO fk_child SELECT 1, id FROM fk_parent});
+my $make = psql_start($node, q{SET lock_timeout = '120s'; SELECT action || ': ' || coalesce(detail, '') FROM flakeid_partition_make('fk_parent', now() - interval '3 days')}, db => $db);
+ok($node->poll_query_until($db, q{SELECT count(*) > 0 FROM pg_locks WHERE NOT granted AND relation = 'fk_parent_default'::regclass}),
+	'the make waits for the default partition, which the uncommitted rows hold');
+$x->query('COMMIT');
+$x->close;
+my ($make_status, $make_out, $make_err) = psql_finish($make);
+like($make_out, qr/^skipped: not made: rows of this interval are in the default partition .*a foreign key references/,
+	'the rows committed, the make reads them under its lock and skips the interval, saying why') or diag($make_err);
+is(sql(q{SELECT (SELECT count(*) FROM fk_child) || ' ' || (SELECT count(*) FROM fk_parent_default)}), '1 1', '... the referencing row survives, and the row stays in the default partition');
+
+# --- a writer of a referenced table beside a run of many tables ------------------------------
+# (attaching a partition of a table with a foreign key copies the key, which
+# takes SHARE ROW EXCLUSIVE on the referenced table until the run's
+# transaction ends: first in the run, it stalled that table's writers for
+# the whole run, 10.75 s in one of 33 tables: 1.5's eleventh auditor)
+my $tables = 30;
+sql(q{CREATE TABLE ref_target (id int PRIMARY KEY);
+      INSERT INTO ref_target VALUES (1);
+      CREATE TABLE fk_first (id sno PRIMARY KEY DEFAULT sno_new(), target int NOT NULL REFERENCES ref_target) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('fk_first', '1 day', premake => 4)});
+sql(join("\n", map { "CREATE TABLE many_$_ (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+                     SELECT count(*) FROM flakeid_partition_by_time('many_$_', '1 day', premake => 4);" } 1 .. $tables - 1));
+sql(q{CREATE TABLE run_done (run interval);
+      CREATE TABLE writer_done (longest interval, inserts int);
+      CREATE PROCEDURE writer() LANGUAGE plpgsql AS $$
+      DECLARE
+          t0 timestamptz;
+          longest interval := '0';
+          n int := 0;
+      BEGIN
+          LOOP
+              EXIT WHEN EXISTS (SELECT 1 FROM run_done);
+              t0 := clock_timestamp();
+              INSERT INTO ref_target VALUES (n + 2);
+              COMMIT;
+              longest := greatest(longest, clock_timestamp() - t0);
+              n := n + 1;
+              PERFORM pg_sleep(0.002);
+          END LOOP;
+          INSERT INTO writer_done VALUES (longest, n);
+          COMMIT;
+      END $$});
+my $writer = psql_start($node, 'CALL writer()', db => $db);
+ok($node->poll_query_until($db, q{SELECT count(*) > 20 FROM ref_target}), 'the writer of the referenced table inserts');
+# one run of every table, 5 days on (5 partitions each to make, none to drop)
+sql(q{DO $$
+      DECLARE t0 timestamptz := clock_timestamp();
+      BEGIN
+          PERFORM count(*) FROM flakeid_partition_maintenance(NULL, now() + interval '5 days');
+          INSERT INTO run_done VALUES (clock_timestamp() - t0);
+      END $$});
+my ($writer_status, $writer_out, $writer_err) = psql_finish($writer);
+is($writer_status, 0, 'the writer ends once the run is done') or diag($writer_err);
+# the same run of the table with the foreign key alone, 10 days on: its own
+# making, the span in which the referenced table is locked once it comes last
+my $alone = sql(q{SELECT extract(epoch FROM clock_timestamp() - now()) FROM (SELECT count(*) FROM flakeid_partition_maintenance('fk_first', now() + interval '10 days')) x});
+my ($run, $longest, $inserts, $made) = split /\|/, sql(q{SELECT extract(epoch FROM r.run), extract(epoch FROM w.longest), w.inserts,
+        (SELECT count(*) FROM pg_inherits i WHERE i.inhparent IN (SELECT parent FROM flakeid_partitions WHERE parent::text ~ '^(fk_first|many_)'))
+        FROM run_done r, writer_done w});
+# The bound: the referenced table is locked from the making of fk_first's
+# first partition to the run's end; fk_first last, with nothing to drop, that
+# is fk_first's own making, which its run alone measures ($alone s), one of
+# $tables tables' equal shares; twice that and 100 ms for the machine's noise.
+# First in the run, the lock spanned the whole run, $tables times as long.
+my $bound = 2 * $alone + 0.1;
+note("run of $tables tables: $run s ($made partitions in all); fk_first alone: $alone s; the writer's longest insert: $longest s of $inserts; the bound: $bound s");
+cmp_ok($run, '>', 2 * $bound, "the run of $tables tables takes more than twice the bound ($run s), so that the check tells the orders apart");
+cmp_ok($longest, '<', $bound, "the writer of the referenced table waits at most twice the making of the table with the foreign key, and 100 ms ($bound s): it comes last in the run");
+
+stop_checked($node);
+done_testing();
