@@ -3352,24 +3352,29 @@ COMMENT ON TABLE flakeid_partition_requests IS
 REVOKE ALL ON flakeid_partition_requests FROM PUBLIC;
 GRANT INSERT ON flakeid_partition_requests TO PUBLIC;
 
--- Whether the current user owns `parent` as PostgreSQL counts it (a member
--- of the owning role with its privileges, pg_has_role(..., 'USAGE'): a
--- restore as such a member lost every registration, 1.5's eleventh
--- reviewer).  A superuser owns only what it owns itself where `run` is
--- true: a run executes the table owner's triggers, constraints and index
--- expressions with the caller's rights (1.5's eighth reviewer and
--- auditor); where `run` is false (writing a registration), every table.
--- NULL for a table that does not exist.
+-- Whether the current user may write `parent`'s registration (`run`
+-- false): its owner as PostgreSQL counts it, a member of the owning role
+-- with its privileges (pg_has_role(..., 'USAGE'): a restore as such a
+-- member lost every registration, 1.5's eleventh reviewer), or a
+-- superuser.  Writing a registration runs no code of the table.  Or
+-- whether it may run the table's upkeep (`run` true: by_time's first
+-- partitions, make, maintenance): its owner itself, no member and no
+-- superuser, since a run executes the table owner's triggers, constraints
+-- and index expressions with the caller's rights (a superuser's: 1.5's
+-- eighth reviewer and auditor; a member's, which let one owner of several
+-- whose member runs them read another's data: the thirteenth auditor).
+-- A member runs them after SET ROLE to the owner, as the owner's own code
+-- then runs with the owner's rights.  NULL for a table that does not exist.
 CREATE FUNCTION flakeid_partition_owned(parent regclass, run boolean DEFAULT true) RETURNS boolean
     LANGUAGE sql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN r.rolsuper THEN c.relowner = r.oid OR NOT run
-                ELSE pg_has_role(r.oid, c.relowner, 'USAGE') END
+    SELECT CASE WHEN run THEN c.relowner = r.oid
+                ELSE r.rolsuper OR pg_has_role(r.oid, c.relowner, 'USAGE') END
     FROM pg_class c, pg_roles r WHERE c.oid = parent AND r.rolname = current_user
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_owned(regclass, boolean) IS
-    'whether the current user owns a table as PostgreSQL counts it (a member of the owning role); a superuser only its own where run is true';
+    'whether the current user may write a table''s registration (its owner as PostgreSQL counts it: a member of the owning role, or a superuser), or, where run is true, run its upkeep (its owner itself)';
 
 -- Ends the upkeep of a table: its registration removed, its partitions left
 -- as they are.  For the table's owner; anyone may forget a table that is gone.

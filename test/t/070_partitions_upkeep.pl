@@ -470,14 +470,38 @@ like(sql(q{SET ROLE upkeep_owner; SELECT string_agg(action || ' ' || partition_n
 # reviewer)
 $node->safe_psql('postgres', 'CREATE ROLE upkeep_member LOGIN IN ROLE upkeep_owner');
 sql(q{SET ROLE upkeep_owner; CREATE TABLE member_kept (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id)});
-is(sql(q{SET ROLE upkeep_member;
+# A member changes the registration, but runs the upkeep only as the owner
+# (SET ROLE): a run executes the table's code with the caller's rights, and
+# a member of several owners running their tables let one owner's trigger
+# read another's data (the thirteenth auditor, on 74bbb5d)
+is(sqlstate_of($node, q{SET ROLE upkeep_member; SELECT * FROM flakeid_partition_by_time('member_kept', '1 day', premake => 1)}, db => $db),
+	'42501', 'a member of the owning role may not run the table\'s upkeep as itself (42501)');
+is(sql(q{SET ROLE upkeep_member; SET ROLE upkeep_owner;
          SELECT string_agg(DISTINCT action, ',') || ' ' || count(*) FROM flakeid_partition_by_time('member_kept', '1 day', premake => 1);
+         SET ROLE upkeep_member;
          SELECT premake FROM flakeid_partition_set('member_kept', premake => 2);
+         SET ROLE upkeep_owner;
          SELECT string_agg(action, ',') FROM flakeid_partition_maintenance('member_kept');
-         SELECT count(*) FROM flakeid_partition_maintenance() WHERE tab = 'owned'::regclass;
+         SET ROLE upkeep_member;
+         SELECT count(*) FROM flakeid_partition_maintenance();
          SELECT flakeid_partition_forget('member_kept')}) . '|'
 	  . sql(q{SELECT bool_and(c.relowner = 'upkeep_owner'::regrole) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'member_kept'::regclass}),
-	"made 2\n2\nmade\n0\nt|t", 'a member of the owning role registers, sets, keeps (its partitions the owner\'s) and forgets the table; its run of every table takes the owner\'s');
+	"made 2\n2\nmade\n0\nt|t", '... it registers and keeps the table as the owner, sets and forgets it as itself; its run of every table passes the owner\'s over');
+sql(q{SET ROLE upkeep_owner;
+      CREATE TABLE member_bait (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      CREATE TABLE member_bait_default PARTITION OF member_bait DEFAULT;
+      CREATE TABLE member_bait_seen (who name);
+      GRANT INSERT ON member_bait_seen TO PUBLIC;
+      CREATE FUNCTION member_bait_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN INSERT INTO public.member_bait_seen VALUES (current_user); RETURN OLD; END $$;
+      CREATE TRIGGER seen BEFORE DELETE ON member_bait_default FOR EACH ROW EXECUTE FUNCTION member_bait_seen();
+      SELECT count(*) FROM flakeid_partition_by_time('member_bait', '1 day', premake => 0);
+      INSERT INTO member_bait VALUES (sno_lower_bound(now() - interval '3 days'))});
+sql(q{SET ROLE upkeep_member; SELECT count(*) FROM flakeid_partition_maintenance()});
+is(sql(q{SELECT count(*) FROM member_bait_seen}), 0, 'a member\'s run of every table runs none of the owner\'s code');
+sql(q{SET ROLE upkeep_member; SET ROLE upkeep_owner; SELECT count(*) FROM flakeid_partition_maintenance('member_bait')});
+is(sql(q{SELECT string_agg(who::text, ',') FROM member_bait_seen}), 'upkeep_owner', '... and as the owner, the owner\'s code runs with the owner\'s rights');
+sql(q{SET ROLE upkeep_owner; SELECT flakeid_partition_forget('member_bait'); DROP TABLE member_bait, member_bait_seen; DROP FUNCTION member_bait_seen()});
 $node->safe_psql('postgres', 'CREATE DATABASE members_copy OWNER upkeep_member');
 $node->safe_psql('members_copy', 'CREATE EXTENSION flakeid; GRANT CREATE ON SCHEMA public TO upkeep_owner');
 $node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=0', '-U', 'upkeep_member', '-f', "$work/owner.sql", '-d', $node->connstr('members_copy') ],
