@@ -38,8 +38,11 @@ GRANT SELECT, INSERT ON flakeid_partitions TO PUBLIC;
 -- privilege PUBLIC has on it, whose lock, ROW EXCLUSIVE, conflicts with
 -- nothing a run or pg_dump takes): flakeid_partition_request_check, run as
 -- the caller, checks that the caller owns the table and stamps the row;
--- flakeid_partition_request_apply, the extension owner's, applies it to
--- the registration and removes the row, within the INSERT.  'set' changes
+-- flakeid_partition_request_apply, the extension owner's, a BEFORE trigger
+-- too that fires after it (triggers fire in name order), applies it to the
+-- registration and returns NULL: the row is never stored (stored and then
+-- deleted, a role's millions of requests, refused or not, left as many dead
+-- rows that every owner's request scanned: 1.5's thirteenth reviewer).  'set' changes
 -- premake, retain (no_retention: none), keep_table and oldest where given;
 -- 'lower' lowers oldest to the one given; 'forget' removes the
 -- registration.  Always empty once a statement ends; not dumped.
@@ -56,7 +59,7 @@ CREATE TABLE flakeid_partition_requests (
     requested_at timestamptz
 );
 COMMENT ON TABLE flakeid_partition_requests IS
-    'an owner''s change of its registration in flakeid_partitions (set, lower, forget), applied and removed as it is inserted';
+    'an owner''s change of its registration in flakeid_partitions (set, lower, forget), applied as it is inserted, and never stored';
 REVOKE ALL ON flakeid_partition_requests FROM PUBLIC;
 GRANT INSERT ON flakeid_partition_requests TO PUBLIC;
 
@@ -417,8 +420,8 @@ COMMENT ON FUNCTION flakeid_partition_request_check() IS
 CREATE TRIGGER flakeid_partition_request_check BEFORE INSERT ON flakeid_partition_requests
     FOR EACH ROW EXECUTE FUNCTION flakeid_partition_request_check();
 
--- Applies a checked request to its registration and removes it: the
--- extension owner's (SECURITY DEFINER), as no other role may UPDATE or
+-- Applies a checked request to its registration (the row then not
+-- stored): the extension owner's (SECURITY DEFINER), as no other role may UPDATE or
 -- DELETE flakeid_partitions; a trigger function, which no one calls but
 -- the trigger, after the caller's own check (a BEFORE trigger no one but a
 -- superuser can skip).  The registration's own guard checks what it
@@ -433,6 +436,11 @@ DECLARE
                     WHERE e.extname = 'flakeid');
     n bigint;
 BEGIN
+    -- (the row's constraints are never checked: it is never stored)
+    IF NEW.parent IS NULL OR NEW.request IS NULL OR NEW.request NOT IN ('set', 'lower', 'forget')
+       OR NEW.no_retention IS NULL THEN
+        RAISE EXCEPTION 'a request is set, lower or forget, of a table' USING ERRCODE = '22023';
+    END IF;
     IF NEW.id IS NULL OR NEW.requested_by IS NULL
        OR EXISTS (SELECT 1 FROM pg_class c, pg_roles r WHERE c.oid = NEW.parent AND r.rolname = NEW.requested_by
                   AND NOT r.rolsuper AND NOT pg_has_role(r.oid, c.relowner, 'USAGE')) THEN
@@ -454,14 +462,14 @@ BEGIN
                 HINT = 'Register it with flakeid_partition_by_time.';
         END IF;
     END IF;
-    EXECUTE format('DELETE FROM %I.flakeid_partition_requests q WHERE q.id = $1', schema) USING NEW.id;
     RETURN NULL;
 END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_request_apply() IS
     'applies a checked request to its registration in flakeid_partitions and removes it (the extension owner''s: no other role updates or deletes registrations)';
 REVOKE EXECUTE ON FUNCTION flakeid_partition_request_apply() FROM PUBLIC;
-CREATE TRIGGER flakeid_partition_request_apply AFTER INSERT ON flakeid_partition_requests
+-- ("z": after flakeid_partition_request_check, BEFORE triggers firing in name order)
+CREATE TRIGGER flakeid_partition_request_z_apply BEFORE INSERT ON flakeid_partition_requests
     FOR EACH ROW EXECUTE FUNCTION flakeid_partition_request_apply();
 
 -- Removes the registrations of the tables a command drops (an event

@@ -75,6 +75,21 @@ $public->query('ROLLBACK');
 $public->close;
 is(sql(q{SELECT parent::text || ' ' || premake FROM flakeid_partitions ORDER BY 1}), 'app_events 2', '... the registrations as the owner left them');
 
+# --- requests are never stored ----------------------------------------------------------
+# (stored and deleted, a role's millions of requests, refused or not, left as
+# many dead rows that every owner's request scanned: 1.5's thirteenth reviewer)
+sql(q{GRANT CREATE ON SCHEMA public TO upkeep_public;
+      SET ROLE upkeep_public; CREATE TABLE public_own (id sno PRIMARY KEY) PARTITION BY RANGE (id)});
+sql(q{SET ROLE upkeep_public;
+      DO $$ BEGIN FOR i IN 1 .. 2000 LOOP
+          BEGIN INSERT INTO flakeid_partition_requests (parent, request) VALUES ('public_own', 'set');
+          EXCEPTION WHEN others THEN NULL; END; END LOOP; END $$});
+sql(q{SET ROLE upkeep_app; SELECT count(*) FROM generate_series(1, 200) g, flakeid_partition_set('app_events', premake => 2)});
+is(sql(q{SELECT pg_relation_size('flakeid_partition_requests') || ' ' || (SELECT count(*) FROM flakeid_partition_requests)}),
+	'0 0', '2,000 refused requests of a role with PUBLIC\'s rights and 200 of an owner leave the request table of no size: no row is ever stored');
+is(sqlstate_of($node, q{SET ROLE upkeep_app; INSERT INTO flakeid_partition_requests (parent, request) VALUES ('app_events', 'bogus')}, db => $db),
+	'22023', '... and a request of no known kind is refused (22023), as its table\'s CHECK is never reached');
+
 # --- a row and its referencing row committed while a partition is made -------------------------
 # (the referencing rows were checked for before the default partition was
 # locked: a row inserted with its ON DELETE CASCADE child, committed while
