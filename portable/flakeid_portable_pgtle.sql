@@ -195,7 +195,7 @@ $fn$;
 -- role without pg_read_all_settings cannot read: portable/README.md).  A
 -- value out of [lo, hi] is 22023 naming the setting, as the C edition's
 -- generation is refused after a bad setting.
-CREATE FUNCTION flakeid_setting(name text, lo bigint, hi bigint, fallback bigint) RETURNS bigint
+CREATE FUNCTION flakeid_setting_checked(name text, lo bigint, hi bigint, fallback bigint) RETURNS bigint
     LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE AS $fn$
 DECLARE
     raw text := current_setting(name, true);
@@ -214,6 +214,13 @@ BEGIN
     RETURN v;
 END
 $fn$;
+-- (the setting unset, the usual case, without a PL/pgSQL call: an SQL
+-- function the planner inlines into the generator's expression; a value
+-- set is read and checked by flakeid_setting_checked)
+CREATE FUNCTION flakeid_setting(name text, lo bigint, hi bigint, fallback bigint) RETURNS bigint
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN coalesce(current_setting(name, true), '') IN ('', '-1') THEN fallback
+                ELSE flakeid_setting_checked(name, lo, hi, fallback) END;
 
 -- The generators' one rule.  A generator's state is a SEQUENCE holding
 -- v = unit << bits | counter: nextval is the primitive PostgreSQL itself
@@ -325,8 +332,8 @@ BEGIN
                 USING ERRCODE = '22008';
         END IF;
         IF ((unit << bits) | counter) <> v THEN
-            v := (unit << bits) | counter;
-            PERFORM setval(state, v);
+            -- (an assignment, not PERFORM: PL/pgSQL's simple-expression path)
+            v := setval(state, (unit << bits) | counter);
         END IF;
         RAISE SQLSTATE 'FL001';   -- ends the block: the lock goes with its subtransaction
     EXCEPTION WHEN SQLSTATE 'FL001' THEN
@@ -1195,3 +1202,4 @@ $flakeid_portable$);
 SELECT pgtle.install_update_path('flakeid_portable', '1.5', '1.5.1', $flakeid_portable$
 COMMENT ON FUNCTION sno_new(int4) IS 'new sno from this database''s generator (a sequence; portable/README.md)';
 $flakeid_portable$);
+SELECT pgtle.set_default_version('flakeid_portable', '1.5.1');

@@ -4,7 +4,8 @@
 # files with it; `make sql-check` compares them).
 #   plain  portable/flakeid_portable.sql: one transaction, into the current schema
 #   pgtle  portable/flakeid_portable_pgtle.sql: the same body registered with
-#          pg_tle as flakeid_portable 1.5, and the update path 1.5 -> 1.5.1
+#          pg_tle as flakeid_portable 1.5, the update path 1.5 -> 1.5.1, and
+#          1.5.1 the default version
 #
 # The alphabets are not copied: each is read from the C edition's format
 # module (src/format/<module>.c, `.symbols = "..."`), so one table serves both
@@ -91,6 +92,10 @@ case ${1:-} in
 		echo "SELECT pgtle.install_update_path('flakeid_portable', '$PORTABLE_VERSION', '$PORTABLE_VERSION.1', \$flakeid_portable\$"
 		echo "COMMENT ON FUNCTION sno_new(int4) IS 'new sno from this database''s generator (a sequence; portable/README.md)';"
 		echo "\$flakeid_portable\$);"
+		# the newest version the default: a plain ALTER EXTENSION ... UPDATE
+		# reaches it, and a restore of pg_dump's output (CREATE EXTENSION with
+		# no version) makes the version that was dumped, not 1.5
+		echo "SELECT pgtle.set_default_version('flakeid_portable', '$PORTABLE_VERSION.1');"
 		;;
 	*) echo "usage: portable/generate.sh plain|pgtle" >&2; exit 2 ;;
 esac

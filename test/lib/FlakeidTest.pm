@@ -87,14 +87,17 @@ sub backfill_call
 # standbys (wal_keep_size), and the caller's.  Options:
 # -env => {NAME => VALUE} is the server's environment at this start
 # (LD_PRELOAD, say), -extension => 0 leaves the extension uncreated, and
-# -checksums => 0 makes it without data checksums.
+# -checksums => 0 makes it without data checksums.  -install_path => DIR
+# runs the PostgreSQL installed there (PostgreSQL::Test::Cluster's
+# install_path: scripts/build_pgtle's private installation with pg_tle).
 sub flakeid_node
 {
 	my ($name, %settings) = @_;
 	my %env = %{ delete $settings{-env} // {} };
 	my $create = delete $settings{-extension} // 1;
 	my $checksums = delete $settings{-checksums} // 1;
-	my $node = PostgreSQL::Test::Cluster->new($name);
+	my $install_path = delete $settings{-install_path};
+	my $node = PostgreSQL::Test::Cluster->new($name, $install_path ? (install_path => $install_path) : ());
 	$node->init(allows_streaming => 1,
 		extra => [ '--encoding=UTF8', '--locale=C.UTF-8',
 			# (--no-data-checksums from 18, where they are initdb's default)
