@@ -1221,7 +1221,7 @@ COMMENT ON FUNCTION snowflake_to_text(bigint) IS 'a snowflake as its decimal tex
 CREATE FUNCTION snowflake_from_text(t text) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN t::bigint;
-COMMENT ON FUNCTION snowflake_from_text(text) IS 'the snowflake a decimal text reads as; 22P02 for malformed text, 22003 out of range';
+COMMENT ON FUNCTION snowflake_from_text(text) IS 'the text read as a bigint (its cast: 22P02 for malformed text, 22003 out of range); a negative value is no snowflake, yet accepted, as by the cast';
 
 -- issue 82: pg_partman on a uuid column of IDs
 
