@@ -553,7 +553,9 @@ sql(q{CREATE TABLE hourly (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RA
       INSERT INTO hourly VALUES (sno_lower_bound('2011-01-01 00:30+00'))});
 is(sql(q{SELECT string_agg(action || ' ' || CASE WHEN starts < '2020-01-01' THEN to_char(starts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')
                                                  ELSE (extract(epoch FROM starts - date_trunc('hour', now())) / 3600)::int::text END, ',' ORDER BY action DESC, starts)
-         FROM flakeid_partition_maintenance('hourly')}),
+         FROM flakeid_partition_maintenance('hourly')
+         -- (a partition ahead is made too when an hour began since the registration: CI's run of f09aba3 at 08:00:00)
+         WHERE NOT (action = 'made' AND starts > now())}),
 	'made 2011-01-01 00:00,dropped 2011-01-01 00:00,dropped -6,dropped -5',
 	'a row of 2011 moved out of the default partition and dropped with its hour, and the hours 6 and 5 before the present\'s dropped in the same run');
 
