@@ -47,7 +47,12 @@ REVOKE ALL ON FUNCTION flakeid_mask_keys() FROM PUBLIC;
 -- owner's upkeep (1.5's eleventh reviewer); an owner's changes go through
 -- flakeid_partition_requests.  `oldest` is the start of the oldest
 -- interval upkeep has made or found (a record: retention finds the
--- partitions by their bounds).
+-- partitions by their bounds).  `snowflake_epoch` is the epoch a snowflake
+-- table was registered under (snowflake_time(0) then; NULL for the other
+-- types): a bigint bound is a time only under one epoch, and a run under
+-- another (flakeid.snowflake_epoch_ms moved earlier, as OPERATIONS allows)
+-- read every partition as that much older, and retention dropped current
+-- rows (1.5's fifteenth reviewer).  Runs refuse such a table.
 CREATE TABLE flakeid_partitions (
     parent regclass PRIMARY KEY,
     key_column name NOT NULL,
@@ -58,7 +63,8 @@ CREATE TABLE flakeid_partitions (
     keep_table boolean NOT NULL DEFAULT false,
     time_zone text NOT NULL DEFAULT 'UTC',
     oldest timestamptz NOT NULL,
-    registered timestamptz NOT NULL DEFAULT now()
+    registered timestamptz NOT NULL DEFAULT now(),
+    snowflake_epoch timestamptz
 );
 COMMENT ON TABLE flakeid_partitions IS
     'tables whose partitions flakeid keeps (flakeid_partition_by_time): the interval, how many ahead, the retention; each row written by its table''s owner alone';
@@ -401,14 +407,21 @@ BEGIN
     -- (partitions made on one grid overlap another's: a changed interval or zone
     -- left a lasting hole and retention passed the old ones over, 1.5's tenth reviewer)
     IF TG_OP = 'UPDATE' AND (NEW.every IS DISTINCT FROM OLD.every OR NEW.time_zone IS DISTINCT FROM OLD.time_zone
-                             OR NEW.parent IS DISTINCT FROM OLD.parent) THEN
-        RAISE EXCEPTION 'a registration''s table, interval and time zone do not change' USING ERRCODE = '55000',
+                             OR NEW.parent IS DISTINCT FROM OLD.parent OR NEW.snowflake_epoch IS DISTINCT FROM OLD.snowflake_epoch) THEN
+        RAISE EXCEPTION 'a registration''s table, interval, time zone and snowflake epoch do not change' USING ERRCODE = '55000',
             HINT = 'flakeid_partition_forget, drop or detach the partitions made on the old interval, then register again.';
     END IF;
     EXECUTE format('SELECT * FROM %I.flakeid_partition_check($1, $2, $3, $4, $5)', schema) INTO checked
         USING NEW.parent, NEW.every, NEW.premake, NEW.retain, NEW.time_zone;
     NEW.key_type := checked.key_type;
     NEW.key_column := checked.key_column;
+    -- (a snowflake table's epoch: the one in force when it is registered, or
+    -- restored with its dump's; none for the other types)
+    IF NEW.key_type <> 'snowflake' THEN
+        NEW.snowflake_epoch := NULL;
+    ELSIF TG_OP = 'INSERT' AND NEW.snowflake_epoch IS NULL THEN
+        EXECUTE format('SELECT %I.snowflake_time(0::bigint)', schema) INTO NEW.snowflake_epoch;
+    END IF;
     IF NEW.oldest IS NULL OR NOT isfinite(NEW.oldest) THEN
         RAISE EXCEPTION 'the oldest interval kept must be a finite instant' USING ERRCODE = '22023';
     END IF;
@@ -583,15 +596,28 @@ COMMENT ON FUNCTION flakeid_partition_bounds(text, text) IS
 
 -- The partition of `parent` whose bounds are [lo, hi), if any: found by the
 -- bounds PostgreSQL prints, compared as text, never cast; so a renamed
--- table or partition is still found.
+-- table or partition is still found.  Each child of `parent` is printed
+-- one at a time: pg_get_expr as a filter of a join over pg_class was the
+-- planner's to run on every partition of the database before the join (a
+-- generic plan, analyzed catalogs: a hash join), and it locks what it
+-- prints, so a role's ACCESS EXCLUSIVE lock on a partition of its own
+-- table made every owner's upkeep wait out its lock_timeout and fail
+-- (1.5's fifteenth auditor; 1.4's daily job fell to the same plan).
 CREATE FUNCTION flakeid_partition_of(parent regclass, lo text, hi text) RETURNS regclass
-    LANGUAGE sql STABLE PARALLEL SAFE
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT i.inhrelid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = parent
-      AND pg_get_expr(c.relpartbound, c.oid) = format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE'))
-    LIMIT 1
+DECLARE
+    wanted text := format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE'));
+    child oid;
+BEGIN
+    FOR child IN SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = parent ORDER BY i.inhrelid LOOP
+        IF pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = child), child) = wanted THEN
+            RETURN child::regclass;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_of(regclass, text, text) IS
     'the partition of a table whose bounds are [lo, hi) (NULL: MINVALUE, MAXVALUE), found by the bounds as PostgreSQL prints them (compared as text, never cast)';
@@ -602,6 +628,38 @@ COMMENT ON FUNCTION flakeid_partition_of(regclass, text, text) IS
 -- default partition (if any), then attached (SHARE UPDATE EXCLUSIVE on the
 -- parent, which writers do not wait for; ACCESS EXCLUSIVE on the default
 -- partition, if any, until the transaction ends).  For the table's owner.
+-- A run of a snowflake table refused while the epoch in force is not the
+-- one it was registered under (`registered`; NULL: not a snowflake
+-- table): its partitions' bounds are snowflakes of that epoch, and read
+-- under another every partition is as much older or younger (moved 10
+-- days earlier, retention of 3 dropped the current day's rows: 1.5's
+-- fifteenth reviewer).  Called by flakeid_partition_make and by each
+-- table's step of flakeid_partition_maintenance, which reports it as
+-- 'failed' and warns.
+CREATE FUNCTION flakeid_partition_epoch_check(parent regclass, registered timestamptz) RETURNS void
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    in_force timestamptz;
+BEGIN
+    IF registered IS NULL THEN
+        RETURN;
+    END IF;
+    EXECUTE format('SELECT %I.snowflake_time(0::bigint)', schema) INTO in_force;
+    IF in_force <> registered THEN
+        RAISE EXCEPTION 'table % was registered for partition upkeep under the snowflake epoch %, and the epoch in force is %',
+            parent, registered, in_force USING ERRCODE = '55000',
+            DETAIL = 'Its partitions'' bounds are snowflakes of that epoch: read under another, every partition is that much older or younger, and retention would drop current rows.',
+            HINT = 'Put flakeid.snowflake_epoch_ms back, or move the rows into a table registered under the new epoch (docs/OPERATIONS.md, "The epoch").';
+    END IF;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_epoch_check(regclass, timestamptz) IS
+    'refuses (55000) a run of a snowflake table registered under another epoch than the one in force; flakeid_partition_make''s and flakeid_partition_maintenance''s check';
+
 -- One row: 'made', 'exists', 'skipped' (a lock not granted within
 -- lock_timeout, a time the type cannot hold, a table in the way) or
 -- 'failed' (the error); its work is undone where it does not end in 'made'.
@@ -640,6 +698,7 @@ BEGIN
         RAISE EXCEPTION 'table % is not registered for partition upkeep', parent USING ERRCODE = '42704',
             HINT = 'Register it with flakeid_partition_by_time.';
     END IF;
+    EXECUTE format('SELECT %I.flakeid_partition_epoch_check($1, $2)', schema) USING parent, reg.snowflake_epoch;
     -- (one run a table at a time: the maintenance's lock, taken again here for a direct call)
     BEGIN
         EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE NOWAIT', parent);
@@ -893,6 +952,7 @@ BEGIN
                 RAISE EXCEPTION 'its key is now %.% of %, registered as % of %', reg.parent, made.key_column, made.key_type,
                     reg.key_column, reg.key_type USING ERRCODE = '55000';
             END IF;
+            EXECUTE format('SELECT %I.flakeid_partition_epoch_check($1, $2)', schema) USING reg.parent, reg.snowflake_epoch;
             PERFORM set_config('lock_timeout', '1s', true);
             EXECUTE format('SELECT %I.flakeid_partition_start($1, $2, $3)', schema) INTO s USING reg.every, at, reg.time_zone;
             FOR i IN 0 .. reg.premake LOOP
@@ -990,8 +1050,11 @@ BEGIN
             IF reg.retain IS NOT NULL THEN
                 cutoff := ((least(at, clock_timestamp()) AT TIME ZONE reg.time_zone) - reg.retain) AT TIME ZONE reg.time_zone;
                 kept_oldest := NULL;
-                FOR part IN SELECT i.inhrelid AS child, pg_get_expr(c.relpartbound, c.oid) AS bounds
-                            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = reg.parent LOOP
+                -- (printed for this table's children only, no join the planner could turn
+                -- inside out: flakeid_partition_of says why)
+                FOR part IN SELECT i.inhrelid AS child,
+                                   pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = i.inhrelid), i.inhrelid) AS bounds
+                            FROM pg_inherits i WHERE i.inhparent = reg.parent LOOP
                     bound := regexp_match(part.bounds, '^FOR VALUES FROM \((MINVALUE|''(?:[^'']|'''')*'')\) TO \((MAXVALUE|''(?:[^'']|'''')*'')\)$');
                     CONTINUE WHEN bound IS NULL OR (bound[1] = 'MINVALUE' AND bound[2] = 'MAXVALUE');
                     BEGIN
@@ -1139,7 +1202,20 @@ BEGIN
         RAISE EXCEPTION 'table % is already registered for partition upkeep', parent USING ERRCODE = '42710',
             HINT = 'flakeid_partition_forget, then register it again with what is to change.';
     END;
-    RETURN QUERY EXECUTE format('SELECT * FROM %I.flakeid_partition_maintenance($1)', schema) USING parent;
+    -- (a first run that failed, or skipped a partition for a lock, is the
+    -- call's error, and the registration goes with it: a 'failed' row and a WARNING left a table registered with no
+    -- partition, whose every insert was refused, behind a call that looked
+    -- done, 1.5's fifteenth auditor)
+    FOR tab, action, partition_name, starts, ends, detail IN
+        EXECUTE format('SELECT * FROM %I.flakeid_partition_maintenance($1)', schema) USING parent
+    LOOP
+        IF action = 'failed' OR (action = 'skipped' AND detail NOT LIKE '% holds no ID of the interval %') THEN
+            RAISE EXCEPTION 'the partitions of % could not be made: %', parent, detail
+                USING ERRCODE = CASE WHEN action = 'skipped' OR detail LIKE '%(SQLSTATE 55P03)%' THEN '55P03' ELSE '55000' END,
+                      HINT = 'Nothing was registered: call flakeid_partition_by_time again once the cause is gone.';
+        END IF;
+        RETURN NEXT;
+    END LOOP;
 END
 $fn$;
 COMMENT ON FUNCTION flakeid_partition_by_time(regclass, interval, int, interval, boolean, text) IS

@@ -563,6 +563,31 @@ is(sql(qq{SELECT string_agg(action || ' ' || CASE WHEN starts < '2020-01-01' THE
 	'made 2011-01-01 00:00,dropped 2011-01-01 00:00,dropped -6,dropped -5',
 	'a row of 2011 moved out of the default partition and dropped with its hour, and the hours 6 and 5 before the present\'s dropped in the same run');
 
+# --- a snowflake table under another epoch ---------------------------------------------------
+# (its bounds are snowflakes of the epoch it was registered under: moved 10
+# days earlier, as OPERATIONS allows, a run read every partition as 10 days
+# older, and a retention of 3 days dropped the rows of the day: 1.5's
+# fifteenth reviewer.  Runs now refuse the table, and the others go on.)
+sql(q{CREATE TABLE sf_epoch (id bigint PRIMARY KEY DEFAULT snowflake_new(), v int) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('sf_epoch', '1 day', premake => 2, retain => '3 days');
+      INSERT INTO sf_epoch (v) SELECT g FROM generate_series(1, 100) g});
+my $epoch_ms = sql(q{SELECT current_setting('flakeid.snowflake_epoch_ms')});
+$node->append_conf('postgresql.conf', 'flakeid.snowflake_epoch_ms = ' . ($epoch_ms - 10 * 86_400_000));
+$node->restart;
+my ($rc, $out, $err) = $node->psql($db, q{SELECT string_agg(action, ',') FROM flakeid_partition_maintenance('sf_epoch')});
+is($out, 'failed', 'the epoch moved 10 days earlier: a run of the snowflake table fails, and drops nothing');
+like($err, qr/registered for partition upkeep under the snowflake epoch .* and the epoch in force is/, '... and warns why');
+is(sql(q{SELECT count(*) FROM sf_epoch}), 100, '... every row kept');
+($rc, $out, $err) = $node->psql($db, q{SELECT * FROM flakeid_partition_make('sf_epoch', now() + interval '5 days')});
+like($err, qr/ERROR:  table (public\.)?sf_epoch was registered for partition upkeep under the snowflake epoch/, '... a direct make is refused too (55000)');
+$node->append_conf('postgresql.conf', "flakeid.snowflake_epoch_ms = $epoch_ms");
+$node->restart;
+is(sql(q{SELECT count(*) FILTER (WHERE action = 'failed') FROM flakeid_partition_maintenance('sf_epoch')}), 0,
+	'... and the epoch put back, its runs go on');
+is(eval { sql(q{SELECT snowflake_epoch = snowflake_time(0) FROM flakeid_partitions WHERE parent = 'sf_epoch'::regclass}) } // $@, 't',
+	'... its registration records the epoch in force');
+sql(q{SELECT flakeid_partition_forget('sf_epoch'); DROP TABLE sf_epoch});
+
 # --- pg_cron running the documented schedule ------------------------------------------------
 SKIP:
 {
