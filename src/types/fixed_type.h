@@ -256,10 +256,6 @@ fixed_from_uuid(const FlakeFormat *info, FunctionCallInfo fcinfo)
 
 /* --- instantiation ---------------------------------------------------------- */
 
-#define FIXED_FN(prefix, suffix, body) \
-	PG_FUNCTION_INFO_V1(prefix##_##suffix); \
-	Datum prefix##_##suffix(PG_FUNCTION_ARGS) { body; }
-
 #define FIXED_CMP_FN(prefix, width, suffix, test) \
 	FIXED_FN(prefix, suffix, \
 			 PG_RETURN_BOOL(fixed_cmp(width, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) test))

@@ -58,12 +58,8 @@ flax_new(PG_FUNCTION_ARGS)
 	return flax_datum(ms, flax_secure_random());
 }
 
-PG_FUNCTION_INFO_V1(flax_new_at);
-Datum
-flax_new_at(PG_FUNCTION_ARGS)
-{
-	return flax_datum(flax_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), flax_secure_random());
-}
+FIXED_FN(flax, new_at,
+		 return flax_datum(flax_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), flax_secure_random()))
 
 PG_FUNCTION_INFO_V1(flax_from_parts);
 Datum
@@ -87,16 +83,6 @@ flax_random(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) random);
 }
 
-PG_FUNCTION_INFO_V1(flax_lower_bound);
-Datum
-flax_lower_bound(PG_FUNCTION_ARGS)
-{
-	return flax_datum(flax_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0);
-}
-
-PG_FUNCTION_INFO_V1(flax_upper_bound);
-Datum
-flax_upper_bound(PG_FUNCTION_ARGS)
-{
-	return flax_datum(flax_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), FLAX_RANDOM_MAX);
-}
+FIXED_FN(flax, lower_bound, return flax_datum(flax_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0))
+FIXED_FN(flax, upper_bound,
+		 return flax_datum(flax_ms_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), FLAX_RANDOM_MAX))

@@ -46,6 +46,11 @@ fixed_datum(const FlakeFormat *info, const uint8 *bytes)
 	return PointerGetDatum(result);
 }
 
+/* the SQL function prefix_suffix whose body is `body` (the types' one-statement functions) */
+#define FIXED_FN(prefix, suffix, body) \
+	PG_FUNCTION_INFO_V1(prefix##_##suffix); \
+	Datum prefix##_##suffix(PG_FUNCTION_ARGS) { body; }
+
 /* a fresh kuid96 (kuid_type.c), as kuid96_new() gives */
 extern void flakeid_kuid96_next(uint8 *out);
 

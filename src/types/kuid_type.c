@@ -128,12 +128,7 @@ kuid_horizon_fields(void)
 	return kuid_fields_of(flakeid_horizon_unit(GEN_KUID), 0);
 }
 
-PG_FUNCTION_INFO_V1(kuid_horizon);
-Datum
-kuid_horizon(PG_FUNCTION_ARGS)
-{
-	return kuid_datum(kuid_horizon_fields());
-}
+FIXED_FN(kuid, horizon, return kuid_datum(kuid_horizon_fields()))
 
 PG_FUNCTION_INFO_V1(kuid96_horizon);
 Datum
@@ -217,12 +212,7 @@ kuid96_advance_past(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
-PG_FUNCTION_INFO_V1(kuid_seq);
-Datum
-kuid_seq(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) kuid_arg(fcinfo).seq);
-}
+FIXED_FN(kuid, seq, PG_RETURN_INT32((int32) kuid_arg(fcinfo).seq))
 
 PG_FUNCTION_INFO_V1(kuid96_seq);
 Datum
@@ -366,12 +356,8 @@ kuid_node_hash(PG_FUNCTION_ARGS)
 }
 
 /* The smallest or largest kuid of the tick containing a time. */
-PG_FUNCTION_INFO_V1(kuid_lower_bound);
-Datum
-kuid_lower_bound(PG_FUNCTION_ARGS)
-{
-	return kuid_datum(kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), &kuid_format));
-}
+FIXED_FN(kuid, lower_bound,
+		 return kuid_datum(kuid_fields_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0), &kuid_format)))
 
 PG_FUNCTION_INFO_V1(kuid_upper_bound);
 Datum
@@ -400,16 +386,5 @@ kuid96_window_bound(TimestampTz ts, bool upper)
 	return kuid96_datum(fields, upper ? PG_UINT32_MAX : 0);
 }
 
-PG_FUNCTION_INFO_V1(kuid96_lower_bound);
-Datum
-kuid96_lower_bound(PG_FUNCTION_ARGS)
-{
-	return kuid96_window_bound(PG_GETARG_TIMESTAMPTZ(0), false);
-}
-
-PG_FUNCTION_INFO_V1(kuid96_upper_bound);
-Datum
-kuid96_upper_bound(PG_FUNCTION_ARGS)
-{
-	return kuid96_window_bound(PG_GETARG_TIMESTAMPTZ(0), true);
-}
+FIXED_FN(kuid96, lower_bound, return kuid96_window_bound(PG_GETARG_TIMESTAMPTZ(0), false))
+FIXED_FN(kuid96, upper_bound, return kuid96_window_bound(PG_GETARG_TIMESTAMPTZ(0), true))

@@ -160,19 +160,8 @@ siq_arg_fields(FunctionCallInfo fcinfo)
 	return fields;
 }
 
-PG_FUNCTION_INFO_V1(siq_shard);
-Datum
-siq_shard(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) siq_arg_fields(fcinfo).shard);
-}
-
-PG_FUNCTION_INFO_V1(siq_domain);
-Datum
-siq_domain(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT64((int64) siq_arg_fields(fcinfo).domain);
-}
+FIXED_FN(siq, shard, PG_RETURN_INT32((int32) siq_arg_fields(fcinfo).shard))
+FIXED_FN(siq, domain, PG_RETURN_INT64((int64) siq_arg_fields(fcinfo).domain))
 
 PG_FUNCTION_INFO_V1(siq_kind);
 Datum
@@ -310,16 +299,5 @@ siq_bound(TimestampTz ts, unsigned shard, uint32 domain, unsigned low)
 	return siq_fields_datum((SiqFields) {siq_t56_from_timestamptz(ts), shard, domain, low});
 }
 
-PG_FUNCTION_INFO_V1(siq_lower_bound);
-Datum
-siq_lower_bound(PG_FUNCTION_ARGS)
-{
-	return siq_bound(PG_GETARG_TIMESTAMPTZ(0), 0, 0, 0);
-}
-
-PG_FUNCTION_INFO_V1(siq_upper_bound);
-Datum
-siq_upper_bound(PG_FUNCTION_ARGS)
-{
-	return siq_bound(PG_GETARG_TIMESTAMPTZ(0), SIQ_MAX_SHARD, PG_UINT32_MAX, 0xFFFF);
-}
+FIXED_FN(siq, lower_bound, return siq_bound(PG_GETARG_TIMESTAMPTZ(0), 0, 0, 0))
+FIXED_FN(siq, upper_bound, return siq_bound(PG_GETARG_TIMESTAMPTZ(0), SIQ_MAX_SHARD, PG_UINT32_MAX, 0xFFFF))

@@ -125,41 +125,13 @@ sno_advance_past(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
-PG_FUNCTION_INFO_V1(sno_meta);
-Datum
-sno_meta(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).meta);
-}
-
-PG_FUNCTION_INFO_V1(sno_partition);
-Datum
-sno_partition(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).partition);
-}
-
-PG_FUNCTION_INFO_V1(sno_sequence);
-Datum
-sno_sequence(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).sequence);
-}
-
-PG_FUNCTION_INFO_V1(sno_ticktock);
-Datum
-sno_ticktock(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).ticktock);
-}
+FIXED_FN(sno, meta, PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).meta))
+FIXED_FN(sno, partition, PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).partition))
+FIXED_FN(sno, sequence, PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).sequence))
+FIXED_FN(sno, ticktock, PG_RETURN_INT32((int32) sno_arg_fields(fcinfo).ticktock))
 
 /* Smallest and largest IDs of the unit containing ts: bounds for range scans. */
-PG_FUNCTION_INFO_V1(sno_lower_bound);
-Datum
-sno_lower_bound(PG_FUNCTION_ARGS)
-{
-	return sno_datum(sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0, 0, 0, 0);
-}
+FIXED_FN(sno, lower_bound, return sno_datum(sno_units_from_timestamptz(PG_GETARG_TIMESTAMPTZ(0)), 0, 0, 0, 0))
 
 PG_FUNCTION_INFO_V1(sno_upper_bound);
 Datum

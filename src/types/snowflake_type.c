@@ -180,12 +180,8 @@ snowflake_time_of(uint64 ms, int64 epoch_us)
 	return result;
 }
 
-PG_FUNCTION_INFO_V1(snowflake_time);
-Datum
-snowflake_time(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_TIMESTAMPTZ(snowflake_time_of(snowflake_arg(fcinfo).ms, epoch_unix_us(fcinfo, 1)));
-}
+FIXED_FN(snowflake, time,
+		 PG_RETURN_TIMESTAMPTZ(snowflake_time_of(snowflake_arg(fcinfo).ms, epoch_unix_us(fcinfo, 1))))
 
 PG_FUNCTION_INFO_V1(snowflake_fields);
 Datum
@@ -198,26 +194,9 @@ snowflake_fields(PG_FUNCTION_ARGS)
 								snowflake_time_of(snowflake_arg(fcinfo).ms, epoch_unix_us(fcinfo, 1)));
 }
 
-PG_FUNCTION_INFO_V1(snowflake_worker);
-Datum
-snowflake_worker(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) snowflake_arg(fcinfo).worker);
-}
-
-PG_FUNCTION_INFO_V1(snowflake_process);
-Datum
-snowflake_process(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) snowflake_arg(fcinfo).process);
-}
-
-PG_FUNCTION_INFO_V1(snowflake_sequence);
-Datum
-snowflake_sequence(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) snowflake_arg(fcinfo).sequence);
-}
+FIXED_FN(snowflake, worker, PG_RETURN_INT32((int32) snowflake_arg(fcinfo).worker))
+FIXED_FN(snowflake, process, PG_RETURN_INT32((int32) snowflake_arg(fcinfo).process))
+FIXED_FN(snowflake, sequence, PG_RETURN_INT32((int32) snowflake_arg(fcinfo).sequence))
 
 PG_FUNCTION_INFO_V1(snowflake_lower_bound);
 Datum
