@@ -1,13 +1,13 @@
 /*
- * module.h — the generator subsystem as the module starts it
+ * module.h — the doors that _PG_init opens (flakeid.c), while preloading
  */
 #ifndef FLAKEID_MODULE_H
 #define FLAKEID_MODULE_H
 
-/*
- * From _PG_init while preloading: every generator module's settings, its
- * part of shared memory, the WAL resource manager and the renewer.
- */
-extern void generator_module_init(void);
+/* registers the "flakeid mark renewer" background worker (renewer.c); the postmaster restarts it a second after it exits */
+extern void renewer_register(void);
+
+/* registers the resource manager of flakeid's WAL records (wal_redo.c) */
+extern void mark_redo_init(void);
 
 #endif

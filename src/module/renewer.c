@@ -18,7 +18,7 @@
 #include "generator/counters.h"
 #include "generator/resume.h"
 #include "horizon/prepared_holdings.h"
-#include "module/renewer.h"
+#include "module/module.h"
 
 /* --- the renewer ------------------------------------------------------------ */
 

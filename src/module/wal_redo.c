@@ -18,7 +18,7 @@
 #include "durable/wal_record.h"
 #include "horizon/horizon.h"
 #include "horizon/prepared_holdings.h"
-#include "module/wal_redo.h"
+#include "module/module.h"
 
 /*
  * The bounds of a record by slot, or recovery stops: a slot this flakeid
