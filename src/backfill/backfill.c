@@ -64,14 +64,9 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "durable/deep_record.h"
-#include "durable/issued_ahead.h"
 #include "durable/marks.h"
-#include "durable/marks_setup.h"
-#include "generator/counters.h"
 #include "generator/generator.h"
 #include "generator/issue.h"
-#include "rules/deep_units.h"
-#include "rules/ledger.h"
 
 #define BACKFILL_PARTITIONS			8
 #define PARTITION_CELLS				(1u << 12)	/* 96 kB, twice: a rebuild holds two */

@@ -13,8 +13,6 @@
 #include "base/settings.h"
 #include "base/table.h"
 #include "durable/marks.h"
-#include "durable/marks_setup.h"
-#include "rules/ledger.h"
 
 void
 backfill_refuse_used_up(const GeneratorDef *def, int variant, TimestampTz ts, uint32 pool_size, uint32 lifetime_size,

@@ -11,7 +11,6 @@
 #include "base/identity_internal.h"
 #include "base/settings.h"
 #include "format/kuid.h"
-#include "format/siq.h"
 #include "format/sno.h"
 #include "format/snowflake.h"
 

@@ -19,7 +19,6 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "durable/marks.h"
-#include "durable/marks_setup.h"
 #include "generator/counters.h"
 #include "generator/generator.h"
 #include "generator/issue.h"

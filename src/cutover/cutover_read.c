@@ -61,7 +61,6 @@
 #include "utils/uuid.h"
 
 #include "cutover/cutover.h"
-#include "format/format.h"
 #include "format/uuid8.h"
 
 #if PG_VERSION_NUM >= 190000

@@ -29,7 +29,6 @@
 #include "durable/durable_file.h"
 #include "durable/state_seal.h"
 #include "durable/wal_record.h"
-#include "persisted/persisted.h"
 
 #define DEEP_UNITS_MAX_DEFAULT	65536
 

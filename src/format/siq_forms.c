@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include "bytes.h"
-#include "codec.h"
 
 /* RFC 4648 base32, written lowercase, read in either case */
 static FlakeAlphabet rfc_base32 = {

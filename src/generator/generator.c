@@ -14,7 +14,6 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "durable/marks.h"
-#include "durable/marks_setup.h"
 #include "durable/state_witness.h"
 #include "generator/generator.h"
 #include "generator/horizon_cells.h"

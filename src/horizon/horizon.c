@@ -33,7 +33,6 @@
 #include "generator/horizon_cells.h"
 #include "generator/issue.h"
 #include "horizon/horizon.h"
-#include "horizon/prepared_file.h"
 #include "horizon/prepared_holdings.h"
 
 typedef struct HorizonShared

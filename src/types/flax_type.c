@@ -10,7 +10,6 @@
 
 #include "format/flax.h"
 #include "types/fixed_type.h"
-#include "types/glue.h"
 
 FLAKEID_FIXED_TYPE(flax, &flax_format, FLAX_SIZE)
 

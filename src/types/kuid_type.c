@@ -11,7 +11,6 @@
 
 #include "format/kuid.h"
 #include "types/fixed_type.h"
-#include "types/glue.h"
 
 FLAKEID_FIXED_TYPE(kuid, &kuid_format, KUID_SIZE)
 FLAKEID_FIXED_TYPE(kuid96, &kuid96_format, KUID96_SIZE)

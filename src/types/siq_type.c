@@ -12,7 +12,6 @@
 
 #include "format/siq.h"
 #include "types/fixed_type.h"
-#include "types/glue.h"
 
 FLAKEID_FIXED_TYPE(siq, &siq_format, SIQ_SIZE)
 

@@ -8,7 +8,6 @@
 
 #include "format/sno.h"
 #include "types/fixed_type.h"
-#include "types/glue.h"
 
 FLAKEID_FIXED_TYPE(sno, &sno_format, SNO_SIZE)
 

@@ -35,7 +35,6 @@
 #include "utils/typcache.h"
 
 #include "types/fixed_type.h"
-#include "types/glue.h"
 
 /* far outside every format's time range, and safe to add the epoch shift to */
 #define FAR_UNIX_US		(INT64CONST(1) << 61)
