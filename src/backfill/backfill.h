@@ -5,8 +5,6 @@
 #ifndef FLAKEID_BACKFILL_H
 #define FLAKEID_BACKFILL_H
 
-#include "postgres.h"
-
 #include "datatype/timestamp.h"
 
 #include "base/defs.h"

@@ -6,8 +6,6 @@
 #ifndef FLAKEID_BACKFILL_REFUSALS_H
 #define FLAKEID_BACKFILL_REFUSALS_H
 
-#include "postgres.h"
-
 #include "datatype/timestamp.h"
 
 #include "base/defs.h"

@@ -4,8 +4,6 @@
 #ifndef FLAKEID_CITUS_GROUP_H
 #define FLAKEID_CITUS_GROUP_H
 
-#include "postgres.h"
-
 /*
  * Whether this server runs Citus (shared_preload_libraries names it) but
  * this backend cannot read its group: its database has no citus extension.

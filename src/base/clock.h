@@ -5,8 +5,6 @@
 #ifndef FLAKEID_CLOCK_H
 #define FLAKEID_CLOCK_H
 
-#include "postgres.h"
-
 #include "datatype/timestamp.h"
 
 #include "base/defs.h"

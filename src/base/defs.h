@@ -9,8 +9,6 @@
 #ifndef FLAKEID_GENERATOR_DEFS_H
 #define FLAKEID_GENERATOR_DEFS_H
 
-#include "postgres.h"
-
 #include "datatype/timestamp.h"
 #include "port/atomics.h"
 

@@ -11,8 +11,6 @@
 #ifndef FLAKEID_EPOCH_H
 #define FLAKEID_EPOCH_H
 
-#include "postgres.h"
-
 /* defines flakeid.snowflake_epoch_ms and asks for the shared part (from _PG_init, while preloading) */
 extern void epoch_init(void);
 

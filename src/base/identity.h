@@ -6,8 +6,6 @@
 #ifndef FLAKEID_IDENTITY_H
 #define FLAKEID_IDENTITY_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 #include "rules/counter.h"
 

@@ -6,8 +6,6 @@
 #ifndef FLAKEID_IDENTITY_INTERNAL_H
 #define FLAKEID_IDENTITY_INTERNAL_H
 
-#include "postgres.h"
-
 /* the settings' values (identity_settings.c); -1, or an empty name, derives */
 extern int	identity_sno_partition_setting;
 extern int	identity_sno_sequence_min;

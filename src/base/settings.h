@@ -10,8 +10,6 @@
 #ifndef FLAKEID_SETTINGS_H
 #define FLAKEID_SETTINGS_H
 
-#include "postgres.h"
-
 #include "utils/guc.h"
 
 #include "base/defs.h"

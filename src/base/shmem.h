@@ -9,8 +9,6 @@
 #ifndef FLAKEID_SHMEM_H
 #define FLAKEID_SHMEM_H
 
-#include "postgres.h"
-
 #include "storage/lwlock.h"
 
 /* 18 replaced the trailing pg_attribute_noreturn() with the prefix pg_noreturn */

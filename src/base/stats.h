@@ -5,8 +5,6 @@
 #ifndef FLAKEID_STATS_H
 #define FLAKEID_STATS_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 
 /* asks for the shared part (from _PG_init, while preloading) */

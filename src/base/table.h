@@ -5,8 +5,6 @@
 #ifndef FLAKEID_TABLE_H
 #define FLAKEID_TABLE_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 
 extern const GeneratorDef generator_defs[GEN_COUNT];

@@ -5,8 +5,6 @@
 #ifndef FLAKEID_CUTOVER_H
 #define FLAKEID_CUTOVER_H
 
-#include "postgres.h"
-
 #include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
 

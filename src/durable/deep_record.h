@@ -17,8 +17,6 @@
 #ifndef FLAKEID_DEEP_RECORD_H
 #define FLAKEID_DEEP_RECORD_H
 
-#include "postgres.h"
-
 #include "rules/deep_table.h"
 
 #define DEEP_RECORD_FILE	"flakeid.deep"

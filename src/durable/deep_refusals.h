@@ -6,8 +6,6 @@
 #ifndef FLAKEID_DEEP_REFUSALS_H
 #define FLAKEID_DEEP_REFUSALS_H
 
-#include "postgres.h"
-
 /* why back-fill of past units refuses, from the file as read at start */
 typedef enum DeepRefusal
 {

@@ -8,8 +8,6 @@
 #ifndef FLAKEID_DURABLE_FILE_H
 #define FLAKEID_DURABLE_FILE_H
 
-#include "postgres.h"
-
 #include <sys/stat.h>
 
 typedef enum DurableRead

@@ -41,8 +41,6 @@
 #ifndef FLAKEID_AHEAD_H
 #define FLAKEID_AHEAD_H
 
-#include "postgres.h"
-
 #include "port/atomics.h"
 #include "storage/s_lock.h"
 

@@ -11,8 +11,6 @@
 #ifndef FLAKEID_MARKS_H
 #define FLAKEID_MARKS_H
 
-#include "postgres.h"
-
 #include "storage/lwlock.h"
 
 #include "base/defs.h"

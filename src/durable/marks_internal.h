@@ -6,8 +6,6 @@
 #ifndef FLAKEID_MARKS_INTERNAL_H
 #define FLAKEID_MARKS_INTERNAL_H
 
-#include "postgres.h"
-
 #include "durable/marks.h"
 #include "durable/state.h"
 

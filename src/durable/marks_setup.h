@@ -6,8 +6,6 @@
 #ifndef FLAKEID_MARKS_SETUP_H
 #define FLAKEID_MARKS_SETUP_H
 
-#include "postgres.h"
-
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/lwlock.h"

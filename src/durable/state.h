@@ -5,8 +5,6 @@
 #ifndef FLAKEID_STATE_H
 #define FLAKEID_STATE_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 #include "persisted/persisted.h"
 #include "rules/deep_units.h"

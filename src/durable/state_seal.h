@@ -6,8 +6,6 @@
 #ifndef FLAKEID_STATE_SEAL_H
 #define FLAKEID_STATE_SEAL_H
 
-#include "postgres.h"
-
 /* the largest flakeid.deep a seal reads (its own bound is lower) */
 #define STATE_SEAL_READ_MAX		((size_t) 64 * 1024 * 1024)
 

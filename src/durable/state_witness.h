@@ -20,8 +20,6 @@
 #ifndef FLAKEID_STATE_WITNESS_H
 #define FLAKEID_STATE_WITNESS_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 
 /*

@@ -5,8 +5,6 @@
 #ifndef FLAKEID_WAL_RECORD_H
 #define FLAKEID_WAL_RECORD_H
 
-#include "postgres.h"
-
 #include "access/xlogreader.h"
 
 #include "durable/state.h"

@@ -6,8 +6,6 @@
 #ifndef FLAKEID_WITNESS_FILE_H
 #define FLAKEID_WITNESS_FILE_H
 
-#include "postgres.h"
-
 #include "access/xlogdefs.h"
 
 #include "base/identity.h"

@@ -9,8 +9,6 @@
 #ifndef FLAKEID_COUNTERS_H
 #define FLAKEID_COUNTERS_H
 
-#include "postgres.h"
-
 #include "port/atomics.h"
 
 #include "base/defs.h"

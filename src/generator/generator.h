@@ -7,8 +7,6 @@
 #ifndef FLAKEID_GENERATOR_H
 #define FLAKEID_GENERATOR_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 #include "rules/counter.h"
 

@@ -14,8 +14,6 @@
 #ifndef FLAKEID_HORIZON_CELLS_H
 #define FLAKEID_HORIZON_CELLS_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 
 #define HORIZON_NONE		PG_UINT64_MAX	/* a cell that holds nothing */

@@ -5,8 +5,6 @@
 #ifndef FLAKEID_ISSUE_H
 #define FLAKEID_ISSUE_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 
 /*

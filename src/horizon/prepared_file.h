@@ -6,8 +6,6 @@
 #ifndef FLAKEID_HORIZON_FILE_H
 #define FLAKEID_HORIZON_FILE_H
 
-#include "postgres.h"
-
 #include "access/transam.h"
 #include "access/xlogdefs.h"
 

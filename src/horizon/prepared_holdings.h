@@ -13,8 +13,6 @@
 #ifndef FLAKEID_HORIZON_HOLDINGS_H
 #define FLAKEID_HORIZON_HOLDINGS_H
 
-#include "postgres.h"
-
 #include "base/defs.h"
 #include "horizon/prepared_file.h"
 

@@ -6,8 +6,6 @@
 #ifndef FLAKEID_HORIZON_HOLDINGS_INTERNAL_H
 #define FLAKEID_HORIZON_HOLDINGS_INTERNAL_H
 
-#include "postgres.h"
-
 #include "storage/lwlock.h"
 
 #include "horizon/prepared_holdings.h"

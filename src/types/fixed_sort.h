@@ -6,8 +6,6 @@
 #ifndef FLAKEID_FIXED_SORT_H
 #define FLAKEID_FIXED_SORT_H
 
-#include "postgres.h"
-
 #include "lib/hyperloglog.h"
 #include "port/pg_bswap.h"
 #include "utils/sortsupport.h"

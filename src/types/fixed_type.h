@@ -18,8 +18,6 @@
 #ifndef FLAKEID_FIXED_TYPE_H
 #define FLAKEID_FIXED_TYPE_H
 
-#include "postgres.h"
-
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "lib/hyperloglog.h"

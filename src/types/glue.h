@@ -6,8 +6,6 @@
 #ifndef FLAKEID_GLUE_H
 #define FLAKEID_GLUE_H
 
-#include "postgres.h"
-
 #include "datatype/timestamp.h"
 
 #include "backfill/backfill.h"

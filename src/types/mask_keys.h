@@ -5,8 +5,6 @@
 #ifndef FLAKEID_MASK_KEYS_H
 #define FLAKEID_MASK_KEYS_H
 
-#include "postgres.h"
-
 #include "format/format.h"
 #include "format/mask.h"
 
