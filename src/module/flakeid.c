@@ -63,9 +63,5 @@ _PG_init(void)
 	renewer_register();
 	settings_check_all_defined();
 	identity_log_settings();
-#if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("flakeid");
-#else
-	EmitWarningsOnPlaceholders("flakeid");
-#endif
 }

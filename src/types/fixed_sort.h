@@ -129,14 +129,6 @@ fixed_abbrev_abort(int memtupcount, SortSupport ssup)
 	return abort_keys;
 }
 
-#if PG_VERSION_NUM < 150000
-static inline int
-fixed_abbrev_cmp(Datum a, Datum b, SortSupport ssup pg_attribute_unused())
-{
-	return a < b ? -1 : (a > b ? 1 : 0);
-}
-#endif
-
 /* full_cmp and abbrev_convert: the type's own, instantiated at its constant info */
 static inline Datum
 fixed_sortsupport(const FlakeFormat *info, FunctionCallInfo fcinfo,
@@ -159,11 +151,7 @@ fixed_sortsupport(const FlakeFormat *info, FunctionCallInfo fcinfo,
 		ssup->abbrev_full_comparator = full_cmp;
 		ssup->abbrev_converter = abbrev_convert;
 		ssup->abbrev_abort = fixed_abbrev_abort;
-#if PG_VERSION_NUM >= 150000
 		ssup->comparator = ssup_datum_unsigned_cmp;
-#else
-		ssup->comparator = fixed_abbrev_cmp;
-#endif
 	}
 	MemoryContextSwitchTo(old);
 	PG_RETURN_VOID();
