@@ -33,15 +33,12 @@
 #include "utils/tuplestore.h"
 
 #include "base/citus_group.h"
-#include "base/clock.h"
 #include "base/identity.h"
 #include "base/identity_internal.h"
 #include "base/settings.h"
 #include "base/shmem.h"
 #include "base/table.h"
-#include "format/kuid.h"
 #include "format/sno.h"
-#include "format/snowflake.h"
 
 
 /*

@@ -14,7 +14,6 @@
  */
 #include "postgres.h"
 
-#include "utils/guc.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 

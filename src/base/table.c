@@ -10,7 +10,6 @@
 #include "base/identity.h"
 #include "base/table.h"
 #include "format/kuid.h"
-#include "format/sno.h"
 #include "format/snowflake.h"
 #include "persisted/persisted.h"
 

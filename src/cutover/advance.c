@@ -18,7 +18,6 @@
 #include "base/clock.h"
 #include "base/shmem.h"
 #include "base/table.h"
-#include "durable/marks.h"
 #include "generator/counters.h"
 #include "generator/generator.h"
 #include "generator/issue.h"

@@ -5,7 +5,6 @@
 #include "postgres.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "storage/fd.h"

@@ -21,8 +21,6 @@
 
 #include "base/clock.h"
 #include "base/epoch.h"
-#include "base/settings.h"
-#include "base/shmem.h"
 #include "base/table.h"
 #include "durable/deep_record.h"
 #include "durable/issued_ahead.h"

@@ -18,7 +18,6 @@
 #include "utils/timestamp.h"
 
 #include "base/clock.h"
-#include "base/settings.h"
 #include "durable/deep_record.h"
 #include "durable/durable_file.h"
 #include "durable/marks_setup.h"

@@ -7,11 +7,9 @@
  */
 #include "postgres.h"
 
-#include "base/shmem.h"
 #include "base/table.h"
 #include "durable/deep_record.h"
 #include "durable/issued_ahead.h"
-#include "durable/marks.h"
 #include "durable/marks_internal.h"
 
 void

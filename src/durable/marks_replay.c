@@ -11,12 +11,9 @@
 #include "datatype/timestamp.h"
 
 #include "base/epoch.h"
-#include "base/shmem.h"
 #include "base/table.h"
 #include "durable/deep_record.h"
-#include "durable/durable_file.h"
 #include "durable/issued_ahead.h"
-#include "durable/marks.h"
 #include "durable/marks_internal.h"
 
 /*

@@ -22,7 +22,6 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "durable/deep_record.h"
-#include "durable/durable_file.h"
 #include "durable/marks_setup.h"
 #include "durable/state_seal.h"
 #include "durable/state_witness.h"

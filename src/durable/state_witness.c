@@ -12,7 +12,6 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 
-#include "base/identity.h"
 #include "base/table.h"
 #include "durable/state_witness.h"
 #include "durable/witness_file.h"

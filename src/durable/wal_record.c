@@ -7,7 +7,6 @@
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
-#include "access/xlogreader.h"
 #include "miscadmin.h"
 #include "replication/syncrep.h"
 #include "replication/walsender_private.h"

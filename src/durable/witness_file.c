@@ -34,10 +34,7 @@
 #include "miscadmin.h"
 #include "storage/fd.h"
 
-#include "base/identity.h"
-#include "base/table.h"
 #include "durable/durable_file.h"
-#include "durable/state_witness.h"
 #include "durable/witness_file.h"
 
 #define WITNESS_TEXT		"flakeid issued IDs in the cluster with system identifier "

@@ -13,7 +13,6 @@
 #include "base/settings.h"
 #include "base/shmem.h"
 #include "base/table.h"
-#include "durable/marks.h"
 #include "durable/state_witness.h"
 #include "generator/generator.h"
 #include "generator/horizon_cells.h"

@@ -16,7 +16,6 @@
 #include "base/shmem.h"
 #include "durable/deep_record.h"
 #include "durable/issued_ahead.h"
-#include "durable/marks.h"
 #include "durable/state_seal.h"
 #include "generator/counters.h"
 #include "generator/resume.h"

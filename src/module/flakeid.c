@@ -17,7 +17,6 @@
 #include "base/stats.h"
 #include "durable/deep_record.h"
 #include "durable/issued_ahead.h"
-#include "durable/marks.h"
 #include "durable/wal_record.h"
 #include "generator/counters.h"
 #include "generator/resume.h"

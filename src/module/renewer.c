@@ -13,7 +13,6 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
-#include "durable/marks.h"
 #include "durable/state_witness.h"
 #include "generator/counters.h"
 #include "generator/resume.h"

@@ -18,10 +18,6 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "base/clock.h"
-#include "base/shmem.h"
-#include "durable/marks.h"
-#include "generator/generator.h"
 #include "generator/resume.h"
 #include "types/glue.h"
 

@@ -15,7 +15,6 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "format/format.h"
 #include "types/glue.h"
 
 /*

@@ -7,7 +7,6 @@
 
 #include "utils/timestamp.h"
 
-#include "format/format.h"
 #include "types/glue.h"
 
 void

@@ -12,7 +12,6 @@
 #include "pgtime.h"
 #include "utils/timestamp.h"
 
-#include "format/time_layout.h"
 #include "types/fixed_type.h"
 
 /* --- GIN, as btree_gin serves core types ------------------------------------ */

@@ -19,7 +19,6 @@
 #include "pgtime.h"
 #include "utils/timestamp.h"
 
-#include "format/time_layout.h"
 #include "types/fixed_type.h"
 
 /* btree_gist's number for <>, and the distance's */

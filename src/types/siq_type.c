@@ -10,7 +10,6 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "format/siq.h"
 #include "types/fixed_type.h"
 
 FLAKEID_FIXED_TYPE(siq, &siq_format, SIQ_SIZE)

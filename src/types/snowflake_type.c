@@ -15,7 +15,6 @@
 #include "utils/timestamp.h"
 
 #include "format/bytes.h"
-#include "format/format.h"
 #include "format/snowflake.h"
 #include "types/glue.h"
 
