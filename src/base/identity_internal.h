@@ -16,8 +16,6 @@ extern char *identity_kuid_node_setting;
 extern int	identity_kuid_node_fingerprint_value;	/* of identity_kuid_node_setting; -1 = derived */
 extern int	identity_snowflake_worker_setting;
 extern int	identity_snowflake_process_setting;
-extern bool identity_setting_generate_on_standby;
-extern bool identity_setting_promotion_keeps;
 
 /* asks for the shared part of the derived identities (identity.c), from identity_init */
 extern void identity_request_shared(void);

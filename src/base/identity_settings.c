@@ -23,8 +23,8 @@ char *identity_kuid_node_setting = NULL;
 int	identity_kuid_node_fingerprint_value = -1;	/* of identity_kuid_node_setting; -1 = derived */
 int	identity_snowflake_worker_setting = -1;
 int	identity_snowflake_process_setting = -1;
-bool identity_setting_generate_on_standby = false;
-bool identity_setting_promotion_keeps = false;
+static bool identity_setting_generate_on_standby = false;
+static bool identity_setting_promotion_keeps = false;
 
 /* siq hashes the domain as ASCII (spec A4): refuse anything else */
 static bool

@@ -284,7 +284,7 @@ witness_write_as(bool issued, bool placed, TimeLineID timeline, unsigned long lo
 }
 
 /* the witness, placed on the current timeline (`place`, `prior` and `upstream` as witness_write_as's) */
-bool
+static bool
 witness_write_at(bool issued, unsigned long long place, const Witness *prior, const WitnessUpstream *upstream, int elevel)
 {
 	return witness_write_as(issued, true, witness_timeline(), place, prior, upstream, elevel);

@@ -44,10 +44,7 @@ extern TimeLineID witness_timeline(void);
  */
 extern bool witness_write_as(bool issued, bool placed, TimeLineID timeline, unsigned long long place,
 							 const Witness *prior, const WitnessUpstream *upstream, int elevel);
-/* witness_write_as, placed on the current timeline */
-extern bool witness_write_at(bool issued, unsigned long long place, const Witness *prior,
-							 const WitnessUpstream *upstream, int elevel);
-/* witness_write_at, naming this data directory */
+/* witness_write_as, placed on the current timeline, naming this data directory */
 extern bool witness_write(bool issued, const Witness *prior, const WitnessUpstream *upstream, int elevel);
 /* `w` rewritten to say IDs were issued, keeping an earlier timeline's place (witness_file.c) */
 extern bool witness_rewrite_issued(const Witness *w, int elevel);

@@ -251,7 +251,7 @@ siq_from_snowflake_fields(uint64_t snowflake, int64_t epoch_unix_us, uint32_t do
 	return true;
 }
 
-bool
+static bool
 siq_units_at(int64_t unix_us, uint64_t *unit)
 {
 	uint64_t	t56;

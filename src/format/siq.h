@@ -50,7 +50,6 @@ extern int64_t siq_unix_us_ceil_from_t56(uint64_t t56);
  * 2088-01-19, and siq_units_at refuses later instants.
  */
 #define SIQ_UNIT_BASE_T56	(UINT64_C(1577836800) << 16)
-extern bool siq_units_at(int64_t unix_us, uint64_t *unit);
 static inline uint64_t
 siq_t56_from_unit(uint64_t unit)
 {

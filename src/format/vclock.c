@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-
 uint32_t
 vclock_node(const VclockEntry *entry)
 {
@@ -48,7 +46,8 @@ vclock_duplicate_node(const VclockEntry *sorted, size_t n, uint32_t *node)
 	return false;
 }
 
-const VclockEntry *
+/* In a clock sorted by node: the entry of `node`, or NULL. */
+static const VclockEntry *
 vclock_find(const VclockEntry *sorted, size_t n, uint32_t node)
 {
 	size_t		low = 0,

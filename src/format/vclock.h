@@ -30,9 +30,6 @@ extern void vclock_sort(VclockEntry *clock, size_t n);
 /* In a clock sorted by node: true, with *node set, if some node has two entries. */
 extern bool vclock_duplicate_node(const VclockEntry *sorted, size_t n, uint32_t *node);
 
-/* In a clock sorted by node: the entry of `node`, or NULL. */
-extern const VclockEntry *vclock_find(const VclockEntry *sorted, size_t n, uint32_t node);
-
 /*
  * join: per node the larger entry, sorted by node (the library's keysort
  * and merge).  `out` has room for na + nb entries; returns the count.

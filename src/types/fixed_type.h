@@ -46,7 +46,6 @@ typedef struct FixedRangeIds
 	uint8		last[FIXED_MAX_WIDTH];
 } FixedRangeIds;
 
-extern void fixed_range_ids(const FlakeFormat *info, const RangeType *range, FixedRangeIds *ids);
 extern bool fixed_time_in_range(const FlakeFormat *info, FunctionCallInfo fcinfo,
 								const uint8 *id, const RangeType *range);
 extern Datum fixed_range_bound(const FlakeFormat *info, const RangeType *range, bool upper);

@@ -54,7 +54,7 @@ unix_us_clamped(TimestampTz ts)
  * `first` (when bounded below) and `last` (when bounded above).  The range's
  * ±infinity bound values count as unbounded where they do not exclude all.
  */
-void
+static void
 fixed_range_ids(const FlakeFormat *info, const RangeType *range, FixedRangeIds *ids)
 {
 	TypeCacheEntry *typcache = lookup_type_cache(RangeTypeGetOid(range), TYPECACHE_RANGE_INFO);
