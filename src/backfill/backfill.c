@@ -53,7 +53,6 @@
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
-#include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/datetime.h"
 #include "utils/timestamp.h"

@@ -17,7 +17,6 @@
 #include "miscadmin.h"
 #include "storage/latch.h"
 #include "lib/stringinfo.h"
-#include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 

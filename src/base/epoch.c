@@ -10,8 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 
-#include "utils/guc.h"
-
 #include "base/epoch.h"
 #include "base/settings.h"
 #include "base/shmem.h"

@@ -28,7 +28,6 @@
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
@@ -39,7 +38,6 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "format/sno.h"
-
 
 /*
  * An identity: its setting's value, or -1 to derive it.  From the cluster

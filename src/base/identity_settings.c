@@ -5,8 +5,6 @@
  */
 #include "postgres.h"
 
-#include "utils/guc.h"
-
 #include "base/identity.h"
 #include "base/identity_internal.h"
 #include "base/settings.h"

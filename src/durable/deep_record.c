@@ -13,12 +13,10 @@
  */
 #include "postgres.h"
 
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "storage/fd.h"
-#include "storage/lwlock.h"
 #include "utils/memutils.h"
 
 #include "base/settings.h"

@@ -24,8 +24,6 @@
 
 #include <unistd.h>
 
-#include <sys/stat.h>
-
 #include "access/xlog.h"
 #include "utils/timestamp.h"
 

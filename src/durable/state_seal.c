@@ -46,7 +46,6 @@
  */
 #include "postgres.h"
 
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 

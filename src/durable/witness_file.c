@@ -24,7 +24,6 @@
 #include "postgres.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "access/xlog.h"

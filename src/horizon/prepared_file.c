@@ -4,8 +4,6 @@
  */
 #include "postgres.h"
 
-#include <sys/stat.h>
-
 #include "access/xlog.h"
 
 #include "base/table.h"

@@ -7,7 +7,6 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "utils/guc.h"
 
 #include "backfill/backfill.h"
 #include "base/clock.h"

@@ -10,7 +10,6 @@
 #include "postgres.h"
 
 #include "access/xlog_internal.h"
-#include "access/xlogreader.h"
 #include "utils/memutils.h"
 
 #include "base/table.h"

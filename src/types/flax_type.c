@@ -5,7 +5,6 @@
  */
 #include "postgres.h"
 
-#include "fmgr.h"
 #include "utils/timestamp.h"
 
 #include "format/flax.h"

@@ -7,7 +7,6 @@
 #include "access/gist.h"
 #include "access/skey.h"
 #include "access/stratnum.h"
-#include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "pgtime.h"
 #include "utils/timestamp.h"

@@ -5,8 +5,6 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
-#include "fmgr.h"
-#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "format/kuid.h"

@@ -5,9 +5,7 @@
  */
 #include "postgres.h"
 
-#include "fmgr.h"
 #include "mb/pg_wchar.h"
-#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "types/fixed_type.h"

@@ -3,7 +3,6 @@
  */
 #include "postgres.h"
 
-#include "fmgr.h"
 #include "utils/timestamp.h"
 
 #include "format/sno.h"

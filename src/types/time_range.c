@@ -30,7 +30,6 @@
 #include "rewrite/rewriteManip.h"
 #include "parser/parse_func.h"
 #include "utils/lsyscache.h"
-#include "utils/rangetypes.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 

@@ -10,7 +10,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_type_d.h"
-#include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/array.h"
