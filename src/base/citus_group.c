@@ -11,7 +11,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
-#include "base/citus_group.h"
+#include "base/identity_internal.h"
 
 /* whether shared_preload_libraries names Citus ("citus" or a path ending in "/citus") */
 static bool

@@ -31,7 +31,6 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-#include "base/citus_group.h"
 #include "base/identity.h"
 #include "base/identity_internal.h"
 #include "base/settings.h"

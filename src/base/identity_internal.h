@@ -1,7 +1,7 @@
 /*
- * identity_internal.h — what identity.c and identity_settings.c share: the
- * settings' values and the shared part of the derived identities.  Only
- * base/identity*.c include this.
+ * identity_internal.h — what identity.c, identity_settings.c and
+ * citus_group.c share: the settings' values, the shared part of the derived
+ * identities, and this node's Citus group.  Only those three include this.
  */
 #ifndef FLAKEID_IDENTITY_INTERNAL_H
 #define FLAKEID_IDENTITY_INTERNAL_H
@@ -19,5 +19,20 @@ extern int	identity_snowflake_process_setting;
 
 /* asks for the shared part of the derived identities (identity.c), from identity_init */
 extern void identity_request_shared(void);
+
+/*
+ * citus_group.c: whether this server runs Citus (shared_preload_libraries
+ * names it) but this backend cannot read its group: its database has no
+ * citus extension.
+ */
+extern bool citus_group_out_of_reach(void);
+
+/*
+ * This node's group when the backend's database has Citus and the group is
+ * an active primary in the node's own pg_dist_node; false otherwise.  Runs a
+ * query through SPI, the same whoever calls; raises if Citus's catalog
+ * cannot be read.
+ */
+extern bool citus_group(int32 *group);
 
 #endif							/* FLAKEID_IDENTITY_INTERNAL_H */
