@@ -23,7 +23,6 @@
 #include "base/shmem.h"
 #include "base/table.h"
 #include "durable/deep_record.h"
-#include "durable/deep_refusals.h"
 #include "durable/durable_file.h"
 #include "durable/state_seal.h"
 #include "durable/wal_record.h"

@@ -1,11 +1,10 @@
 /*
  * deep_refusals.c — back-fill's refusals for its record of deep units
- * (deep_refusals.h)
+ * (deep_record.h)
  */
 #include "postgres.h"
 
 #include "durable/deep_record.h"
-#include "durable/deep_refusals.h"
 
 void
 deep_refuse_lost(void)
