@@ -282,18 +282,11 @@ witness_write_as(bool issued, bool placed, TimeLineID timeline, unsigned long lo
 	return true;
 }
 
-/* the witness, placed on the current timeline (`place`, `prior` and `upstream` as witness_write_as's) */
-static bool
-witness_write_at(bool issued, unsigned long long place, const Witness *prior, const WitnessUpstream *upstream, int elevel)
-{
-	return witness_write_as(issued, true, witness_timeline(), place, prior, upstream, elevel);
-}
-
 /* the witness, naming this data directory */
 bool
 witness_write(bool issued, const Witness *prior, const WitnessUpstream *upstream, int elevel)
 {
-	return witness_write_at(issued, 0, prior, upstream, elevel);
+	return witness_write_as(issued, true, witness_timeline(), 0, prior, upstream, elevel);
 }
 
 /*
@@ -315,6 +308,6 @@ witness_rewrite_issued(const Witness *w, int elevel)
 
 	if (w->present && w->placed && w->timeline != timeline)
 		return witness_write_as(true, true, w->timeline, w->inode != w->file_inode ? w->inode : 0, w, &w->upstream, elevel);
-	return witness_write_at(true, w->ready && w->placed && w->timeline == timeline &&
+	return witness_write_as(true, true, witness_timeline(), w->ready && w->placed && w->timeline == timeline &&
 							w->inode != w->file_inode ? w->inode : 0, w, &w->upstream, elevel);
 }
