@@ -28,10 +28,10 @@ extern void flakeid_check_field(int64 value, int64 max, const char *field, const
 struct FlakeFormat;
 pg_noreturn extern void flakeid_time_out_of_range(const struct FlakeFormat *format);
 
-/* <type>_fields: the format's fields and the time, as jsonb (fields.c) */
+/* <type>_fields: the format's fields and the time, as jsonb (glue.c) */
 extern Datum flakeid_fields_jsonb(const struct FlakeFormat *format, const uint8 *id, TimestampTz time);
 
-/* secure random bytes from a per-backend buffer (random.c) */
+/* secure random bytes from a per-backend buffer (glue.c) */
 extern void flakeid_random_bytes(void *out, size_t n);
 
 /* Makes a palloc'd copy of an ID; the result is a by-reference Datum. */
