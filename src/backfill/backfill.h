@@ -5,8 +5,6 @@
 #ifndef FLAKEID_BACKFILL_H
 #define FLAKEID_BACKFILL_H
 
-#include "datatype/timestamp.h"
-
 #include "base/defs.h"
 
 /* asks for the ledger's shared part (from _PG_init, while preloading) */

@@ -6,9 +6,6 @@
 #ifndef FLAKEID_BACKFILL_REFUSALS_H
 #define FLAKEID_BACKFILL_REFUSALS_H
 
-#include "datatype/timestamp.h"
-
-#include "base/defs.h"
 #include "durable/issued_ahead.h"
 #include "generator/counters.h"
 #include "rules/ledger.h"

@@ -5,8 +5,6 @@
 #ifndef FLAKEID_CLOCK_H
 #define FLAKEID_CLOCK_H
 
-#include "datatype/timestamp.h"
-
 #include "base/defs.h"
 
 /* PostgreSQL's epoch (2000-01-01) in Unix microseconds */

@@ -7,7 +7,6 @@
 #define FLAKEID_IDENTITY_H
 
 #include "base/defs.h"
-#include "rules/counter.h"
 
 /* defines the identity and pool settings, asks for the shared part (from _PG_init, while preloading) */
 extern void identity_init(void);

@@ -41,7 +41,6 @@
 #ifndef FLAKEID_AHEAD_H
 #define FLAKEID_AHEAD_H
 
-#include "port/atomics.h"
 #include "storage/s_lock.h"
 
 #include "base/defs.h"

@@ -11,11 +11,7 @@
 #ifndef FLAKEID_MARKS_H
 #define FLAKEID_MARKS_H
 
-#include "storage/lwlock.h"
-
-#include "base/defs.h"
 #include "durable/marks_setup.h"
-#include "durable/state.h"
 
 /*
  * Takes flakeid_lock exclusively.  A waiter sleeps on a condition variable

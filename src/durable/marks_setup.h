@@ -6,11 +6,9 @@
 #ifndef FLAKEID_MARKS_SETUP_H
 #define FLAKEID_MARKS_SETUP_H
 
-#include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/lwlock.h"
 
-#include "base/defs.h"
 #include "durable/state.h"
 
 /* why the saved state refuses generation */

@@ -7,8 +7,6 @@
 
 #include "base/defs.h"
 #include "persisted/persisted.h"
-#include "rules/deep_units.h"
-#include "rules/unit_runs.h"
 
 /* a back-fill low-water that no back-filled sequence has set yet */
 #define BACKFILL_LOW_NONE	((uint32) COUNTER_SEQ_MASK + 1)

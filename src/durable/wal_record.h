@@ -8,7 +8,6 @@
 #include "access/xlogreader.h"
 
 #include "durable/state.h"
-#include "persisted/persisted.h"
 
 /*
  * The custom WAL resource manager that carries the marks to standbys

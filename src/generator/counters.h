@@ -9,8 +9,6 @@
 #ifndef FLAKEID_COUNTERS_H
 #define FLAKEID_COUNTERS_H
 
-#include "port/atomics.h"
-
 #include "base/defs.h"
 #include "format/sno.h"
 

@@ -8,7 +8,6 @@
 #define FLAKEID_GENERATOR_H
 
 #include "base/defs.h"
-#include "rules/counter.h"
 
 /*
  * The next ID of a generator (variant: the siq kind's index, else 0).

@@ -13,7 +13,6 @@
 #ifndef FLAKEID_HORIZON_H
 #define FLAKEID_HORIZON_H
 
-#include "base/defs.h"
 #include "horizon/prepared_file.h"
 
 /* asks for the shared part, registers the transaction callback (from _PG_init, while preloading) */

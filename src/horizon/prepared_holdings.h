@@ -13,7 +13,6 @@
 #ifndef FLAKEID_HORIZON_HOLDINGS_H
 #define FLAKEID_HORIZON_HOLDINGS_H
 
-#include "base/defs.h"
 #include "horizon/prepared_file.h"
 
 /* asks for the table's shared part (from _PG_init, while preloading) */
