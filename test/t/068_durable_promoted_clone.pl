@@ -101,6 +101,11 @@ for my $f (grep { $_->{format} ne 'kuid' } @stateful)
 	is(sqlstate_of($clone, "SELECT $f->{new}"), 'ok', "identities set apart: $f->{format}_new() generates");
 }
 is(sqlstate_of($clone, 'SELECT kuid_new()'), '55000', 'kuid, which carries none, is still refused (55000)');
+# (its hint offered the failover branch as the only way on, once the
+# identities were set apart; taken on a clone, every kuid beside the
+# original repeated: 1.5's seventeenth auditor)
+like(message_of($clone, 'SELECT kuid_new()'), qr/HINT:  .*a clone, a restore, a drill\), kuid stays refused here whatever the identities: generate kuid96/s,
+	"... and its hint says a clone's kuid stays refused, naming kuid96, not the identities' step");
 {
 	my ($original, $copy, $shared) = mint_both(2);
 	is("$original $copy", '0 0', 'both mint sno and snowflakes at once for 3 s');
