@@ -74,8 +74,14 @@ generator_prepare(const GeneratorDef *def, int variant)
 }
 
 /* the ways on from a refusal in a copy: one hint for every generator */
+/*
+ * (each identity seen set apart before the witness goes: a copy whose
+ * ALTER SYSTEM of flakeid.kuid_node had failed, its witness removed all
+ * the same, repeated 20,000 of 20,000 kuid96 beside its original: 1.5's
+ * seventeenth auditor; the server cannot tell a value meant to differ)
+ */
 #define COPY_HINT \
-	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses, and then remove %s once; kuid, which carries no identity, would then issue the original's IDs again: use kuid96 there rather than kuid. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
+	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses (flakeid.kuid_node as name@host), see each of them in SELECT * FROM flakeid_identities() once the server is restarted, and only then remove %s once; kuid, which carries no identity, would then issue the original's IDs again: use kuid96 there rather than kuid. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
 
 /*
  * What the witness says of this data directory (state_witness_place), with

@@ -42,6 +42,10 @@ my $message = message_of($copy, 'SELECT sno_new()');
 like($message, qr/cannot generate sno IDs in a copy of another data directory/, 'the message says why');
 like($message, qr/HINT:.*set this server's identities.*then remove flakeid\.issued once.*for a copy of the stopped original as it last was \(a move\), remove flakeid\.issued once/s,
 	'the hint gives the ways out: identities of its own and the witness removed, or (the original gone) the witness removed');
+# (seen set apart before the witness goes: a copy whose ALTER SYSTEM of kuid_node had failed, its witness
+# removed all the same, repeated 20,000 of 20,000 kuid96: 1.5's seventeenth auditor)
+like($message, qr/HINT:.*flakeid\.kuid_node as name\@host\), see each of them in SELECT \* FROM flakeid_identities\(\) once the server is restarted, and only then remove flakeid\.issued/s,
+	'... each identity to be seen set apart in flakeid_identities() before the witness goes, kuid_node\'s form given');
 is(sqlstate_of($copy, 'SELECT flax_new()'), 'ok', 'flax, whose IDs carry random bits and no identity, issues');
 
 # identities set in the copy's configuration: still refused, since nothing tells them from ones that came
