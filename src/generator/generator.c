@@ -188,7 +188,7 @@ refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 				  * kuid beside the original: 1.5's seventeenth auditor)
 				  */
 				 errhint("%s", promoted_bit == PROMOTED_PLAIN_KUID ?
-						 "If the server it was promoted from is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload the configuration, then reset it once this server generates. If it still runs or may run again (a clone, a restore, a drill), kuid stays refused here whatever the identities: generate kuid96, which carries flakeid.kuid_node (docs/OPERATIONS.md, \"A promoted standby\")." :
+						 "If the server it was promoted from is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload the configuration, then reset it once this server generates. If it still runs or may run again (a clone, a restore, a drill), kuid stays refused here whatever the identities: generate kuid96, which carries flakeid.kuid_node, once that is set to a value no other server uses and the server restarted (docs/OPERATIONS.md, \"A promoted standby\")." :
 						 "If the server it was promoted from is gone for good (a failover), set flakeid.promotion_keeps_identities = on and reload the configuration, then reset it once this server generates (a base backup of it would carry it); set it beforehand on standbys meant for failover. If it still runs or may run again (a clone, a restore, a drill), set this server's identities to values no other server uses and restart the server (docs/OPERATIONS.md, \"A promoted standby\").")));
 }
 

@@ -104,7 +104,7 @@ is(sqlstate_of($clone, 'SELECT kuid_new()'), '55000', 'kuid, which carries none,
 # (its hint offered the failover branch as the only way on, once the
 # identities were set apart; taken on a clone, every kuid beside the
 # original repeated: 1.5's seventeenth auditor)
-like(message_of($clone, 'SELECT kuid_new()'), qr/HINT:  .*a clone, a restore, a drill\), kuid stays refused here whatever the identities: generate kuid96/s,
+like(message_of($clone, 'SELECT kuid_new()'), qr/HINT:  .*a clone, a restore, a drill\), kuid stays refused here whatever the identities: generate kuid96, which carries flakeid.kuid_node, once that is set/s,
 	"... and its hint says a clone's kuid stays refused, naming kuid96, not the identities' step");
 {
 	my ($original, $copy, $shared) = mint_both(2);
