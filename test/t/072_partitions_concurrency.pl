@@ -258,5 +258,37 @@ is(($err =~ /ERROR:  the partition of the present interval of (public\.)?named_i
    . ', registered ' . sql(q{SELECT count(*) FROM flakeid_partitions WHERE parent = 'named_in'::regclass}),
 	'refused, registered 0', 'a partition whose name spells a skip\'s words hides no failure: the registration is refused, nothing registered');
 
+# (the check of the present runs within the run's lock_timeout: under the
+# caller's default of none, the call waited without end behind a writer of
+# a referenced table, whose other writers queued behind it; and a partition
+# pending detach, which takes no row, does not count as the present's:
+# 1.5's nineteenth reviewer)
+sql(q{SET ROLE upkeep_app; CREATE TABLE fk_ref (id int PRIMARY KEY);
+      CREATE TABLE fk_parted (id sno PRIMARY KEY DEFAULT sno_new(), r int REFERENCES fk_ref) PARTITION BY RANGE (id)});
+$locker = session($node, connstr => $node->connstr($db) . ' user=upkeep_app');
+$locker->query('BEGIN; INSERT INTO fk_ref VALUES (2)');
+my $began = Time::HiRes::time();
+eval { ($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT count(*) FROM flakeid_partition_by_time('fk_parted', '1 day', premake => 1)},
+	timeout => 60); 1 } or $err = "no answer within 60 s: $@";
+my $took = Time::HiRes::time() - $began;
+$locker->query('ROLLBACK');
+$locker->close;
+like($err, qr/ERROR:  the partition of the present interval of (public\.)?fk_parted could not be made: not made: a lock was not granted/,
+	"a writer of a referenced table holding its lock: by_time fails (55P03) within its locks' bounds ($took s), under the caller's lock_timeout of none");
+sql(q{SET ROLE upkeep_app; CREATE TABLE pending (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('pending', '1 day', premake => 1);
+      SELECT flakeid_partition_forget('pending')});
+my $today_part = sql(q{SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = 'pending'::regclass ORDER BY i.inhrelid::regclass::text LIMIT 1});
+$locker = session($node, connstr => $node->connstr($db) . ' user=upkeep_app');
+$locker->query('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM pending');
+$node->psql($db, "SET ROLE upkeep_app; SET statement_timeout = '1s'; ALTER TABLE pending DETACH PARTITION $today_part CONCURRENTLY");
+$locker->query('COMMIT');
+$locker->close;
+($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT count(*) FROM flakeid_partition_by_time('pending', '1 day', premake => 1)});
+is(sql(q{SELECT count(*) FILTER (WHERE inhdetachpending) FROM pg_inherits WHERE inhparent = 'pending'::regclass}) . ' pending, '
+   . ($err =~ /ERROR:  the partition of the present interval of (public\.)?pending could not be made/ ? 'refused' : "not refused: $err")
+   . ', registered ' . sql(q{SELECT count(*) FROM flakeid_partitions WHERE parent = 'pending'::regclass}),
+	'1 pending, refused, registered 0', 'the present\'s partition pending detach (a cancelled DETACH CONCURRENTLY) is not the present\'s: refused, nothing registered');
+
 stop_checked($node);
 done_testing();
