@@ -373,6 +373,19 @@ h['faults'][0]['leads']['kuid'] = 0.3
 ok(found(h, 'clock excursion') == 1, 'kuid back at the clock after minting 120 s ahead: resumed below what it issued')
 h['faults'][0]['leads']['kuid'] = 'XX001'
 ok(found(h, 'clock excursion') == 0, 'a lead not read (a refusal) is the availability probe\'s to report')
+# (CI's stress run of 4c0596c: sno's insert began 1.9 s before 'minted at', the other formats' after it)
+h = excursion_history(18)
+h['faults'][0]['leads']['kuid'] = 120 - 7.5 - 2 - 1.5
+ok(found(h, 'clock excursion') == 1, 'kuid 1.5 s below the bound counted from \'minted at\': a violation when nothing says when its insert began')
+h['faults'][0]['minting from'] = {'kuid': 1001.2}
+ok(found(h, 'clock excursion') == 0, '... none counted from when its insert began, 1.8 s before')
+h['faults'][0]['minting from'] = {'kuid96': 1001.2, 'snowflake': 1000.0}
+ok(found(h, 'clock excursion') == 0, '... kuid96\'s insert counts for kuid, which shares its marks; snowflake\'s does not')
+h['faults'][0]['minting from'] = {'snowflake': 1000.0}
+ok(found(h, 'clock excursion') == 1, '... and snowflake\'s alone does not excuse kuid')
+h['faults'][0]['minting from'] = {'kuid': 1001.2}
+h['faults'][0]['leads']['kuid'] = 120 - 9.3 - 2 - 0.5
+ok(found(h, 'clock excursion') == 1, '... and a lead below the bound counted from its insert\'s beginning is a violation')
 h = excursion_history(19)
 t = h['samples'][-1][0]
 h['samples'] += [(1060.0, 5432, 's', {'kuid': 3, 'snowflake': 0}), (1061.0, 5432, 's', {'kuid': 9, 'snowflake': 0})]
