@@ -563,6 +563,17 @@ is(sql(qq{SELECT string_agg(action || ' ' || CASE WHEN starts < '2020-01-01' THE
 	'made 2011-01-01 00:00,dropped 2011-01-01 00:00,dropped -6,dropped -5',
 	'a row of 2011 moved out of the default partition and dropped with its hour, and the hours 6 and 5 before the present\'s dropped in the same run');
 
+# --- kuid96 with premake 0 ----------------------------------------------------------------------
+# (the IDs of an interval's last 256-second window sort into the next
+# interval's partition, which premake 0 left unmade: every row of the
+# interval's last window refused; 1.5's nineteenth reviewer)
+sql(q{CREATE TABLE k96_zero (id kuid96 PRIMARY KEY DEFAULT kuid96_new()) PARTITION BY RANGE (id);
+      CREATE TABLE sno_zero (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id)});
+is(sql(q{SELECT (SELECT count(*) FILTER (WHERE action = 'made') FROM flakeid_partition_by_time('k96_zero', '1 hour', premake => 0)) || ' ' ||
+                (SELECT count(*) FILTER (WHERE action = 'made') FROM flakeid_partition_by_time('sno_zero', '1 hour', premake => 0))}),
+	'2 1', 'premake 0: kuid96 has the next interval\'s partition made too, for its interval\'s last window; sno the present\'s alone');
+sql(q{SELECT flakeid_partition_forget('k96_zero'), flakeid_partition_forget('sno_zero'); DROP TABLE k96_zero, sno_zero});
+
 # --- a snowflake table under another epoch ---------------------------------------------------
 # (its bounds are snowflakes of the epoch it was registered under: moved 10
 # days earlier, as OPERATIONS allows, a run read every partition as 10 days
