@@ -595,7 +595,7 @@ class Faults:
                 'SELECT coalesce(bool_or(replay_lsn >= %s::pg_lsn), false) FROM pg_stat_replication '
                 'WHERE application_name = %s', (lsn, self.CUTOVER))[0][0], 60)
             # 3. the old server's clock, or the last unit a generator used where that lies ahead of it, as
-            # OPERATIONS' step 3 says (the clock alone, as 1.3's steps said: after a fresh start 11 s
+            # OPERATIONS' step 3 says (the clock alone, as it was written: after a fresh start 11 s
             # before, the old server's snowflakes ran 51 s ahead of it, and the new server issued again
             # those of a transaction the old one had not committed, 1,973 repeated: seed 19404)
             past = old.sql('SELECT greatest(clock_timestamp(), max(last_time))::text FROM flakeid_generators')[0][0]
