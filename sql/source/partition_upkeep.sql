@@ -594,6 +594,27 @@ $fn$;
 COMMENT ON FUNCTION flakeid_partition_keys(text, timestamptz, timestamptz) IS
     'the keys bounding the partition of the interval from starts to ends for a key type, as text (NULL: MINVALUE, MAXVALUE)';
 
+-- The keys of a range partition's bounds as PostgreSQL prints them (FOR
+-- VALUES FROM ('lo') TO ('hi'), one key each), unquoted: NULL for MINVALUE
+-- and MAXVALUE; `ok` false for anything else (a list or hash partition's,
+-- several keys, the default partition's).  Text in, text out: no cast.
+CREATE FUNCTION flakeid_partition_bound_keys(bounds text, OUT lo text, OUT hi text, OUT ok boolean)
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    bound text[] := regexp_match(bounds, '^FOR VALUES FROM \((MINVALUE|''(?:[^'']|'''')*'')\) TO \((MAXVALUE|''(?:[^'']|'''')*'')\)$');
+BEGIN
+    ok := bound IS NOT NULL;
+    IF ok THEN
+        lo := CASE WHEN bound[1] <> 'MINVALUE' THEN replace(substr(bound[1], 2, length(bound[1]) - 2), '''''', '''') END;
+        hi := CASE WHEN bound[2] <> 'MAXVALUE' THEN replace(substr(bound[2], 2, length(bound[2]) - 2), '''''', '''') END;
+    END IF;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_bound_keys(text) IS
+    'the keys of a range partition''s bounds as PostgreSQL prints them, unquoted (NULL: MINVALUE, MAXVALUE; ok false for other bounds)';
+
 -- The partition of `parent` whose bounds are [lo, hi), if any: found by the
 -- bounds PostgreSQL prints, compared as text, never cast; so a renamed
 -- table or partition is still found.  Each child of `parent` is printed
@@ -603,7 +624,7 @@ COMMENT ON FUNCTION flakeid_partition_keys(text, timestamptz, timestamptz) IS
 -- prints, so a role's ACCESS EXCLUSIVE lock on a partition of its own
 -- table made every owner's upkeep wait out its lock_timeout and fail
 -- (1.5's fifteenth auditor; 1.4's daily job fell to the same plan).
-CREATE FUNCTION flakeid_partition_of(parent regclass, lo text, hi text, detach_pending boolean DEFAULT false) RETURNS regclass
+CREATE FUNCTION flakeid_partition_of(parent regclass, lo text, hi text) RETURNS regclass
     LANGUAGE plpgsql STABLE PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
@@ -611,12 +632,11 @@ DECLARE
     wanted text := format('FOR VALUES FROM (%s) TO (%s)', coalesce(quote_literal(lo), 'MINVALUE'), coalesce(quote_literal(hi), 'MAXVALUE'));
     child oid;
 BEGIN
-    -- (not one pending detach, unless asked for one, which takes no row:
-    -- counted, a cancelled DETACH CONCURRENTLY left a table registered with
-    -- no partition for the present, 1.5's nineteenth reviewer; the attach of
-    -- its interval is then refused as overlapping it, which says so)
-    FOR child IN SELECT i.inhrelid FROM pg_inherits i
-                 WHERE i.inhparent = parent AND i.inhdetachpending = coalesce(detach_pending, false) ORDER BY i.inhrelid LOOP
+    -- (not one pending detach, which takes no row: counted, a cancelled DETACH
+    -- CONCURRENTLY left a table registered with no partition for the present,
+    -- 1.5's nineteenth reviewer; the attach of its interval is then refused as
+    -- overlapping it, which says so)
+    FOR child IN SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = parent AND NOT i.inhdetachpending ORDER BY i.inhrelid LOOP
         IF pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = child), child) = wanted THEN
             RETURN child::regclass;
         END IF;
@@ -624,8 +644,8 @@ BEGIN
     RETURN NULL;
 END
 $fn$;
-COMMENT ON FUNCTION flakeid_partition_of(regclass, text, text, boolean) IS
-    'the partition of a table whose bounds are [lo, hi) (NULL: MINVALUE, MAXVALUE), found by the bounds as PostgreSQL prints them (compared as text, never cast); with detach_pending, the child pending detach with those bounds';
+COMMENT ON FUNCTION flakeid_partition_of(regclass, text, text) IS
+    'the partition of a table whose bounds are [lo, hi) (NULL: MINVALUE, MAXVALUE), found by the bounds as PostgreSQL prints them (compared as text, never cast)';
 
 -- A run of a snowflake table refused while the epoch in force is not the
 -- one it was registered under (`registered`; NULL for the other types):
@@ -702,6 +722,7 @@ DECLARE
     default_part oid;
     moved bigint := 0;
     owned boolean;
+    pending regclass;
 BEGIN
     SELECT c.relname, n.nspname, c.relowner, r.rolname INTO rel
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = parent;
@@ -826,6 +847,13 @@ BEGIN
         WHEN OTHERS THEN
             action := 'failed';
             detail := format('not made: %s (SQLSTATE %s)', SQLERRM, SQLSTATE);
+            -- (an overlap with a child pending detach said only "would overlap", under a
+            -- name of its own: the way on is named, 1.5's twenty-second auditor)
+            pending := (SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = parent AND i.inhdetachpending ORDER BY i.inhrelid LIMIT 1);
+            IF pending IS NOT NULL THEN
+                detail := detail || format('; %s is pending detach (a DETACH ... CONCURRENTLY that did not end): ALTER TABLE %s DETACH PARTITION %s FINALIZE ends it',
+                                           pending, parent, pending);
+            END IF;
     END;
 END
 $fn$;
@@ -872,6 +900,8 @@ DECLARE
     report jsonb := '[]';
     drops jsonb := '[]';
     stopped jsonb := '[]';
+    error_detail text;
+    error_text text;
     table_report jsonb;
     table_drops jsonb;
     drop_row jsonb;
@@ -895,7 +925,9 @@ DECLARE
     bad_first text;
     bad_error text;
     part record;
-    bound text[];
+    bound_lo text;
+    bound_hi text;
+    bound_ok boolean;
     t timestamptz;
     on_grid boolean;
     kept_oldest timestamptz;
@@ -1069,15 +1101,13 @@ BEGIN
                 FOR part IN SELECT i.inhrelid AS child, i.inhdetachpending AS pending,
                                    pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = i.inhrelid), i.inhrelid) AS bounds
                             FROM pg_inherits i WHERE i.inhparent = reg.parent LOOP
-                    bound := regexp_match(part.bounds, '^FOR VALUES FROM \((MINVALUE|''(?:[^'']|'''')*'')\) TO \((MAXVALUE|''(?:[^'']|'''')*'')\)$');
-                    CONTINUE WHEN bound IS NULL OR (bound[1] = 'MINVALUE' AND bound[2] = 'MAXVALUE');
+                    EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO bound_lo, bound_hi, bound_ok USING part.bounds;
+                    CONTINUE WHEN NOT bound_ok OR (bound_lo IS NULL AND bound_hi IS NULL);
                     BEGIN
-                        IF bound[1] <> 'MINVALUE' THEN
-                            EXECUTE format('SELECT %I.%I($1::%s)', schema, reg.key_type || '_time', key_sql) INTO t
-                                USING replace(substr(bound[1], 2, length(bound[1]) - 2), '''''', '''');
+                        IF bound_lo IS NOT NULL THEN
+                            EXECUTE format('SELECT %I.%I($1::%s)', schema, reg.key_type || '_time', key_sql) INTO t USING bound_lo;
                         ELSE
-                            EXECUTE format('SELECT %I.%I($1::%s)', schema, reg.key_type || '_time', key_sql) INTO t
-                                USING replace(substr(bound[2], 2, length(bound[2]) - 2), '''''', '''');
+                            EXECUTE format('SELECT %I.%I($1::%s)', schema, reg.key_type || '_time', key_sql) INTO t USING bound_hi;
                             t := t - interval '1 microsecond';
                         END IF;
                         -- (the interval before the bound's time, its own and the next: kuid96's bound
@@ -1100,7 +1130,8 @@ BEGIN
                     IF e <= cutoff THEN
                         table_drops := table_drops || jsonb_build_object('tab', reg.parent::oid, 'owner', owner_name, 'child', part.child::oid,
                             'partition_name', part.child::regclass::text, 'starts', s, 'ends', e, 'keep', reg.keep_table, 'cutoff', cutoff,
-                            'pending', part.pending);
+                            'pending', part.pending,
+                            'referenced', EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'f' AND k.confrelid = reg.parent));
                     ELSE
                         kept_oldest := least(kept_oldest, s);
                     END IF;
@@ -1139,31 +1170,42 @@ BEGIN
                 -- stopped the table's retention for good, 1.5's twenty-first reviewer)
                 EXECUTE format('ALTER TABLE %s DETACH PARTITION %s%s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass,
                                CASE WHEN (drop_row->>'pending')::boolean THEN ' FINALIZE' ELSE '' END);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending') || jsonb_build_object('action', 'detached',
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'detached',
                     'detail', format('every ID it could hold is older than %s%s', drop_row->>'cutoff',
                                      CASE WHEN (drop_row->>'pending')::boolean THEN ' (its pending detach finalized)' ELSE '' END)));
             ELSE
+                -- (a partition of a table a foreign key references cannot be dropped
+                -- (2BP01: the key's constraint depends on it), and retention stopped
+                -- there for good; detached first, which checks that no row references
+                -- it, then dropped: 1.5's twenty-second auditor)
+                IF (drop_row->>'referenced')::boolean THEN
+                    EXECUTE format('ALTER TABLE %s DETACH PARTITION %s%s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass,
+                                   CASE WHEN (drop_row->>'pending')::boolean THEN ' FINALIZE' ELSE '' END);
+                END IF;
                 EXECUTE format('DROP TABLE %s', (drop_row->>'child')::oid::regclass);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending') || jsonb_build_object('action', 'dropped',
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'dropped',
                     'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));
             END IF;
         EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS error_detail = PG_EXCEPTION_DETAIL;
+            -- (PostgreSQL's DETAIL with it, which names what refused it: 1.5's twenty-second auditor)
+            error_text := SQLERRM || coalesce(' (' || nullif(error_detail, '') || ')', '');
             -- (a record of the oldest interval kept not written is said as such: it was
             -- reported as a partition "not dropped", 1.5's eleventh auditor; a lock not
             -- granted is the next run's, anything else the owner's to mend, said so:
             -- a view on the partition was reported as "the next run tries again" for
             -- ever, 1.5's twenty-first reviewer)
-            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending') || jsonb_build_object(
+            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending' - 'referenced') || jsonb_build_object(
                 'action', CASE WHEN SQLSTATE IN ('55P03', '40P01') THEN 'skipped' ELSE 'failed' END,
                 'detail', CASE WHEN drop_row ? 'oldest'
                                THEN format('the start of the oldest interval kept (%s) not recorded in flakeid_partitions: %s (SQLSTATE %s); %s',
-                                           drop_row->>'oldest', SQLERRM, SQLSTATE,
+                                           drop_row->>'oldest', error_text, SQLSTATE,
                                            CASE WHEN SQLSTATE IN ('55P03', '40P01') THEN 'the next run tries again' ELSE 'each run tries again' END)
                                WHEN SQLSTATE IN ('55P03', '40P01')
                                THEN format('not %s: %s (SQLSTATE %s); the next run tries again',
-                                           CASE WHEN (drop_row->>'keep')::boolean THEN 'detached' ELSE 'dropped' END, SQLERRM, SQLSTATE)
+                                           CASE WHEN (drop_row->>'keep')::boolean THEN 'detached' ELSE 'dropped' END, error_text, SQLSTATE)
                                ELSE format('not %s: %s (SQLSTATE %s); the table''s retention stops at this partition, the later ones kept, until what refused it is mended',
-                                           CASE WHEN (drop_row->>'keep')::boolean THEN 'detached' ELSE 'dropped' END, SQLERRM, SQLSTATE) END));
+                                           CASE WHEN (drop_row->>'keep')::boolean THEN 'detached' ELSE 'dropped' END, error_text, SQLSTATE) END));
             -- (the walk must not pass a partition left: the table's later drops wait for the next run)
             stopped := stopped || jsonb_build_array(drop_row->>'tab');
         END;
@@ -1216,6 +1258,14 @@ DECLARE
     lo text;
     hi text;
     pending regclass;
+    pending_bounds text;
+    pending_lo text;
+    pending_hi text;
+    pending_ok boolean;
+    has_default boolean;
+    covered boolean;
+    key_sql text;
+    op_schema name;
     caller_lock_timeout text;
 BEGIN
     EXECUTE format('SELECT * FROM %I.flakeid_partition_check($1, $2, $3, $4, $5)', schema)
@@ -1262,25 +1312,60 @@ BEGIN
     -- of a referenced table, whose other writers queued behind it; a made
     -- partition is reported: the nineteenth reviewer)
     -- (a default partition takes the present's rows, but not while a child
-    -- pending detach holds their range in its constraint (the twentieth
-    -- reviewer): that child's, found by the interval's bounds, as make finds
-    -- a partition; a child pending detach of another interval leaves the
+    -- pending detach holds their range out of its constraint (the twentieth
+    -- reviewer): the check runs then where that child's range meets the
+    -- interval's; a child pending detach of another range leaves the
     -- default partition to take the present's rows, and the check is not
     -- made, whose lock or foreign key refused a good registration (the
-    -- twenty-first))
+    -- twenty-first).  A parent has at most one child pending detach; found
+    -- without a lock, its bounds printed within 1 s (pg_get_expr locks what
+    -- it prints: under the caller's lock_timeout it waited without end
+    -- behind a FINALIZE, the default partition's writers queued behind the
+    -- run's locks, 1.5's twenty-second reviewer), compared with the
+    -- interval's by the key type's order (matched by text alone, a child of
+    -- another grid that covered the present went unseen, the same).)
     -- (kuid96's bounds are the starts of 256-second windows: in the last
     -- window of the present interval its IDs sort into the next one's
     -- partition, which the run makes always, and which is checked too then,
     -- with a minute to spare: the twenty-first reviewer)
+    has_default := EXISTS (SELECT 1 FROM pg_partitioned_table p WHERE p.partrelid = parent AND p.partdefid <> 0);
+    pending := (SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = parent AND i.inhdetachpending ORDER BY i.inhrelid LIMIT 1);
+    IF has_default AND pending IS NOT NULL THEN
+        caller_lock_timeout := current_setting('lock_timeout');
+        PERFORM set_config('lock_timeout', '1s', true);
+        BEGIN
+            pending_bounds := pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = pending), pending);
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'the bounds of %, a partition of % pending detach, could not be read: a lock on it was not granted within 1 s', pending, parent
+                USING ERRCODE = '55P03',
+                      HINT = 'Nothing was registered: call flakeid_partition_by_time again once the lock is gone (a DETACH ... FINALIZE that waits ends once older transactions have).';
+        END;
+        PERFORM set_config('lock_timeout', caller_lock_timeout, true);
+        EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO pending_lo, pending_hi, pending_ok USING pending_bounds;
+    END IF;
+    key_sql := CASE checked.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, checked.key_type) END;
+    op_schema := CASE checked.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
     EXECUTE format('SELECT %I.flakeid_partition_start($1, clock_timestamp(), $2)', schema) INTO present_start USING every, time_zone;
     FOR i IN 0 .. 1 LOOP
         EXECUTE format('SELECT %I.flakeid_partition_end($1, $2, $3)', schema) INTO present_end USING every, present_start, time_zone;
         EXIT WHEN i = 1 AND NOT (checked.key_type = 'kuid96'
                                  AND clock_timestamp() >= present_start - interval '256 seconds' - interval '1 minute');
-        EXECUTE format('SELECT * FROM %I.flakeid_partition_keys($1, $2, $3)', schema) INTO lo, hi USING checked.key_type, present_start, present_end;
-        EXECUTE format('SELECT %I.flakeid_partition_of($1, $2, $3, true)', schema) INTO pending USING parent, lo, hi;
-        IF NOT EXISTS (SELECT 1 FROM pg_partitioned_table p WHERE p.partrelid = parent AND p.partdefid <> 0)
-           OR pending IS NOT NULL THEN
+        covered := false;
+        IF has_default AND pending IS NOT NULL THEN
+            -- (bounds it cannot read as a range of the key's, or compare: taken to meet it)
+            covered := true;
+            IF coalesce(pending_ok, false) THEN
+                EXECUTE format('SELECT * FROM %I.flakeid_partition_keys($1, $2, $3)', schema) INTO lo, hi USING checked.key_type, present_start, present_end;
+                BEGIN
+                    EXECUTE format('SELECT ($1 IS NULL OR $4 IS NULL OR $1::%1$s OPERATOR(%2$I.<) $4::%1$s) '
+                                   'AND ($3 IS NULL OR $2 IS NULL OR $3::%1$s OPERATOR(%2$I.<) $2::%1$s)', key_sql, op_schema)
+                        INTO covered USING pending_lo, pending_hi, lo, hi;
+                EXCEPTION WHEN OTHERS THEN
+                    covered := true;
+                END;
+            END IF;
+        END IF;
+        IF NOT has_default OR covered THEN
             caller_lock_timeout := current_setting('lock_timeout');
             PERFORM set_config('lock_timeout', '1s', true);
             EXECUTE format('SELECT * FROM %I.flakeid_partition_make($1, $2)', schema) INTO present USING parent, present_start;
@@ -1295,10 +1380,12 @@ BEGIN
                 RAISE EXCEPTION 'the partition of the % interval of % could not be made: %', CASE i WHEN 0 THEN 'present' ELSE 'next' END, parent, present.detail
                     USING ERRCODE = CASE WHEN present.detail LIKE 'another maintenance run %' OR present.detail LIKE 'not made: a lock was not granted %'
                                          THEN '55P03' ELSE '55000' END,
-                          DETAIL = CASE WHEN pending IS NOT NULL
-                                        THEN format('Its partition %s is pending detach (a DETACH ... CONCURRENTLY that did not end), and takes no row: registered so, the table would refuse the present''s rows.', pending)
-                                        ELSE 'Registered so, the table would refuse the present''s rows.' END,
-                          HINT = CASE WHEN pending IS NOT NULL
+                          DETAIL = CASE WHEN covered
+                                        THEN format('Its partition %s is pending detach (a DETACH ... CONCURRENTLY that did not end), takes no row, and holds the interval''s range out of the default partition: ', pending)
+                                        ELSE '' END
+                                   || CASE i WHEN 0 THEN 'registered so, the table would refuse the present''s rows.'
+                                             ELSE 'registered so, the table would refuse the rows of the present interval''s last 256-second window, which sort into the next interval''s partition.' END,
+                          HINT = CASE WHEN covered
                                       THEN format('Nothing was registered: end the detach (ALTER TABLE %s DETACH PARTITION %s FINALIZE), then call flakeid_partition_by_time again.', parent, pending)
                                       ELSE 'Nothing was registered: call flakeid_partition_by_time again once the cause is gone.' END;
             END IF;

@@ -110,6 +110,15 @@ state_witness_copy_of(unsigned long long *recorded, unsigned long long *found)
 }
 
 bool
+state_witness_holds_upstream(void)
+{
+	Witness		w;
+
+	witness_read(&w);
+	return w.ours && (w.upstream.from.present || w.upstream.earlier.present);
+}
+
+bool
 state_witness_take_over(int elevel)
 {
 	/*

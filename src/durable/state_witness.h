@@ -145,6 +145,8 @@ extern void state_witness_settle(bool file_says_issued);
 
 /* whether the witness of this cluster records another data directory (*recorded: its inode; *found: the file's) */
 extern bool state_witness_copy_of(unsigned long long *recorded, unsigned long long *found);
+/* whether the witness of this cluster holds a promoted server's record of its upstream (promoted from, or earlier from) */
+extern bool state_witness_holds_upstream(void);
 
 /*
  * Once a copy's state is saved for its take-over (flakeid.take_over_from):

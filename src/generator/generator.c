@@ -84,6 +84,18 @@ generator_prepare(const GeneratorDef *def, int variant)
 	"If the original still runs, or may run again (a second server): set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses (flakeid.kuid_node as name@host), see each of them in SELECT * FROM flakeid_identities() once the server is restarted, and only then remove %s once; kuid, which carries no identity, would then issue the original's IDs again: use kuid96 there rather than kuid. If this data directory replaces the original for good (the original gone): for a copy of the stopped original as it last was (a move), remove %s once; for one that may be older (a restore of a backup), set flakeid.take_over_from = '%llu:%llu' and restart the server instead (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\")."
 
 /*
+ * A copy of a promoted server whose witness still records the server that
+ * one was promoted from (a clone's, kuid refused there): removed, as
+ * COPY_HINT says for a move or a second server, the record went with it,
+ * and kuid issued the running original's IDs again (1.5's twenty-second
+ * auditor: 3,477 of 20,000, the move's step followed).  Its way on keeps
+ * the witness: flakeid.take_over_from, which keeps the record
+ * (state_witness_take_over), as OPERATIONS' "A promoted standby" says.
+ */
+#define COPY_OF_PROMOTED_HINT \
+	"Do not remove %s: it holds the record of the server this data directory's original was promoted from, and removed, that record is gone (kuid, and each generator whose identities are still that server's, would then issue its IDs: docs/OPERATIONS.md, \"A promoted standby\"). If the original still runs, or may run again (a second server): first set this server's identities (flakeid.sno_partition, flakeid.siq_shard, flakeid.kuid_node, flakeid.snowflake_worker and flakeid.snowflake_process, those its generators use) to values no other server uses (flakeid.kuid_node as name@host), and see each of them in SELECT * FROM flakeid_identities() once the server is restarted. Then, for a second server, a move or a restore alike, set flakeid.take_over_from = '%llu:%llu' and restart the server (the generators then resume 62 s ahead of the clock and back-fill before that is refused, docs/OPERATIONS.md, \"Starting afresh\"); kuid stays refused here: use kuid96."
+
+/*
  * What the witness says of this data directory (state_witness_place), with
  * the two inodes for a message.  Never asked during recovery (NONE): a
  * standby is a copy by construction, and what it may generate is
@@ -165,17 +177,29 @@ refuse_in_copy(const GeneratorDef *def, uint32 promoted_bit, bool recovering)
 						 until, STATE_WITNESS_FILE)));
 	}
 	if (place == WITNESS_PLACE_COPY)
+	{
+		bool		of_promoted = state_witness_holds_upstream();
+
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot generate %s IDs in a copy of another data directory", generator),
 				 errdetail("%s was written on this timeline in a data directory whose copy this is (its inode was %llu, here it is %llu): beside it, with its identities (derived from the same system identifier, or set in the configuration that came with the copy), this server would issue its IDs.",
 						   STATE_WITNESS_FILE, recorded, found),
+				 of_promoted ? errhint(COPY_OF_PROMOTED_HINT, STATE_WITNESS_FILE, recorded, found) :
 				 errhint(COPY_HINT, STATE_WITNESS_FILE, STATE_WITNESS_FILE, recorded, found)));
+	}
 
 	/* a promoted server whose identities are still its upstream's (state_witness_place) */
 	if (conflicts & promoted_bit)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 /*
+				  * (kuid has no identity: "its identities are those of
+				  * the server it was promoted from" stayed untrue once
+				  * they were set apart, 1.5's twenty-second auditor)
+				  */
+				 promoted_bit == PROMOTED_PLAIN_KUID ?
+				 errmsg("cannot generate kuid IDs on this promoted server: kuid carries no identity to tell them from those of the server it was promoted from") :
 				 errmsg("cannot generate %s IDs on this promoted server: its identities are those of the server it was promoted from",
 						generator),
 				 errdetail("%s", promoted_bit == PROMOTED_PLAIN_KUID ?

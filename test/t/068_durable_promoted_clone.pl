@@ -106,12 +106,43 @@ is(sqlstate_of($clone, 'SELECT kuid_new()'), '55000', 'kuid, which carries none,
 # original repeated: 1.5's seventeenth auditor)
 like(message_of($clone, 'SELECT kuid_new()'), qr/HINT:  .*a clone, a restore, a drill\), kuid stays refused here whatever the identities: generate kuid96, which carries flakeid.kuid_node, once that is set/s,
 	"... and its hint says a clone's kuid stays refused, naming kuid96, not the identities' step");
+like(message_of($clone, 'SELECT kuid_new()'), qr/ERROR:  cannot generate kuid IDs on this promoted server: kuid carries no identity/,
+	"... and its message does not say its identities are the original's (kuid has none; 1.5's twenty-second auditor)");
 {
 	my ($original, $copy, $shared) = mint_both(2);
 	is("$original $copy", '0 0', 'both mint sno and snowflakes at once for 3 s');
 	is($shared, 0, 'and share no ID');
 }
 $clone->stop('fast');
+
+# 2a. the refused clone moved: a file-by-file copy of it, stopped, started elsewhere.  Its copy hint
+# said "remove flakeid.issued once" for a move, and the record of the original went with the
+# witness: kuid then issued the running original's IDs (1.5's twenty-second auditor: 3,477 of
+# 20,000).  The hint keeps the witness and gives flakeid.take_over_from, which keeps the record.
+$clone->backup_fs_cold('moved');
+my $moved = PostgreSQL::Test::Cluster->new('clone_moved');
+$moved->init_from_backup($clone, 'moved');
+$moved->start;
+my $copy_message = message_of($moved, 'SELECT sno_new()');
+like($copy_message, qr/cannot generate sno IDs in a copy of another data directory.*HINT:  Do not remove flakeid\.issued: it holds the record of the server this data directory's original was promoted from/s,
+	'a copy of the refused clone is refused as a copy, and its hint says not to remove the witness');
+unlike($copy_message, qr/remove flakeid\.issued once/, '... and gives no step that removes it');
+my ($moved_inodes) = $copy_message =~ /set flakeid\.take_over_from = '(\d+:\d+)'/;
+ok(defined $moved_inodes, '... but flakeid.take_over_from, with the two inodes');
+$moved->append_conf('postgresql.conf', "flakeid.take_over_from = '" . ($moved_inodes // '') . "'\n");
+$moved->restart;
+# (a copy whose generators were ahead of the clock waits for it, and says until when: the
+# clock waited for, then a restart, as that refusal's hint says)
+if (message_of($moved, 'SELECT sno_new()') =~ /waits until the clock has passed (.+?) to take this copy over/)
+{
+	$moved->poll_query_until('postgres', "SELECT clock_timestamp() > '$1'::timestamptz")
+	  or die 'the clock did not pass the takeover\'s instant';
+	$moved->restart;
+}
+is(sqlstate_of($moved, 'SELECT sno_new()'), 'ok', 'the hint followed, for a move: sno generates');
+is(sqlstate_of($moved, 'SELECT kuid_new()'), '55000', '... and kuid stays refused: the record of the original is kept');
+like(slurp_file($moved->data_dir . '/flakeid.issued'), qr/\npromoted from identities: /, '... in the witness');
+$moved->stop('fast');
 
 # 2b. a clone of a primary that had issued nothing yet (its witness "no ID
 # yet"), promoted with no renewer, so that a backend's first save (here

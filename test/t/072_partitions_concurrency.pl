@@ -299,6 +299,9 @@ is(sql(q{SELECT count(*) FILTER (WHERE inhdetachpending) FROM pg_inherits WHERE 
    . ($err =~ /ERROR:  the partition of the present interval of (public\.)?pending could not be made/ ? 'refused' : "not refused: $err")
    . ', registered ' . sql(q{SELECT count(*) FROM flakeid_partitions WHERE parent = 'pending'::regclass}),
 	'1 pending, refused, registered 0', 'the present\'s partition pending detach (a cancelled DETACH CONCURRENTLY) is not the present\'s: refused, nothing registered');
+# (its make's failure said only "would overlap": 1.5's twenty-second auditor)
+like($err, qr/would overlap partition .*; \S+ is pending detach \(a DETACH \.\.\. CONCURRENTLY that did not end\): ALTER TABLE \S+ DETACH PARTITION \S+ FINALIZE ends it/,
+	'... and the failure names the partition pending detach and FINALIZE');
 
 # (a default partition does not take the present's rows while a child
 # pending detach holds their range: registered, the table refused every
@@ -331,13 +334,50 @@ my $viewed_oldest = sql(q{SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i
 sql("SET ROLE upkeep_app; CREATE VIEW on_oldest AS SELECT id FROM $viewed_oldest");
 my $viewed_partitions = sql(q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'viewed'::regclass});
 ($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT action || ': ' || detail FROM flakeid_partition_maintenance('viewed') WHERE action IN ('dropped', 'skipped', 'failed') ORDER BY starts});
-like($out, qr/\Afailed: not dropped: cannot drop table \S+ because other objects depend on it \(SQLSTATE 2BP01\); the table's retention stops at this partition, the later ones kept, until what refused it is mended\z/,
+like($out, qr/\Afailed: not dropped: cannot drop table \S+ because other objects depend on it \(view (public\.)?on_oldest depends on table \S+\) \(SQLSTATE 2BP01\); the table's retention stops at this partition, the later ones kept, until what refused it is mended\z/,
 	'a drop refused by a view on the oldest partition is failed, said to stop the table\'s retention there until mended (not "the next run tries again"), and nothing after it is dropped');
 like($err, qr/WARNING:  flakeid partition upkeep of (public\.)?viewed: failed /, '... and a WARNING says so');
 is(sql(q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'viewed'::regclass}), $viewed_partitions, '... every partition kept');
 sql('SET ROLE upkeep_app; DROP VIEW on_oldest');
 is(sql(q{SET ROLE upkeep_app; SELECT string_agg(action, ',' ORDER BY starts) FROM flakeid_partition_maintenance('viewed') WHERE action IN ('dropped', 'skipped', 'failed')}),
 	'dropped,dropped', '... the view dropped, the next run drops the two old partitions, oldest first');
+# (a foreign key that references the table made every drop of a partition
+# fail, 2BP01, for good: 1.5's twenty-second auditor.  Detached first, which
+# checks that no row references it, then dropped.)
+sql(q{SET ROLE upkeep_app; CREATE TABLE referenced (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      CREATE TABLE referencing (r sno REFERENCES referenced);
+      SELECT count(*) FROM flakeid_partition_by_time('referenced', '1 day', premake => 1, retain => '2 days');
+      SELECT count(*) FROM flakeid_partition_maintenance('referenced', now() - interval '5 days');
+      INSERT INTO referenced VALUES (sno_from_parts(now() - interval '5 days', 0, 0, 0)), (sno_from_parts(now() - interval '4 days', 0, 0, 0));
+      INSERT INTO referencing VALUES (sno_from_parts(now() - interval '4 days', 0, 0, 0))});
+is(sql(q{SET ROLE upkeep_app; SELECT string_agg(action || CASE WHEN action = 'failed' THEN ' ' || substring(detail FROM 'SQLSTATE (\w+)') ELSE '' END, ',' ORDER BY starts)
+         FROM flakeid_partition_maintenance('referenced') WHERE action IN ('dropped', 'skipped', 'failed')}),
+	'dropped,failed 23503', 'a table a foreign key references: the partition no row references is dropped, the one a row references is not (23503)');
+
+# (a child pending detach of other bounds than an interval's, that covers the
+# present, with a default partition made after it: the default partition
+# does not take the present's rows, and the check runs; matched by its
+# bounds' text alone, it was not, and the table registered refused every
+# insert; and its bounds, read under the caller's lock_timeout, waited
+# without end behind a lock on it: 1.5's twenty-second reviewer and auditor)
+sql(q{SET ROLE upkeep_app; CREATE TABLE pending_wide (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      CREATE TABLE pending_wide_hand PARTITION OF pending_wide FOR VALUES FROM (sno_lower_bound(now() - interval '2 days')) TO (sno_lower_bound(now() + interval '2 days'))});
+left_pending('pending_wide', 'pending_wide_hand');
+sql(q{SET ROLE upkeep_app; CREATE TABLE pending_wide_default PARTITION OF pending_wide DEFAULT});
+($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT count(*) FROM flakeid_partition_by_time('pending_wide', '1 day', premake => 1)});
+is(($err =~ /ERROR:  the partition of the present interval of (public\.)?pending_wide could not be made: .*HINT:  Nothing was registered: end the detach \(ALTER TABLE (public\.)?pending_wide DETACH PARTITION (public\.)?pending_wide_hand FINALIZE\)/s ? 'refused' : "not refused: $err")
+   . ', registered ' . sql(q{SELECT count(*) FROM flakeid_partitions WHERE parent = 'pending_wide'::regclass}),
+	'refused, registered 0', 'a child pending detach of other bounds that covers the present, a default partition: refused, nothing registered, FINALIZE named');
+$locker = session($node, connstr => $node->connstr($db) . ' user=upkeep_app');
+$locker->query('BEGIN; LOCK TABLE pending_wide_hand IN ACCESS EXCLUSIVE MODE');
+$began = Time::HiRes::time();
+eval { ($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT count(*) FROM flakeid_partition_by_time('pending_wide', '1 day', premake => 1)},
+	timeout => 60); 1 } or $err = "no answer within 60 s: $@";
+$took = Time::HiRes::time() - $began;
+$locker->query('ROLLBACK');
+$locker->close;
+like($err, qr/ERROR:  the bounds of (public\.)?pending_wide_hand, a partition of (public\.)?pending_wide pending detach, could not be read: a lock on it was not granted within 1 s/,
+	"the child pending detach locked by another session: by_time fails (55P03) within its locks' bounds ($took s), under the caller's lock_timeout of none");
 
 # (a child pending detach of another interval than the present's, with a
 # default partition: the default partition takes the present's rows, and the
