@@ -3912,10 +3912,14 @@ COMMENT ON FUNCTION flakeid_partition_bound_keys(text) IS
 -- table or partition is still found.  Each child of `parent` is printed
 -- one at a time: pg_get_expr as a filter of a join over pg_class was the
 -- planner's to run on every partition of the database before the join (a
--- generic plan, analyzed catalogs: a hash join), and it locks what it
--- prints, so a role's ACCESS EXCLUSIVE lock on a partition of its own
+-- generic plan, analyzed catalogs: a hash join), and it locked what it
+-- printed, so a role's ACCESS EXCLUSIVE lock on a partition of its own
 -- table made every owner's upkeep wait out its lock_timeout and fail
--- (1.5's fifteenth auditor; 1.4's daily job fell to the same plan).
+-- (1.5's fifteenth auditor; 1.4's daily job fell to the same plan).  The
+-- bounds are printed with no relation (pg_get_expr's 0): they name no
+-- column, and the same text comes without a lock on the child (1.5's
+-- twenty-third reviewer: a lock on a child pending detach, a FINALIZE
+-- waiting out old transactions, stopped registrations and runs).
 CREATE FUNCTION flakeid_partition_of(parent regclass, lo text, hi text) RETURNS regclass
     LANGUAGE plpgsql STABLE PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
@@ -3929,7 +3933,7 @@ BEGIN
     -- 1.5's nineteenth reviewer; the attach of its interval is then refused as
     -- overlapping it, which says so)
     FOR child IN SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = parent AND NOT i.inhdetachpending ORDER BY i.inhrelid LOOP
-        IF pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = child), child) = wanted THEN
+        IF pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = child), 0) = wanted THEN
             RETURN child::regclass;
         END IF;
     END LOOP;
@@ -4142,7 +4146,7 @@ BEGIN
             -- (an overlap with a child pending detach said only "would overlap", under a
             -- name of its own: the way on is named, 1.5's twenty-second auditor)
             pending := (SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = parent AND i.inhdetachpending ORDER BY i.inhrelid LIMIT 1);
-            IF pending IS NOT NULL THEN
+            IF pending IS NOT NULL AND SQLSTATE = '42P17' THEN
                 detail := detail || format('; %s is pending detach (a DETACH ... CONCURRENTLY that did not end): ALTER TABLE %s DETACH PARTITION %s FINALIZE ends it',
                                            pending, parent, pending);
             END IF;
@@ -4391,7 +4395,7 @@ BEGIN
                 -- (printed for this table's children only, no join the planner could turn
                 -- inside out: flakeid_partition_of says why)
                 FOR part IN SELECT i.inhrelid AS child, i.inhdetachpending AS pending,
-                                   pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = i.inhrelid), i.inhrelid) AS bounds
+                                   pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = i.inhrelid), 0) AS bounds
                             FROM pg_inherits i WHERE i.inhparent = reg.parent LOOP
                     EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO bound_lo, bound_hi, bound_ok USING part.bounds;
                     CONTINUE WHEN NOT bound_ok OR (bound_lo IS NULL AND bound_hi IS NULL);
@@ -4422,8 +4426,7 @@ BEGIN
                     IF e <= cutoff THEN
                         table_drops := table_drops || jsonb_build_object('tab', reg.parent::oid, 'owner', owner_name, 'child', part.child::oid,
                             'partition_name', part.child::regclass::text, 'starts', s, 'ends', e, 'keep', reg.keep_table, 'cutoff', cutoff,
-                            'pending', part.pending,
-                            'referenced', EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'f' AND k.confrelid = reg.parent));
+                            'pending', part.pending);
                     ELSE
                         kept_oldest := least(kept_oldest, s);
                     END IF;
@@ -4462,20 +4465,17 @@ BEGIN
                 -- stopped the table's retention for good, 1.5's twenty-first reviewer)
                 EXECUTE format('ALTER TABLE %s DETACH PARTITION %s%s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass,
                                CASE WHEN (drop_row->>'pending')::boolean THEN ' FINALIZE' ELSE '' END);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'detached',
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending') || jsonb_build_object('action', 'detached',
                     'detail', format('every ID it could hold is older than %s%s', drop_row->>'cutoff',
                                      CASE WHEN (drop_row->>'pending')::boolean THEN ' (its pending detach finalized)' ELSE '' END)));
             ELSE
-                -- (a partition of a table a foreign key references cannot be dropped
-                -- (2BP01: the key's constraint depends on it), and retention stopped
-                -- there for good; detached first, which checks that no row references
-                -- it, then dropped: 1.5's twenty-second auditor)
-                IF (drop_row->>'referenced')::boolean THEN
-                    EXECUTE format('ALTER TABLE %s DETACH PARTITION %s%s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass,
-                                   CASE WHEN (drop_row->>'pending')::boolean THEN ' FINALIZE' ELSE '' END);
-                END IF;
+                -- (a partition of a table a foreign key references is not dropped:
+                -- PostgreSQL refuses (2BP01, its DETAIL naming the key), and a detach
+                -- first locked the referencing table ACCESS EXCLUSIVE, and held it,
+                -- through its check of every referencing row, to the run's end; said
+                -- so, each run: 1.5's twenty-second auditor and twenty-third reviewer)
                 EXECUTE format('DROP TABLE %s', (drop_row->>'child')::oid::regclass);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'dropped',
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending') || jsonb_build_object('action', 'dropped',
                     'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));
             END IF;
         EXCEPTION WHEN OTHERS THEN
@@ -4487,7 +4487,7 @@ BEGIN
             -- granted is the next run's, anything else the owner's to mend, said so:
             -- a view on the partition was reported as "the next run tries again" for
             -- ever, 1.5's twenty-first reviewer)
-            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending' - 'referenced') || jsonb_build_object(
+            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending') || jsonb_build_object(
                 'action', CASE WHEN SQLSTATE IN ('55P03', '40P01') THEN 'skipped' ELSE 'failed' END,
                 'detail', CASE WHEN drop_row ? 'oldest'
                                THEN format('the start of the oldest interval kept (%s) not recorded in flakeid_partitions: %s (SQLSTATE %s); %s',
@@ -4610,12 +4610,12 @@ BEGIN
     -- default partition to take the present's rows, and the check is not
     -- made, whose lock or foreign key refused a good registration (the
     -- twenty-first).  A parent has at most one child pending detach; found
-    -- without a lock, its bounds printed within 1 s (pg_get_expr locks what
-    -- it prints: under the caller's lock_timeout it waited without end
-    -- behind a FINALIZE, the default partition's writers queued behind the
-    -- run's locks, 1.5's twenty-second reviewer), compared with the
-    -- interval's by the key type's order (matched by text alone, a child of
-    -- another grid that covered the present went unseen, the same).)
+    -- and its bounds printed without a lock (printed for the child, under
+    -- the caller's lock_timeout, they waited without end behind a FINALIZE,
+    -- the default partition's writers queued behind the run's locks, 1.5's
+    -- twenty-second reviewer), compared with the interval's by the key
+    -- type's order (matched by text alone, a child of another grid that
+    -- covered the present went unseen, the same).)
     -- (kuid96's bounds are the starts of 256-second windows: in the last
     -- window of the present interval its IDs sort into the next one's
     -- partition, which the run makes always, and which is checked too then,
@@ -4623,16 +4623,7 @@ BEGIN
     has_default := EXISTS (SELECT 1 FROM pg_partitioned_table p WHERE p.partrelid = parent AND p.partdefid <> 0);
     pending := (SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = parent AND i.inhdetachpending ORDER BY i.inhrelid LIMIT 1);
     IF has_default AND pending IS NOT NULL THEN
-        caller_lock_timeout := current_setting('lock_timeout');
-        PERFORM set_config('lock_timeout', '1s', true);
-        BEGIN
-            pending_bounds := pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = pending), pending);
-        EXCEPTION WHEN lock_not_available THEN
-            RAISE EXCEPTION 'the bounds of %, a partition of % pending detach, could not be read: a lock on it was not granted within 1 s', pending, parent
-                USING ERRCODE = '55P03',
-                      HINT = 'Nothing was registered: call flakeid_partition_by_time again once the lock is gone (a DETACH ... FINALIZE that waits ends once older transactions have).';
-        END;
-        PERFORM set_config('lock_timeout', caller_lock_timeout, true);
+        pending_bounds := pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = pending), 0);
         EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO pending_lo, pending_hi, pending_ok USING pending_bounds;
     END IF;
     key_sql := CASE checked.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, checked.key_type) END;

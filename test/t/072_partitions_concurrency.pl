@@ -341,18 +341,20 @@ is(sql(q{SELECT count(*) FROM pg_inherits WHERE inhparent = 'viewed'::regclass})
 sql('SET ROLE upkeep_app; DROP VIEW on_oldest');
 is(sql(q{SET ROLE upkeep_app; SELECT string_agg(action, ',' ORDER BY starts) FROM flakeid_partition_maintenance('viewed') WHERE action IN ('dropped', 'skipped', 'failed')}),
 	'dropped,dropped', '... the view dropped, the next run drops the two old partitions, oldest first');
-# (a foreign key that references the table made every drop of a partition
-# fail, 2BP01, for good: 1.5's twenty-second auditor.  Detached first, which
-# checks that no row references it, then dropped.)
+# (a foreign key that references the table makes every drop of a partition
+# fail, 2BP01; the report hid PostgreSQL's DETAIL, which names the key:
+# 1.5's twenty-second auditor.  A detach first would lock the referencing
+# table to the run's end, the twenty-third reviewer: not done, said.)
 sql(q{SET ROLE upkeep_app; CREATE TABLE referenced (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
       CREATE TABLE referencing (r sno REFERENCES referenced);
       SELECT count(*) FROM flakeid_partition_by_time('referenced', '1 day', premake => 1, retain => '2 days');
       SELECT count(*) FROM flakeid_partition_maintenance('referenced', now() - interval '5 days');
-      INSERT INTO referenced VALUES (sno_from_parts(now() - interval '5 days', 0, 0, 0)), (sno_from_parts(now() - interval '4 days', 0, 0, 0));
-      INSERT INTO referencing VALUES (sno_from_parts(now() - interval '4 days', 0, 0, 0))});
-is(sql(q{SET ROLE upkeep_app; SELECT string_agg(action || CASE WHEN action = 'failed' THEN ' ' || substring(detail FROM 'SQLSTATE (\w+)') ELSE '' END, ',' ORDER BY starts)
-         FROM flakeid_partition_maintenance('referenced') WHERE action IN ('dropped', 'skipped', 'failed')}),
-	'dropped,failed 23503', 'a table a foreign key references: the partition no row references is dropped, the one a row references is not (23503)');
+      INSERT INTO referenced VALUES (sno_from_parts(date_trunc('day', now()) - interval '5 days' + interval '1 hour', 0, 0, 0)),
+                                    (sno_from_parts(date_trunc('day', now()) - interval '4 days' + interval '1 hour', 0, 0, 0));
+      INSERT INTO referencing SELECT id FROM referenced WHERE id > sno_lower_bound(date_trunc('day', now()) - interval '4 days')});
+($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT action || ': ' || detail FROM flakeid_partition_maintenance('referenced') WHERE action IN ('dropped', 'skipped', 'failed') ORDER BY starts});
+like($out, qr/\Afailed: not dropped: cannot drop table \S+ because other objects depend on it \(constraint referencing_r_fkey\S* on table (public\.)?referencing depends on table \S+\) \(SQLSTATE 2BP01\); the table's retention stops at this partition/,
+	'a table a foreign key references: its oldest partition is not dropped, and the report names the key (PostgreSQL\'s DETAIL)');
 
 # (a child pending detach of other bounds than an interval's, that covers the
 # present, with a default partition made after it: the default partition
@@ -376,8 +378,8 @@ eval { ($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT count(
 $took = Time::HiRes::time() - $began;
 $locker->query('ROLLBACK');
 $locker->close;
-like($err, qr/ERROR:  the bounds of (public\.)?pending_wide_hand, a partition of (public\.)?pending_wide pending detach, could not be read: a lock on it was not granted within 1 s/,
-	"the child pending detach locked by another session: by_time fails (55P03) within its locks' bounds ($took s), under the caller's lock_timeout of none");
+like($err, qr/ERROR:  the partition of the present interval of (public\.)?pending_wide could not be made: .*FINALIZE/s,
+	"the child pending detach locked by another session: its bounds read without a lock, by_time answers within its locks' bounds ($took s), under the caller's lock_timeout of none");
 
 # (a child pending detach of another interval than the present's, with a
 # default partition: the default partition takes the present's rows, and the
