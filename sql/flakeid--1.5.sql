@@ -3907,6 +3907,36 @@ $fn$;
 COMMENT ON FUNCTION flakeid_partition_bound_keys(text) IS
     'the keys of a range partition''s bounds as PostgreSQL prints them, unquoted (NULL: MINVALUE, MAXVALUE; ok false for other bounds)';
 
+-- Whether the ranges [a_lo, a_hi) and [b_lo, b_hi) of keys of key_type
+-- (their text; NULL: MINVALUE, MAXVALUE) meet, by the key type's own
+-- order; true where a key cannot be read as the type (taken to meet).
+CREATE FUNCTION flakeid_partition_ranges_meet(key_type text, a_lo text, a_hi text, b_lo text, b_hi text) RETURNS boolean
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schema name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                    WHERE e.extname = 'flakeid');
+    meet boolean;
+BEGIN
+    IF key_type IS NULL OR key_type NOT IN ('sno', 'flax', 'siq', 'kuid', 'kuid96', 'snowflake') THEN
+        RAISE EXCEPTION 'flakeid keeps no partitions of type %', coalesce(key_type, 'NULL') USING ERRCODE = '22023';
+    END IF;
+    BEGIN
+        EXECUTE format('SELECT ($1 IS NULL OR $4 IS NULL OR $1::%1$s OPERATOR(%2$I.<) $4::%1$s) '
+                       'AND ($3 IS NULL OR $2 IS NULL OR $3::%1$s OPERATOR(%2$I.<) $2::%1$s)',
+                       CASE key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, key_type) END,
+                       CASE key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END)
+            INTO meet USING a_lo, a_hi, b_lo, b_hi;
+    EXCEPTION WHEN OTHERS THEN
+        meet := true;
+    END;
+    RETURN meet;
+END
+$fn$;
+COMMENT ON FUNCTION flakeid_partition_ranges_meet(text, text, text, text, text) IS
+    'whether two ranges of keys of a type (text; NULL: MINVALUE, MAXVALUE) meet, by the type''s order; true where a key cannot be read';
+
 -- The partition of `parent` whose bounds are [lo, hi), if any: found by the
 -- bounds PostgreSQL prints, compared as text, never cast; so a renamed
 -- table or partition is still found.  Each child of `parent` is printed
@@ -4019,6 +4049,10 @@ DECLARE
     moved bigint := 0;
     owned boolean;
     pending regclass;
+    pending_lo text;
+    pending_hi text;
+    pending_ok boolean;
+    pending_meets boolean;
 BEGIN
     SELECT c.relname, n.nspname, c.relowner, r.rolname INTO rel
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = parent;
@@ -4145,8 +4179,16 @@ BEGIN
             detail := format('not made: %s (SQLSTATE %s)', SQLERRM, SQLSTATE);
             -- (an overlap with a child pending detach said only "would overlap", under a
             -- name of its own: the way on is named, 1.5's twenty-second auditor)
+            -- (and only for the child whose range meets the interval's: an overlap with
+            -- another partition named an old pending child, 1.5's twenty-fourth reviewer)
             pending := (SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = parent AND i.inhdetachpending ORDER BY i.inhrelid LIMIT 1);
             IF pending IS NOT NULL AND SQLSTATE = '42P17' THEN
+                EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO pending_lo, pending_hi, pending_ok
+                    USING pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = pending), 0);
+                EXECUTE format('SELECT %I.flakeid_partition_ranges_meet($1, $2, $3, $4, $5)', schema) INTO pending_meets
+                    USING reg.key_type, CASE WHEN pending_ok THEN pending_lo END, CASE WHEN pending_ok THEN pending_hi END, lo, hi;
+            END IF;
+            IF pending IS NOT NULL AND SQLSTATE = '42P17' AND pending_meets THEN
                 detail := detail || format('; %s is pending detach (a DETACH ... CONCURRENTLY that did not end): ALTER TABLE %s DETACH PARTITION %s FINALIZE ends it',
                                            pending, parent, pending);
             END IF;
@@ -4426,7 +4468,9 @@ BEGIN
                     IF e <= cutoff THEN
                         table_drops := table_drops || jsonb_build_object('tab', reg.parent::oid, 'owner', owner_name, 'child', part.child::oid,
                             'partition_name', part.child::regclass::text, 'starts', s, 'ends', e, 'keep', reg.keep_table, 'cutoff', cutoff,
-                            'pending', part.pending);
+                            'pending', part.pending,
+                            'referenced', (SELECT format('constraint %I on table %s', k.conname, k.conrelid::regclass) FROM pg_constraint k
+                                           WHERE k.contype = 'f' AND k.confrelid = reg.parent ORDER BY k.oid LIMIT 1));
                     ELSE
                         kept_oldest := least(kept_oldest, s);
                     END IF;
@@ -4456,6 +4500,16 @@ BEGIN
         -- reviewer)
         CONTINUE WHEN stopped ? (drop_row->>'tab');
         BEGIN
+            -- (a table a foreign key references: PostgreSQL drops none of its
+            -- partitions (2BP01), and a detach locks the referencing table ACCESS
+            -- EXCLUSIVE, held to the run's end through a check of every referencing
+            -- row: neither is tried, nor the parent's lock taken for it; said, each
+            -- run, naming the key: 1.5's twenty-second auditor, twenty-third and
+            -- twenty-fourth reviewers)
+            IF jsonb_typeof(drop_row->'referenced') = 'string' THEN
+                RAISE EXCEPTION 'a foreign key references the table (%): PostgreSQL drops none of its partitions, and a detach would lock the referencing table to the run''s end',
+                    drop_row->>'referenced' USING ERRCODE = '2BP01';
+            END IF;
             IF drop_row ? 'oldest' THEN
                 EXECUTE format('INSERT INTO %I.flakeid_partition_requests (parent, request, oldest) VALUES ($1, ''set'', $2)', schema)
                     USING (drop_row->>'tab')::oid::regclass, (drop_row->>'oldest')::timestamptz;
@@ -4465,7 +4519,7 @@ BEGIN
                 -- stopped the table's retention for good, 1.5's twenty-first reviewer)
                 EXECUTE format('ALTER TABLE %s DETACH PARTITION %s%s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass,
                                CASE WHEN (drop_row->>'pending')::boolean THEN ' FINALIZE' ELSE '' END);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending') || jsonb_build_object('action', 'detached',
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'detached',
                     'detail', format('every ID it could hold is older than %s%s', drop_row->>'cutoff',
                                      CASE WHEN (drop_row->>'pending')::boolean THEN ' (its pending detach finalized)' ELSE '' END)));
             ELSE
@@ -4475,7 +4529,7 @@ BEGIN
                 -- through its check of every referencing row, to the run's end; said
                 -- so, each run: 1.5's twenty-second auditor and twenty-third reviewer)
                 EXECUTE format('DROP TABLE %s', (drop_row->>'child')::oid::regclass);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending') || jsonb_build_object('action', 'dropped',
+                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'dropped',
                     'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));
             END IF;
         EXCEPTION WHEN OTHERS THEN
@@ -4487,7 +4541,7 @@ BEGIN
             -- granted is the next run's, anything else the owner's to mend, said so:
             -- a view on the partition was reported as "the next run tries again" for
             -- ever, 1.5's twenty-first reviewer)
-            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending') || jsonb_build_object(
+            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending' - 'referenced') || jsonb_build_object(
                 'action', CASE WHEN SQLSTATE IN ('55P03', '40P01') THEN 'skipped' ELSE 'failed' END,
                 'detail', CASE WHEN drop_row ? 'oldest'
                                THEN format('the start of the oldest interval kept (%s) not recorded in flakeid_partitions: %s (SQLSTATE %s); %s',
@@ -4556,8 +4610,6 @@ DECLARE
     pending_ok boolean;
     has_default boolean;
     covered boolean;
-    key_sql text;
-    op_schema name;
     caller_lock_timeout text;
 BEGIN
     EXECUTE format('SELECT * FROM %I.flakeid_partition_check($1, $2, $3, $4, $5)', schema)
@@ -4626,8 +4678,6 @@ BEGIN
         pending_bounds := pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = pending), 0);
         EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO pending_lo, pending_hi, pending_ok USING pending_bounds;
     END IF;
-    key_sql := CASE checked.key_type WHEN 'snowflake' THEN 'bigint' ELSE format('%I.%I', schema, checked.key_type) END;
-    op_schema := CASE checked.key_type WHEN 'snowflake' THEN 'pg_catalog' ELSE schema END;
     EXECUTE format('SELECT %I.flakeid_partition_start($1, clock_timestamp(), $2)', schema) INTO present_start USING every, time_zone;
     FOR i IN 0 .. 1 LOOP
         EXECUTE format('SELECT %I.flakeid_partition_end($1, $2, $3)', schema) INTO present_end USING every, present_start, time_zone;
@@ -4639,13 +4689,8 @@ BEGIN
             covered := true;
             IF coalesce(pending_ok, false) THEN
                 EXECUTE format('SELECT * FROM %I.flakeid_partition_keys($1, $2, $3)', schema) INTO lo, hi USING checked.key_type, present_start, present_end;
-                BEGIN
-                    EXECUTE format('SELECT ($1 IS NULL OR $4 IS NULL OR $1::%1$s OPERATOR(%2$I.<) $4::%1$s) '
-                                   'AND ($3 IS NULL OR $2 IS NULL OR $3::%1$s OPERATOR(%2$I.<) $2::%1$s)', key_sql, op_schema)
-                        INTO covered USING pending_lo, pending_hi, lo, hi;
-                EXCEPTION WHEN OTHERS THEN
-                    covered := true;
-                END;
+                EXECUTE format('SELECT %I.flakeid_partition_ranges_meet($1, $2, $3, $4, $5)', schema)
+                    INTO covered USING checked.key_type, pending_lo, pending_hi, lo, hi;
             END IF;
         END IF;
         IF NOT has_default OR covered THEN

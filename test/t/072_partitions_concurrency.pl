@@ -353,8 +353,16 @@ sql(q{SET ROLE upkeep_app; CREATE TABLE referenced (id sno PRIMARY KEY DEFAULT s
                                     (sno_from_parts(date_trunc('day', now()) - interval '4 days' + interval '1 hour', 0, 0, 0));
       INSERT INTO referencing SELECT id FROM referenced WHERE id > sno_lower_bound(date_trunc('day', now()) - interval '4 days')});
 ($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT action || ': ' || detail FROM flakeid_partition_maintenance('referenced') WHERE action IN ('dropped', 'skipped', 'failed') ORDER BY starts});
-like($out, qr/\Afailed: not dropped: cannot drop table \S+ because other objects depend on it \(constraint referencing_r_fkey\S* on table (public\.)?referencing depends on table \S+\) \(SQLSTATE 2BP01\); the table's retention stops at this partition/,
-	'a table a foreign key references: its oldest partition is not dropped, and the report names the key (PostgreSQL\'s DETAIL)');
+like($out, qr/\Afailed: not dropped: a foreign key references the table \(constraint referencing_r_fkey on table (public\.)?referencing\): PostgreSQL drops none of its partitions, and a detach would lock the referencing table to the run's end \(SQLSTATE 2BP01\); the table's retention stops at this partition/,
+	'a table a foreign key references: its oldest partition is not dropped, and the report names the key');
+# (with keep_table, the detach locked the referencing table ACCESS EXCLUSIVE
+# to the run's end: 1.5's twenty-fourth reviewer)
+sql(q{SET ROLE upkeep_app; SELECT flakeid_partition_set('referenced', keep_table => true)});
+is(sql(q{SET ROLE upkeep_app; BEGIN;
+         SELECT string_agg(action || ': ' || substring(detail FROM '^not \w+'), ',') FROM flakeid_partition_maintenance('referenced') WHERE action IN ('detached', 'failed');
+         SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND relation = 'referencing'::regclass;
+         COMMIT}),
+	"failed: not detached\n0", '... with keep_table, not detached either, and the referencing table not locked by the run');
 
 # (a child pending detach of other bounds than an interval's, that covers the
 # present, with a default partition made after it: the default partition
@@ -380,6 +388,20 @@ $locker->query('ROLLBACK');
 $locker->close;
 like($err, qr/ERROR:  the partition of the present interval of (public\.)?pending_wide could not be made: .*FINALIZE/s,
 	"the child pending detach locked by another session: its bounds read without a lock, by_time answers within its locks' bounds ($took s), under the caller's lock_timeout of none");
+
+# (make named FINALIZE after an overlap with any partition while a child
+# was pending detach, one of an old interval too: 1.5's twenty-fourth
+# reviewer)
+sql(q{SET ROLE upkeep_app; CREATE TABLE overlap_other (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('overlap_other', '1 day', premake => 0);
+      SELECT count(*) FROM flakeid_partition_maintenance('overlap_other', now() - interval '10 days');
+      CREATE TABLE overlap_other_hand PARTITION OF overlap_other
+          FOR VALUES FROM (sno_lower_bound(date_trunc('day', now()) + interval '2 days 12 hours')) TO (sno_lower_bound(date_trunc('day', now()) + interval '3 days 12 hours'))});
+left_pending('overlap_other', sql(q{SELECT min(i.inhrelid::regclass::text) FROM pg_inherits i
+                                     WHERE i.inhparent = 'overlap_other'::regclass AND i.inhrelid <> 'overlap_other_hand'::regclass}));
+($rc, $out, $err) = $node->psql($db, q{SET ROLE upkeep_app; SELECT action || ': ' || detail FROM flakeid_partition_maintenance('overlap_other', now() + interval '2 days') WHERE action = 'failed'});
+like($out, qr/^failed: not made: partition "\S+" would overlap partition "overlap_other_hand"/, 'an interval that overlaps a partition made by hand fails, saying so');
+unlike($out, qr/FINALIZE/, '... and names no FINALIZE of the old partition pending detach, which is not in the way');
 
 # (a child pending detach of another interval than the present's, with a
 # default partition: the default partition takes the present's rows, and the
