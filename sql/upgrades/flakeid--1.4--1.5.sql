@@ -599,9 +599,13 @@ COMMENT ON FUNCTION flakeid_partition_bounds(text, text) IS
 -- the text of <key_type>_lower_bound, NULL where the interval begins
 -- before the type's first time or ends past its last (MINVALUE, MAXVALUE:
 -- a snowflake epoch's, flax's in 2049).  make, retention and by_time's
--- check of the present each name an interval's partition so.
+-- check of the present each name an interval's partition so.  PARALLEL
+-- UNSAFE, as flakeid_partition_ranges_meet: their exception blocks are
+-- subtransactions, which PostgreSQL 15 and 16 refuse in a parallel query
+-- (under force_parallel_mode a registration failed so: 1.5's twenty-fifth
+-- reviewer).
 CREATE FUNCTION flakeid_partition_keys(key_type text, starts timestamptz, ends timestamptz, OUT lo text, OUT hi text)
-    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql STABLE STRICT PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -651,7 +655,7 @@ COMMENT ON FUNCTION flakeid_partition_bound_keys(text) IS
 -- (their text; NULL: MINVALUE, MAXVALUE) meet, by the key type's own
 -- order; true where a key cannot be read as the type (taken to meet).
 CREATE FUNCTION flakeid_partition_ranges_meet(key_type text, a_lo text, a_hi text, b_lo text, b_hi text) RETURNS boolean
-    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    LANGUAGE plpgsql STABLE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -980,6 +984,7 @@ DECLARE
     stopped jsonb := '[]';
     error_detail text;
     error_text text;
+    referenced_by text;
     table_report jsonb;
     table_drops jsonb;
     drop_row jsonb;
@@ -1174,6 +1179,9 @@ BEGIN
             IF reg.retain IS NOT NULL THEN
                 cutoff := ((least(at, clock_timestamp()) AT TIME ZONE reg.time_zone) - reg.retain) AT TIME ZONE reg.time_zone;
                 kept_oldest := NULL;
+                -- (a foreign key that references the table: its drops are not tried, below)
+                referenced_by := (SELECT format('constraint %I on table %s', k.conname, k.conrelid::regclass) FROM pg_constraint k
+                                  WHERE k.contype = 'f' AND k.confrelid = reg.parent ORDER BY k.oid LIMIT 1);
                 -- (printed for this table's children only, no join the planner could turn
                 -- inside out: flakeid_partition_of says why)
                 FOR part IN SELECT i.inhrelid AS child, i.inhdetachpending AS pending,
@@ -1208,9 +1216,7 @@ BEGIN
                     IF e <= cutoff THEN
                         table_drops := table_drops || jsonb_build_object('tab', reg.parent::oid, 'owner', owner_name, 'child', part.child::oid,
                             'partition_name', part.child::regclass::text, 'starts', s, 'ends', e, 'keep', reg.keep_table, 'cutoff', cutoff,
-                            'pending', part.pending,
-                            'referenced', (SELECT format('constraint %I on table %s', k.conname, k.conrelid::regclass) FROM pg_constraint k
-                                           WHERE k.contype = 'f' AND k.confrelid = reg.parent ORDER BY k.oid LIMIT 1));
+                            'pending', part.pending, 'referenced', referenced_by);
                     ELSE
                         kept_oldest := least(kept_oldest, s);
                     END IF;
@@ -1263,11 +1269,6 @@ BEGIN
                     'detail', format('every ID it could hold is older than %s%s', drop_row->>'cutoff',
                                      CASE WHEN (drop_row->>'pending')::boolean THEN ' (its pending detach finalized)' ELSE '' END)));
             ELSE
-                -- (a partition of a table a foreign key references is not dropped:
-                -- PostgreSQL refuses (2BP01, its DETAIL naming the key), and a detach
-                -- first locked the referencing table ACCESS EXCLUSIVE, and held it,
-                -- through its check of every referencing row, to the run's end; said
-                -- so, each run: 1.5's twenty-second auditor and twenty-third reviewer)
                 EXECUTE format('DROP TABLE %s', (drop_row->>'child')::oid::regclass);
                 report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'dropped',
                     'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));

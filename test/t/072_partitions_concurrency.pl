@@ -389,6 +389,16 @@ $locker->close;
 like($err, qr/ERROR:  the partition of the present interval of (public\.)?pending_wide could not be made: .*FINALIZE/s,
 	"the child pending detach locked by another session: its bounds read without a lock, by_time answers within its locks' bounds ($took s), under the caller's lock_timeout of none");
 
+# (flakeid_partition_keys ran its exception blocks in a parallel query
+# under force_parallel_mode, which 15 and 16 refuse: the registration
+# failed, and every run; 1.5's twenty-fifth reviewer)
+my $parallel_setting = sql('SHOW server_version_num') >= 160000 ? 'debug_parallel_query' : 'force_parallel_mode';
+sql(q{SET ROLE upkeep_app; CREATE TABLE parallel_forced (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id)});
+($rc, $out, $err) = $node->psql($db, "SET ROLE upkeep_app; SET $parallel_setting = on;
+    SELECT count(*) FILTER (WHERE action = 'failed') FROM flakeid_partition_by_time('parallel_forced', '1 day', premake => 1, retain => '2 days');
+    SELECT count(*) FILTER (WHERE action = 'failed') FROM flakeid_partition_maintenance('parallel_forced', now() + interval '3 days')");
+is($out . ($err =~ /ERROR/ ? " $err" : ''), "0\n0", "under $parallel_setting = on, a registration and a run go through, nothing failed");
+
 # (make named FINALIZE after an overlap with any partition while a child
 # was pending detach, one of an old interval too: 1.5's twenty-fourth
 # reviewer)
