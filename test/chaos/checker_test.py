@@ -119,6 +119,20 @@ h['samples'].append((h['samples'][-1][0] + 1, 5432, 's', {'kuid': 5}))
 ok(found(h, 'false clock regression') == 1, 'regressions counted with no clock step near are false')
 h['faults'] = [{'t0': h['samples'][-1][0] - 1, 't1': h['samples'][-1][0] - 1, 'moves_clock': True}]
 ok(found(h, 'false clock regression') == 0, 'with a clock step near they are not')
+# (a fresh start's lead, inherited by a promoted standby, lasts 62 s: seed 19805's promoted server
+# counted siq and kuid regressions 22 to 56 s after the promotion)
+h = clean(6)
+last = h['samples'][-1][0]
+h['samples'].append((last + 1, 5432, 's', {'kuid': 5}))
+h['faults'] = [{'t0': last - 40, 't1': last - 39, 'moves_clock': True, 'hints followed': ['start afresh']},
+               {'t0': last - 35, 't1': last - 34, 'moves_clock': True}]
+ok(found(h, 'false clock regression') == 0, 'within a fresh start\'s lead (a promotion after it), regressions are excused')
+h['faults'][0]['hints followed'] = []
+ok(found(h, 'false clock regression') == 1, 'without the fresh start, past the promotion\'s catch-up, they are not')
+h['faults'][0]['hints followed'] = ['start afresh']
+h['samples'][-1] = (last + 120, 5432, 's', {'kuid': 5})
+h['samples'].insert(-1, (last + 119, 5432, 's', {'kuid': 3}))
+ok(found(h, 'false clock regression') == 1, 'nor once the fresh start\'s lead has passed')
 
 h = clean(7)
 a, b = h['ids'][20], h['ids'][22]
