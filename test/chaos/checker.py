@@ -364,9 +364,19 @@ def check(history):
     # standby replays with the marks and keeps once promoted: after a start afresh on the primary
     # and a promotion within its lead, the promoted server's siq and kuid counted regressions until
     # the lead was made up, past the promotion's CATCH_UP; counted true, by the counter's
-    # definition, and excused as the fresh start's own: seed 19805)
-    excusing += [(f['t0'] - QUIET_AROUND, f['t1'] + FLOOR_AHEAD + CATCH_UP) for f in faults
-                 if 'start afresh' in f.get('hints followed', ())]
+    # definition, and excused as the fresh start's own (seed 19805), on the server that started
+    # afresh and on those promoted from it, or from one of them, within its lead: on no other)
+    excusing_on = []
+    for f in faults:
+        if 'start afresh' not in f.get('hints followed', ()):
+            continue
+        end = f['t1'] + FLOOR_AHEAD + CATCH_UP
+        holders, ports = {f.get('node')}, {f.get('port')}
+        for g in sorted((g for g in faults if 'old' in g), key=lambda g: g['t0']):
+            if f['t0'] <= g['t0'] <= end and g['old'] in holders:
+                holders.add(g.get('node'))
+                ports.add(g.get('port'))
+        excusing_on += [(f['t0'] - QUIET_AROUND, end, port) for port in ports]
     last = {}
     for t, port, started, counters in history['samples']:
         prev = last.get((port, started))
@@ -374,7 +384,8 @@ def check(history):
         if prev is None:
             continue
         t0, before = prev
-        if any(a <= t and t0 <= b for a, b in excusing):
+        if any(a <= t and t0 <= b for a, b in excusing) or \
+                any(a <= t and t0 <= b and port == on for a, b, on in excusing_on):
             continue
         for gen, n in counters.items():
             # (a generator that went ahead in a clock excursion counts one for every ID until the clock

@@ -123,17 +123,24 @@ ok(found(h, 'false clock regression') == 0, 'with a clock step near they are not
 # counted siq and kuid regressions 22 to 56 s after the promotion)
 h = clean(6)
 last = h['samples'][-1][0]
-h['samples'].append((last + 1, 5432, 's', {'kuid': 5}))
-h['faults'] = [{'t0': last - 40, 't1': last - 39, 'moves_clock': True, 'hints followed': ['start afresh']},
-               {'t0': last - 35, 't1': last - 34, 'moves_clock': True}]
-ok(found(h, 'false clock regression') == 0, 'within a fresh start\'s lead (a promotion after it), regressions are excused')
+h['samples'].append((last + 1, 6543, 's', {'kuid': 3}))
+h['samples'].append((last + 2, 6543, 's', {'kuid': 5}))
+h['faults'] = [{'t0': last - 40, 't1': last - 39, 'moves_clock': True, 'hints followed': ['start afresh'],
+                'node': 'a', 'port': 5432},
+               {'t0': last - 35, 't1': last - 34, 'moves_clock': True, 'node': 'b', 'port': 6543, 'old': 'a'}]
+ok(found(h, 'false clock regression') == 0, 'within a fresh start\'s lead, on the server promoted from it, regressions are excused')
 h['faults'][0]['hints followed'] = []
 ok(found(h, 'false clock regression') == 1, 'without the fresh start, past the promotion\'s catch-up, they are not')
 h['faults'][0]['hints followed'] = ['start afresh']
-h['samples'][-1] = (last + 120, 5432, 's', {'kuid': 5})
-h['samples'].insert(-1, (last + 119, 5432, 's', {'kuid': 3}))
+h['faults'][1]['old'] = 'c'
+ok(found(h, 'false clock regression') == 1, 'nor on a server promoted from another than the one that started afresh')
+h['faults'][1]['old'] = 'a'
+h['samples'] += [(last + 3, 7654, 's', {'kuid': 3}), (last + 4, 7654, 's', {'kuid': 5})]
+ok(found(h, 'false clock regression') == 1, 'nor on a third server, neither started afresh nor promoted from it')
+h['samples'] = h['samples'][:-2]
+h['samples'][-1] = (last + 120, 6543, 's', {'kuid': 5})
+h['samples'][-2] = (last + 119, 6543, 's', {'kuid': 3})
 ok(found(h, 'false clock regression') == 1, 'nor once the fresh start\'s lead has passed')
-
 h = clean(7)
 a, b = h['ids'][20], h['ids'][22]
 h['ids'][20], h['ids'][22] = a[:1] + (b[1],) + a[2:], b[:1] + (a[1],) + b[2:]
