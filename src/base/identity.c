@@ -399,6 +399,30 @@ identity_bits(IdentityKind kind)
 	return pg_leftmost_one_pos32(identities[kind].mask) + 1;
 }
 
+/* (flakeid_identities() raised these two, and listed no type: 1.5's twenty-third auditor) */
+bool
+identity_peek(IdentityKind kind, uint32 *value, char **why_not)
+{
+	const IdentityDef *id = &identities[kind];
+	char	   *refused = settings_describe_rejected(id->setting);
+
+	if (refused != NULL)
+	{
+		*why_not = psprintf("%s at start: the %s generator refuses to generate until it is corrected and the server restarted",
+							refused, id->type_name);
+		return false;
+	}
+	if (*id->value < 0 && identity_cached[kind] == 0 &&
+		pg_atomic_read_u64(&identity_shared->derived[kind]) == 0 && RecoveryInProgress())
+	{
+		*why_not = psprintf("derived, not during recovery: a standby shares its primary's system identifier (set %s here to generate on it)",
+							SETTING_NAME(id));
+		return false;
+	}
+	*value = flakeid_identity(kind);
+	return true;
+}
+
 char *
 identity_describe_origin(IdentityKind kind)
 {

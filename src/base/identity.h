@@ -61,6 +61,13 @@ extern CounterPool identity_sno_pool(void);
  * derived, not yet resolved"; never resolves a derived one
  */
 extern char *identity_describe(IdentityKind kind);
+/*
+ * The identity flakeid_identity gives, or false with *why_not where that
+ * would refuse for one of two reasons a view must show rather than raise:
+ * a setting the server refused at start, or a derived one not resolved
+ * during recovery (a standby derives none).  Other refusals still raise.
+ */
+extern bool identity_peek(IdentityKind kind, uint32 *value, char **why_not);
 /* "set by flakeid.siq_shard" or where the derived value came from */
 extern char *identity_describe_origin(IdentityKind kind);
 /* "partition" */

@@ -117,24 +117,34 @@ flakeid_identities(PG_FUNCTION_ARGS)
 		const TypeIdentities *type = &type_identities[t];
 		StringInfoData text;
 		StringInfoData source;
+		StringInfoData refused;
 		int64		carried = 0;
 		Datum		values[4];
 		bool		nulls[4] = {false};
 
 		initStringInfo(&text);
 		initStringInfo(&source);
+		initStringInfo(&refused);
 		for (int i = 0; i < type->count; i++)
 		{
 			IdentityKind kind = type->kinds[i];
-			uint32		value = flakeid_identity(kind);
-			char	   *origin = identity_describe_origin(kind);
+			uint32		value = 0;
+			char	   *why_not = NULL;
+			char	   *origin;
 
+			/* (a type one of whose identities cannot be had: no value, and the source says why) */
+			if (!identity_peek(kind, &value, &why_not))
+			{
+				appendStringInfo(&refused, "%s%s", refused.len > 0 ? "; " : "", why_not);
+				continue;
+			}
+			origin = identity_describe_origin(kind);
 			appendStringInfo(&text, "%s%s %u", i > 0 ? ", " : "", identity_label(kind), value);
 			if (i == 0 || strcmp(origin, source.data) != 0)
 				appendStringInfo(&source, "%s%s", i > 0 ? "; " : "", origin);
 			carried = (carried << identity_bits(kind)) | value;
 		}
-		if (type->with_domain)
+		if (type->with_domain && refused.len == 0)
 		{
 			appendStringInfo(&text, ", %s", identity_describe_siq_domain());
 			carried |= (int64) flakeid_siq_domain_hash() << identity_bits(IDENTITY_SIQ_SHARD);
@@ -142,9 +152,9 @@ flakeid_identities(PG_FUNCTION_ARGS)
 		values[0] = CStringGetTextDatum(type->type_name);
 		values[1] = CStringGetTextDatum(text.data);
 		values[2] = Int64GetDatum(carried);
-		values[3] = CStringGetTextDatum(type->count > 0 ? source.data
+		values[3] = CStringGetTextDatum(refused.len > 0 ? refused.data : type->count > 0 ? source.data
 										: "none: kuid IDs carry no node; kuid96 is the form for several servers");
-		nulls[1] = nulls[2] = type->count == 0;
+		nulls[1] = nulls[2] = type->count == 0 || refused.len > 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

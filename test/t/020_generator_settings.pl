@@ -165,6 +165,11 @@ $node = refused_settings({ 'flakeid.sno_partition' => 70000, 'flakeid.siq_shard'
 is(sql($node, 'SHOW flakeid.sno_partition'), '-1', 'SHOW gives the default that PostgreSQL kept in place of the refused 70000');
 my $identity = sql($node, "SELECT identity FROM flakeid_generators WHERE generator = 'sno'");
 like($identity, qr/flakeid.sno_partition = '70000' refused/, "flakeid_generators says which configured value was refused ($identity)");
+# flakeid_identities() lists every type (1.5 raised the refusal and listed none, on the step
+# the copy and clone hints name to check the identities: the twenty-third auditor)
+is(sql($node, "SELECT string_agg(generator || ':' || (identity_value IS NULL) || ':' || (source LIKE '%refused at start: the ' || generator || ' generator refuses%'), ' ' ORDER BY generator) FROM flakeid_identities()"),
+	'kuid:true:false kuid96:false:false siq:true:true sno:true:true snowflake:false:false',
+	'flakeid_identities() lists every type: those of the refused settings with no value, the source naming the refusal');
 # the start's log says the value was refused, not that none was set (issue 59, item 8)
 is(log_count($node, qr/flakeid.sno_partition is not set/) . ' ' . log_count($node, qr/flakeid.siq_shard is not set/), '0 0',
 	'the log does not say the refused settings are not set and will be derived');

@@ -185,6 +185,11 @@ my $partition = psql_on($derived, "SELECT identity_value FROM flakeid_identities
 psql_on($derived, 'CHECKPOINT');
 my ($pinned) = flakeid_standby($derived, 'pinned', undef, clone => 1);
 restart_with($pinned, 'flakeid.sno_partition' => $partition);
+# (a standby lists its identities: one derived, which it cannot have during recovery, says so; 1.5
+# raised that refusal and listed none: the twenty-third auditor)
+is(psql_on($pinned, "SELECT string_agg(generator || ':' || coalesce(identity_value::text, 'none') || ':' || (source LIKE 'derived, not during recovery%'), ' ' ORDER BY generator) FROM flakeid_identities()"),
+	"kuid:none:false kuid96:none:true siq:none:true sno:$partition:false snowflake:none:true",
+	'a standby lists its identities: the set one, and the derived ones as not had during recovery');
 $pinned->promote;
 $pinned->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
 is(sqlstate_of($pinned, 'SELECT sno_new()'), '55000',
