@@ -327,6 +327,21 @@ is(sql(q{SET ROLE upkeep_app; SELECT string_agg(action || CASE WHEN detail LIKE 
    . ', ' . sql(q{SELECT count(*) FILTER (WHERE inhdetachpending) FROM pg_inherits WHERE inhparent = 'kept_order'::regclass}) . ' pending',
 	'detached (finalized),detached, 0 pending',
 	'keep_table: the oldest partition pending detach (a cancelled DETACH CONCURRENTLY) has its detach finalized, and the later ones are detached after it');
+# (without keep_table, a partition pending detach is dropped as any other: untested until
+# 1.5's twenty-sixth reviewer named it)
+sql(q{SET ROLE upkeep_app; CREATE TABLE dropped_order (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
+      SELECT count(*) FROM flakeid_partition_by_time('dropped_order', '1 day', premake => 1, retain => '2 days');
+      SELECT count(*) FROM flakeid_partition_maintenance('dropped_order', now() - interval '5 days')});
+my $dropped_oldest = sql(q{SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = 'dropped_order'::regclass ORDER BY i.inhrelid::regclass::text LIMIT 1});
+left_pending('dropped_order', $dropped_oldest);
+is(sql(q{SELECT count(*) FROM pg_inherits WHERE inhdetachpending AND inhparent = 'dropped_order'::regclass}), '1',
+	'... a second table with its oldest partition left pending detach');
+is(sql(q{SET ROLE upkeep_app; SELECT string_agg(action, ',' ORDER BY starts) FROM flakeid_partition_maintenance('dropped_order')
+         WHERE action IN ('dropped', 'detached', 'skipped', 'failed')})
+   . ', ' . sql("SELECT to_regclass('$dropped_oldest') IS NULL") . ', '
+   . sql(q{SELECT count(*) FILTER (WHERE inhdetachpending) FROM pg_inherits WHERE inhparent = 'dropped_order'::regclass}) . ' pending',
+	'dropped,dropped, t, 0 pending',
+	'without keep_table: the partition pending detach is dropped, and the later one after it');
 sql(q{SET ROLE upkeep_app; CREATE TABLE viewed (id sno PRIMARY KEY DEFAULT sno_new()) PARTITION BY RANGE (id);
       SELECT count(*) FROM flakeid_partition_by_time('viewed', '1 day', premake => 1, retain => '2 days');
       SELECT count(*) FROM flakeid_partition_maintenance('viewed', now() - interval '5 days')});
