@@ -224,6 +224,16 @@ is "$(echo "$identities" | grep '^siq|' | cut -d'|' -f2,3,4,5 | tr '\n' ' ')" \
 is "$(echo "$identities" | awk -F'|' '$1 != "kuid" && $5 == "t" { print $1 }' | sort -u | xargs)" "siq" \
 	"nothing else is flagged"
 on "$W2" "ALTER SYSTEM RESET flakeid.siq_shard" >/dev/null
+# a setting refused at start: the node's row has no identity, its source says why, and it
+# shares nothing (65a2980 listed it, and flagged such nodes as sharing one another's: the
+# twenty-seventh reviewer)
+echo "flakeid.siq_shard = 300" >> "$PGDATA/postgresql.conf"
+server_ctl restart
+is "$(on "$C" "SELECT groupid || ':' || coalesce(identity, '-') || ':' || coalesce(shared::text, 'null') || ':' || (source LIKE 'flakeid.siq_shard = ''300'' refused at start%') FROM flakeid_cluster_identities() WHERE generator = 'siq' ORDER BY groupid" | tr '\n' ' ')" \
+	"0:shard 0, domain '':false:false 1:shard 1, domain '':false:false 2:-:null:true " \
+	"a shard refused at start: worker 2's row has no identity and shares nothing, its source names the refusal"
+sed -i '/^flakeid.siq_shard = 300$/d' "$PGDATA/postgresql.conf"
+server_ctl restart
 
 # --- a worker's standby follows the standby rule ------------------------------------------------------
 
