@@ -365,17 +365,24 @@ def check(history):
     # and a promotion within its lead, the promoted server's siq and kuid counted regressions until
     # the lead was made up, past the promotion's CATCH_UP; counted true, by the counter's
     # definition, and excused as the fresh start's own (seed 19805), on the server that started
-    # afresh and on those promoted from it, or from one of them, within its lead: on no other)
+    # afresh and on those that took its lead within it: promoted from it, or the new server of a
+    # logical cutover from it, advanced past its generators' last units (campaign.py, step 3);
+    # and so on from those: on no other)
     excusing_on = []
     for f in faults:
         if 'start afresh' not in f.get('hints followed', ()):
             continue
         end = f['t1'] + FLOOR_AHEAD + CATCH_UP
         holders, ports = {f.get('node')}, {f.get('port')}
-        for g in sorted((g for g in faults if 'old' in g), key=lambda g: g['t0']):
-            if f['t0'] <= g['t0'] <= end and g['old'] in holders:
+        for g in sorted((g for g in faults if 'old' in g or 'new' in g), key=lambda g: g['t0']):
+            if not f['t0'] <= g['t0'] <= end:
+                continue
+            if 'old' in g and g['old'] in holders:
                 holders.add(g.get('node'))
                 ports.add(g.get('port'))
+            if 'new' in g and g.get('node') in holders:
+                holders.add(g['new'])
+                ports.add(g.get('new port'))
         excusing_on += [(f['t0'] - QUIET_AROUND, end, port) for port in ports]
     last = {}
     for t, port, started, counters in history['samples']:

@@ -137,6 +137,13 @@ ok(found(h, 'false clock regression') == 1, 'nor on a server promoted from anoth
 h['faults'][1]['old'] = 'a'
 h['samples'] += [(last + 3, 7654, 's', {'kuid': 3}), (last + 4, 7654, 's', {'kuid': 5})]
 ok(found(h, 'false clock regression') == 1, 'nor on a third server, neither started afresh nor promoted from it')
+h['faults'].append({'kind': 'logical cutover', 't0': last - 30, 't1': last - 25, 'moves_clock': True, 'node': 'b',
+                   'port': 6543, 'new': 'd', 'new port': 7654})
+ok(found(h, 'false clock regression') == 0, '... but on the new server of a logical cutover from one that holds the lead, '
+   'advanced past its last units, they are (the twenty-seventh reviewer)')
+h['faults'][-1]['node'] = 'c'
+ok(found(h, 'false clock regression') == 1, '... not after a cutover from a server that holds none')
+h['faults'].pop()
 h['samples'] = h['samples'][:-2]
 h['samples'][-1] = (last + 120, 6543, 's', {'kuid': 5})
 h['samples'][-2] = (last + 119, 6543, 's', {'kuid': 3})
