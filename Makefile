@@ -9,7 +9,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(EXTENSION).
 FIXED_TYPES = sno:10 flax:12 siq:14 kuid:8 kuid96:12
 TYPE_NAMES = $(foreach t,$(FIXED_TYPES),$(firstword $(subst :, ,$(t))))
 # SQL for formats without a type of their own (snowflakes are bigint)
-PLAIN_SQL = snowflake snowflake_text generators cluster_identities horizon_holders adopt advance advance_all mask mask_keys partition_upkeep
+PLAIN_SQL = snowflake snowflake_text generators cluster_identities cluster_identities_acl horizon_holders adopt advance advance_all mask mask_keys partition_upkeep
 
 # src/ in rooms named by what they keep (docs/DESIGN.md, and each room's
 # README.md), each using only the rooms below it.  The pure ones, format/,

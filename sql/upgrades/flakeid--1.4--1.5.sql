@@ -1685,7 +1685,11 @@ COMMENT ON FUNCTION kuid96_uuid_time(text) IS
 -- flakeid_cluster_identities() (1.2), in a file of its own: 1.5 replaces it
 -- (a node whose identity cannot be had shares nothing), so the 1.4 -> 1.5
 -- upgrade takes it in from here; CREATE OR REPLACE, which PostgreSQL refuses
--- in an extension's script for an object the extension does not own.
+-- in an extension's script for an object the extension does not own.  Its
+-- privileges are set in cluster_identities_acl.sql, which a fresh install
+-- alone runs: the replacement keeps the ACL a DBA gave it, and run in the
+-- upgrade they reset it and recorded it as the extension's own, so that
+-- pg_dump left a DBA's grant out (1.5's twenty-eighth reviewer and auditor).
 
 -- On a Citus coordinator: every node's identities (run_command_on_all_nodes),
 -- with a flag on each one two nodes share.  A node that cannot answer is an
@@ -1735,8 +1739,6 @@ END
 $fn$;
 COMMENT ON FUNCTION flakeid_cluster_identities() IS
     'on a Citus coordinator: one row per node and ID type with the identity in force and where it came from; shared flags an identity two nodes share (kuid, which carries none, is shared whenever there are two nodes; NULL for a node whose identity cannot be had, its source says why)';
-REVOKE ALL ON FUNCTION flakeid_cluster_identities() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION flakeid_cluster_identities() TO pg_monitor;
 
 -- issue 84: every object described (COMMENT ON is idempotent: each
 -- description set as a fresh install sets it, the objects of the files

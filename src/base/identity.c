@@ -415,7 +415,7 @@ identity_peek(IdentityKind kind, uint32 *value, char **why_not)
 	if (*id->value < 0 && identity_cached[kind] == 0 &&
 		pg_atomic_read_u64(&identity_shared->derived[kind]) == 0 && RecoveryInProgress())
 	{
-		*why_not = psprintf("derived, not during recovery: a standby shares its primary's system identifier (to generate here, set %s and flakeid.generate_on_standby)",
+		*why_not = psprintf("derived, not during recovery: a standby shares its primary's system identifier (to generate here, set %s to a value no other server uses, and flakeid.generate_on_standby)",
 							SETTING_NAME(id));
 		return false;
 	}

@@ -144,6 +144,10 @@ flakeid_identities(PG_FUNCTION_ARGS)
 				appendStringInfo(&source, "%s%s", i > 0 ? "; " : "", origin);
 			carried = (carried << identity_bits(kind)) | value;
 		}
+		/* (siq's domain is part of its identity: one refused, none is had: the twenty-eighth auditor) */
+		if (type->with_domain && settings_describe_rejected(SETTING_SIQ_DOMAIN) != NULL)
+			appendStringInfo(&refused, "%s%s at start: the siq generator refuses to generate until it is corrected and the server restarted",
+							 refused.len > 0 ? "; " : "", settings_describe_rejected(SETTING_SIQ_DOMAIN));
 		if (type->with_domain && refused.len == 0)
 		{
 			appendStringInfo(&text, ", %s", identity_describe_siq_domain());

@@ -76,5 +76,18 @@ for my $v (@releases)
 	ok($status == 0, "release $v updated to $current passes the pg_regress suite");
 	diag(slurp_file("$tree/regression.diffs")) if -f "$tree/regression.diffs";
 }
+# A DBA's privileges on the extension's functions stay the DBA's across the update: the update
+# neither resets them nor records them as the extension's own (pg_init_privs), which pg_dump
+# leaves out (1.5's upgrade ran flakeid_cluster_identities()'s REVOKE and GRANT again: the
+# twenty-eighth reviewer and auditor)
+fresh_db($node, 'flakeid_dba');
+$node->safe_psql('flakeid_dba', "CREATE EXTENSION flakeid VERSION '$releases[-1]'; CREATE ROLE dba_watch;
+	GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO dba_watch;
+	REVOKE EXECUTE ON FUNCTION flakeid_cluster_identities() FROM pg_monitor");
+$node->safe_psql('flakeid_dba', 'ALTER EXTENSION flakeid UPDATE');
+is($node->safe_psql('flakeid_dba', "SELECT (SELECT count(*) FROM pg_init_privs WHERE initprivs::text LIKE '%dba_watch%') || ' '
+	|| (SELECT proacl::text LIKE '%dba_watch=X%' AND proacl::text NOT LIKE '%pg_monitor%' FROM pg_proc WHERE oid = 'flakeid_cluster_identities()'::regprocedure)"),
+	'0 true', "release $releases[-1] updated: a DBA's grants and revokes kept, none recorded as the extension's own");
+$node->safe_psql('postgres', 'DROP DATABASE flakeid_dba; DROP ROLE dba_watch');
 stop_checked($node);
 done_testing();

@@ -182,11 +182,16 @@ like(message_of($node, "SET flakeid.debug_pause_at = 'nowhere'"),
 	'an unknown flakeid.debug_pause_at: the detail names all ten pauses');
 stop_checked($node);
 
-stop_checked(refused_settings({ 'flakeid.snowflake_worker' => 40, 'flakeid.siq_domain' => 'exämple.com' },
+$node = refused_settings({ 'flakeid.snowflake_worker' => 40, 'flakeid.siq_domain' => 'exämple.com' },
 	[ 'snowflake_new()', 'snowflake_new_at(now())', "siq_new('user')" ],
 	[ [ 'snowflake_new()', 'ERROR:  invalid value for parameter "flakeid.snowflake_worker": "40"' ],
 		[ "siq_new('user')", 'ERROR:  invalid value for parameter "flakeid.siq_domain": "exämple.com"' ] ],
-	[ 'sno_new()', 'kuid_new()', 'kuid96_new()' ], "flakeid.snowflake_worker = 40, flakeid.siq_domain = 'exämple.com'"));
+	[ 'sno_new()', 'kuid_new()', 'kuid96_new()' ], "flakeid.snowflake_worker = 40, flakeid.siq_domain = 'exämple.com'");
+# (a refused domain: siq lists no identity either, since its domain is part of it; it listed
+# the default domain's: the twenty-eighth auditor)
+is(sql($node, "SELECT identity_value IS NULL AND source LIKE 'flakeid.siq_domain = ''exämple.com'' refused at start%' FROM flakeid_identities() WHERE generator = 'siq'"),
+	't', 'flakeid_identities(): siq with a refused domain has no identity, and its source names the domain');
+stop_checked($node);
 
 stop_checked(refused_settings({ 'flakeid.snowflake_epoch_ms' => '1577833200000x', 'flakeid.sno_sequence_max' => 70000 },
 	[ 'snowflake_new()', 'snowflake_time(0)', 'sno_new()' ],

@@ -187,7 +187,7 @@ my ($pinned) = flakeid_standby($derived, 'pinned', undef, clone => 1);
 restart_with($pinned, 'flakeid.sno_partition' => $partition);
 # (a standby lists its identities: one derived, which it cannot have during recovery, says so; 1.5
 # raised that refusal and listed none: the twenty-third auditor)
-is(psql_on($pinned, "SELECT string_agg(generator || ':' || coalesce(identity_value::text, 'none') || ':' || (source LIKE 'derived, not during recovery%set ' || CASE generator WHEN 'sno' THEN 'flakeid.sno_partition' WHEN 'siq' THEN 'flakeid.siq_shard' WHEN 'kuid96' THEN 'flakeid.kuid_node' ELSE 'flakeid.snowflake_process' END || ' and flakeid.generate_on_standby)'), ' ' ORDER BY generator) FROM flakeid_identities()"),
+is(psql_on($pinned, "SELECT string_agg(generator || ':' || coalesce(identity_value::text, 'none') || ':' || (source LIKE 'derived, not during recovery%set ' || CASE generator WHEN 'sno' THEN 'flakeid.sno_partition' WHEN 'siq' THEN 'flakeid.siq_shard' WHEN 'kuid96' THEN 'flakeid.kuid_node' ELSE 'flakeid.snowflake_process' END || ' to a value no other server uses, and flakeid.generate_on_standby)'), ' ' ORDER BY generator) FROM flakeid_identities()"),
 	"kuid:none:false kuid96:none:true siq:none:true sno:$partition:false snowflake:none:true",
 	'a standby lists its identities: the set one, and the derived ones as not had during recovery');
 $pinned->promote;
