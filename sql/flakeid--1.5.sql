@@ -4069,7 +4069,6 @@ DECLARE
     pending regclass;
     pending_lo text;
     pending_hi text;
-    pending_ok boolean;
     pending_meets boolean;
 BEGIN
     SELECT c.relname, n.nspname, c.relowner, r.rolname INTO rel
@@ -4201,10 +4200,11 @@ BEGIN
             -- another partition named an old pending child, 1.5's twenty-fourth reviewer)
             pending := (SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = parent AND i.inhdetachpending ORDER BY i.inhrelid LIMIT 1);
             IF pending IS NOT NULL AND SQLSTATE = '42P17' THEN
-                EXECUTE format('SELECT * FROM %I.flakeid_partition_bound_keys($1)', schema) INTO pending_lo, pending_hi, pending_ok
+                -- (bounds it cannot read give NULL keys: MINVALUE to MAXVALUE, taken to meet)
+                EXECUTE format('SELECT lo, hi FROM %I.flakeid_partition_bound_keys($1)', schema) INTO pending_lo, pending_hi
                     USING pg_get_expr((SELECT c.relpartbound FROM pg_class c WHERE c.oid = pending), 0);
                 EXECUTE format('SELECT %I.flakeid_partition_ranges_meet($1, $2, $3, $4, $5)', schema) INTO pending_meets
-                    USING reg.key_type, CASE WHEN pending_ok THEN pending_lo END, CASE WHEN pending_ok THEN pending_hi END, lo, hi;
+                    USING reg.key_type, pending_lo, pending_hi, lo, hi;
             END IF;
             IF pending IS NOT NULL AND SQLSTATE = '42P17' AND pending_meets THEN
                 detail := detail || format('; %s is pending detach (a DETACH ... CONCURRENTLY that did not end): ALTER TABLE %s DETACH PARTITION %s FINALIZE ends it',
@@ -4262,6 +4262,8 @@ DECLARE
     table_report jsonb;
     table_drops jsonb;
     drop_row jsonb;
+    -- (a drop's own keys, left out of its report row)
+    internal_keys text[] := ARRAY['owner', 'child', 'keep', 'cutoff', 'oldest', 'pending', 'referenced'];
     s timestamptz;
     e timestamptz;
     cutoff timestamptz;
@@ -4539,12 +4541,12 @@ BEGIN
                 -- stopped the table's retention for good, 1.5's twenty-first reviewer)
                 EXECUTE format('ALTER TABLE %s DETACH PARTITION %s%s', (drop_row->>'tab')::oid::regclass, (drop_row->>'child')::oid::regclass,
                                CASE WHEN (drop_row->>'pending')::boolean THEN ' FINALIZE' ELSE '' END);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'detached',
+                report := report || ((drop_row - internal_keys) || jsonb_build_object('action', 'detached',
                     'detail', format('every ID it could hold is older than %s%s', drop_row->>'cutoff',
                                      CASE WHEN (drop_row->>'pending')::boolean THEN ' (its pending detach finalized)' ELSE '' END)));
             ELSE
                 EXECUTE format('DROP TABLE %s', (drop_row->>'child')::oid::regclass);
-                report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'pending' - 'referenced') || jsonb_build_object('action', 'dropped',
+                report := report || ((drop_row - internal_keys) || jsonb_build_object('action', 'dropped',
                     'detail', format('every ID it could hold is older than %s', drop_row->>'cutoff')));
             END IF;
         EXCEPTION WHEN OTHERS THEN
@@ -4556,7 +4558,7 @@ BEGIN
             -- granted is the next run's, anything else the owner's to mend, said so:
             -- a view on the partition was reported as "the next run tries again" for
             -- ever, 1.5's twenty-first reviewer)
-            report := report || ((drop_row - 'owner' - 'child' - 'keep' - 'cutoff' - 'oldest' - 'pending' - 'referenced') || jsonb_build_object(
+            report := report || ((drop_row - internal_keys) || jsonb_build_object(
                 'action', CASE WHEN SQLSTATE IN ('55P03', '40P01') THEN 'skipped' ELSE 'failed' END,
                 'detail', CASE WHEN drop_row ? 'oldest'
                                THEN format('the start of the oldest interval kept (%s) not recorded in flakeid_partitions: %s (SQLSTATE %s); %s',
